@@ -1,0 +1,39 @@
+# Every third-party dependency is found here, in one place. scripts/setup.sh installs them.
+find_package(CUDAToolkit REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(CLI11 CONFIG REQUIRED)
+# toml++ is used header-only so the host tools carry no libtomlplusplus.so to GPU hosts.
+find_path(TOMLPP_INCLUDE_DIR toml++/toml.h REQUIRED)
+add_library(ptxbench_tomlpp INTERFACE)
+target_include_directories(ptxbench_tomlpp SYSTEM INTERFACE ${TOMLPP_INCLUDE_DIR})
+target_compile_definitions(ptxbench_tomlpp INTERFACE TOML_HEADER_ONLY=1 TOML_EXCEPTIONS=1)
+find_package(SQLite3 REQUIRED)
+find_package(spdlog CONFIG REQUIRED)
+find_package(OpenSSL REQUIRED COMPONENTS Crypto)
+# libelf linked statically: GPU hosts need not have libelf.so.
+find_library(LIBELF_STATIC NAMES libelf.a REQUIRED)
+find_package(ZLIB REQUIRED)
+add_library(ptxbench_libelf INTERFACE)
+target_link_libraries(ptxbench_libelf INTERFACE ${LIBELF_STATIC} ZLIB::ZLIB)
+find_package(Threads REQUIRED)
+if(PTXBENCH_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(PTXBENCH_BUILD_BENCH)
+  find_package(benchmark QUIET)
+endif()
+
+# NVML's header is absent from CPU machines' toolkits; setup.sh installs PyPI's nvidia-nvml-dev.
+# The library itself is opened at run time (src/probes/nvml_monitor.cpp), so no link dependency.
+find_path(NVML_INCLUDE_DIR nvml.h
+  HINTS ${CUDAToolkit_INCLUDE_DIRS} ENV PTXBENCH_NVML_INCLUDE
+  PATHS /usr/include /usr/local/cuda/include)
+if(NOT NVML_INCLUDE_DIR)
+  execute_process(COMMAND python3 -c "import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], 'cu13', 'include'))"
+                  OUTPUT_VARIABLE _nv_py_inc OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  find_path(NVML_INCLUDE_DIR nvml.h PATHS ${_nv_py_inc} NO_DEFAULT_PATH)
+endif()
+if(NOT NVML_INCLUDE_DIR)
+  message(FATAL_ERROR "nvml.h not found: run scripts/setup.sh (installs PyPI nvidia-nvml-dev)")
+endif()
+message(STATUS "nvml.h: ${NVML_INCLUDE_DIR}")

@@ -1,0 +1,42 @@
+// ptxbench: judge architecture-specific GPU kernels. See `ptxbench --help`.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+#include "cli/commands.h"
+#include "core/error.h"
+
+int main(int argc, char** argv) {
+  using namespace ptxbench;
+  CLI::App app{"PTXBench: judges GPU kernels that use architecture-specific PTX (wgmma, TMA, tcgen05)"};
+  app.require_subcommand(1);
+  cli::GlobalOptions g;
+  cli::ExitCode code;
+  app.add_option("--workspace", g.workspace, "Workspace folder (database, builds); default $PTXBENCH_WORKSPACE or ./.ptxbench");
+  app.add_option("--problems", g.problems, "Problems folder; default $PTXBENCH_PROBLEMS or ./problems");
+  app.add_flag("-v,--verbose", g.verbose, "Log more detail to stderr");
+  cli::add_eval_command(app, g, code);
+  cli::add_problems_command(app, g, code);
+  cli::add_results_command(app, g, code);
+  // Progress and logs go to stderr; stdout carries only results (summary or JSON).
+  spdlog::set_default_logger(spdlog::stderr_color_mt("ptxbench"));
+  spdlog::set_pattern("[ptxbench] %v");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "ptxbench: " << e.what() << "\nRun 'ptxbench --help' for usage.\n";
+    return 1;
+  } catch (const InputError& e) {
+    std::cerr << "ptxbench: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "ptxbench: internal error: " << e.what() << "\n";
+    return 20;
+  }
+  return code.value;
+}

@@ -1,0 +1,6 @@
+#pragma once
+#include <nlohmann/json.hpp>
+
+namespace ptxbench {
+using json = nlohmann::ordered_json;
+}

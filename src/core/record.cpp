@@ -1,0 +1,117 @@
+#include "core/record.h"
+
+#include "core/error.h"
+
+namespace ptxbench {
+
+std::string_view to_string(StageStatus s) {
+  switch (s) {
+    case StageStatus::ok: return "ok";
+    case StageStatus::failed: return "failed";
+    case StageStatus::skipped: return "skipped";
+  }
+  return "skipped";
+}
+
+static StageStatus stage_status_from(const std::string& s) {
+  if (s == "ok") return StageStatus::ok;
+  if (s == "failed") return StageStatus::failed;
+  if (s == "skipped") return StageStatus::skipped;
+  throw InputError("record: unknown stage status '" + s + "'");
+}
+
+StageResult* EvaluationRecord::stage(const std::string& name) {
+  for (auto& s : stages)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+const StageResult* EvaluationRecord::stage(const std::string& name) const {
+  return const_cast<EvaluationRecord*>(this)->stage(name);
+}
+StageResult& EvaluationRecord::add_stage(StageResult s) {
+  if (auto* existing = stage(s.name)) return *existing = std::move(s);
+  stages.push_back(std::move(s));
+  return stages.back();
+}
+
+json to_json(const EvaluationRecord& r) {
+  json j;
+  j["schema"] = r.schema;
+  j["problem"] = r.problem;
+  j["arch"] = r.arch;
+  j["gpu"] = r.gpu;
+  j["candidate"] = {{"path", r.candidate_path}, {"sha256", r.candidate_sha256}};
+  j["created_at"] = r.created_at;
+  j["verdict"] = std::string(to_string(r.verdict));
+  j["reason"] = r.reason;
+  j["target_static"] = r.target_static;
+  j["target_executed"] = r.target_executed;
+  j["static_families"] = r.static_families;
+  j["executed_families"] = r.executed_families;
+  j["stages"] = json::array();
+  for (const auto& s : r.stages)
+    j["stages"].push_back({{"name", s.name}, {"status", std::string(to_string(s.status))},
+                           {"seconds", s.seconds}, {"message", s.message}, {"detail", s.detail}});
+  j["timing"] = json::array();
+  for (const auto& t : r.timing)
+    j["timing"].push_back({{"shape", t.shape}, {"median_ms", t.median_ms}, {"p10_ms", t.p10_ms},
+                           {"p90_ms", t.p90_ms}, {"spread", t.spread}, {"samples", t.samples},
+                           {"baseline_median_ms", t.baseline_median_ms},
+                           {"baseline_spread", t.baseline_spread},
+                           {"baseline_samples", t.baseline_samples}, {"speedup", t.speedup},
+                           {"tflops", t.tflops}, {"baseline_tflops", t.baseline_tflops},
+                           {"throttled", t.throttled}});
+  j["speedup_geomean"] = r.speedup_geomean ? json(*r.speedup_geomean) : json(nullptr);
+  j["environment"] = r.environment;
+  return j;
+}
+
+EvaluationRecord record_from_json(const json& j) {
+  try {
+    EvaluationRecord r;
+    r.schema = j.at("schema").get<int>();
+    r.problem = j.at("problem").get<std::string>();
+    r.arch = j.at("arch").get<std::string>();
+    r.gpu = j.at("gpu").get<std::string>();
+    r.candidate_path = j.at("candidate").at("path").get<std::string>();
+    r.candidate_sha256 = j.at("candidate").at("sha256").get<std::string>();
+    r.created_at = j.at("created_at").get<std::string>();
+    auto v = verdict_from_string(j.at("verdict").get<std::string>());
+    if (!v) throw InputError("record: unknown verdict '" + j.at("verdict").get<std::string>() + "'");
+    r.verdict = *v;
+    r.reason = j.at("reason").get<std::string>();
+    r.target_static = j.at("target_static").get<bool>();
+    r.target_executed = j.at("target_executed").get<bool>();
+    r.static_families = j.at("static_families").get<std::map<std::string, long long>>();
+    r.executed_families = j.at("executed_families").get<std::map<std::string, long long>>();
+    for (const auto& s : j.at("stages"))
+      r.stages.push_back({s.at("name").get<std::string>(),
+                          stage_status_from(s.at("status").get<std::string>()),
+                          s.at("seconds").get<double>(), s.at("message").get<std::string>(),
+                          s.at("detail")});
+    for (const auto& t : j.at("timing")) {
+      ShapeTiming st;
+      st.shape = t.at("shape").get<std::map<std::string, long long>>();
+      st.median_ms = t.at("median_ms").get<double>();
+      st.p10_ms = t.at("p10_ms").get<double>();
+      st.p90_ms = t.at("p90_ms").get<double>();
+      st.spread = t.at("spread").get<double>();
+      st.samples = t.at("samples").get<int>();
+      st.baseline_median_ms = t.at("baseline_median_ms").get<double>();
+      st.baseline_spread = t.at("baseline_spread").get<double>();
+      st.baseline_samples = t.at("baseline_samples").get<int>();
+      st.speedup = t.at("speedup").get<double>();
+      st.tflops = t.at("tflops").get<double>();
+      st.baseline_tflops = t.at("baseline_tflops").get<double>();
+      st.throttled = t.at("throttled").get<bool>();
+      r.timing.push_back(std::move(st));
+    }
+    if (!j.at("speedup_geomean").is_null()) r.speedup_geomean = j.at("speedup_geomean").get<double>();
+    r.environment = j.at("environment");
+    return r;
+  } catch (const json::exception& e) {
+    throw InputError(std::string("malformed evaluation record: ") + e.what());
+  }
+}
+
+}  // namespace ptxbench

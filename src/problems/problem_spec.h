@@ -1,0 +1,68 @@
+// A problem is data: problems/<name>/problem.toml plus prompt.md, interface.h and reference/.
+// This is its loaded, validated form.
+#pragma once
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/json.h"
+
+namespace ptxbench {
+
+using Shape = std::map<std::string, long long>;
+
+struct DimConstraint {
+  long long multiple_of = 1;
+  long long min = 1;
+  long long max = 1LL << 20;
+  std::vector<long long> one_of;  // empty: any value passing the rules above
+};
+
+struct ArchTargets {
+  std::string arch;                                // sm_90a, sm_100a
+  std::vector<std::vector<std::string>> groups;    // SASS opcode globs; every group must execute
+  std::vector<std::string> ptx;                    // PTX instruction prefixes looked for statically
+};
+
+struct Tolerance {
+  double rtol = 0.02;        // per element, relative to |reference|
+  double atol = 0.02;        // per element, relative to the reference's RMS
+  double max_rel_l2 = 0.01;  // ||out - ref|| / ||ref||
+};
+
+struct ProblemSpec {
+  std::filesystem::path dir;
+  std::string name;
+  std::string title;
+  std::string entry;      // the extern "C" symbol
+  std::string workload;   // the worker's workload that implements inputs, reference and checks
+  std::string baseline;   // e.g. cublaslt
+  std::string flops;      // expression over the dims, e.g. 2*M*N*K
+  std::vector<std::string> dims;
+  std::map<std::string, DimConstraint> constraints;
+  std::map<std::string, Tolerance> tolerances;  // per output name
+  std::vector<ArchTargets> targets;
+  std::vector<Shape> benchmark_shapes;  // listed in the prompt; timed
+  std::vector<Shape> hidden_shapes;     // correctness only; never shown to the model
+  int random_hidden_shapes = 0;         // drawn per evaluation from the constraints
+  Shape random_shape_max;               // upper bound per dim for those draws
+  Shape sanitize_shape;
+  Shape probe_shape;
+  int correctness_seeds = 3;
+
+  std::filesystem::path interface_header() const { return dir / "interface.h"; }
+  std::filesystem::path prompt_file() const { return dir / "prompt.md"; }
+  const ArchTargets* targets_for(const std::string& arch) const;
+  // Empty when the shape satisfies every constraint; else what is wrong.
+  std::string check_shape(const Shape& s) const;
+  double flop_count(const Shape& s) const;
+  json to_json() const;
+};
+
+// Loads and validates problems/<name>/problem.toml; throws InputError naming the file and field.
+ProblemSpec load_problem(const std::filesystem::path& dir);
+
+std::string shape_to_string(const Shape& s, const std::vector<std::string>& dims);
+
+}  // namespace ptxbench

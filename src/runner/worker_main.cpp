@@ -1,0 +1,130 @@
+// ptxbench-worker: one process per job on one GPU. It loads the candidate, runs the stages the
+// job names and reports JSON lines over the result pipe (--result-fd), never over stdout.
+//
+//   ptxbench-worker --info [--result-fd N]
+//   ptxbench-worker --job job.json --result-fd N
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <optional>
+
+#include "core/error.h"
+#include "runner/candidate_library.h"
+#include "runner/detail/cuda_check.h"
+#include "runner/stages.h"
+
+using namespace ptxbench;
+
+namespace {
+
+struct Args {
+  bool info = false;
+  std::string job;
+  int result_fd = -1;
+};
+
+Args parse_args(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    std::string s = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw InputError(s + " needs a value");
+      return argv[++i];
+    };
+    if (s == "--info") a.info = true;
+    else if (s == "--job") a.job = value();
+    else if (s == "--result-fd") a.result_fd = std::stoi(value());
+    else throw InputError("unknown argument '" + s + "' (use --info, or --job FILE --result-fd N)");
+  }
+  if (!a.info && a.job.empty()) throw InputError("missing --job FILE (or --info)");
+  return a;
+}
+
+json read_job(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError("cannot read job file " + path);
+  json j = json::parse(in, nullptr, false);
+  if (j.is_discarded()) throw InputError("job file " + path + " is not valid JSON");
+  unlink(path.c_str());  // the candidate never gets to read its own job (seeds, shapes)
+  return j;
+}
+
+json device_info(int device, int& major, int& minor, int& sms, std::string& name) {
+  int count = 0;
+  if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0)
+    throw CudaError(e, std::string("no CUDA GPU: ") + (e == cudaSuccess ? "device count is 0" : cudaGetErrorString(e)));
+  if (device >= count) throw Error("GPU " + std::to_string(device) + " does not exist (" + std::to_string(count) + " found)");
+  PTXBENCH_CUDA(cudaSetDevice(device));
+  PTXBENCH_CUDA(cudaFree(nullptr));  // create the context now, not inside a timed region
+  cudaDeviceProp p{};
+  PTXBENCH_CUDA(cudaGetDeviceProperties(&p, device));
+  major = p.major, minor = p.minor, sms = p.multiProcessorCount, name = p.name;
+  int runtime = 0, driver = 0;
+  cudaRuntimeGetVersion(&runtime);
+  cudaDriverGetVersion(&driver);
+  return {{"type", "hello"}, {"gpu", p.name}, {"cc", std::to_string(p.major) + "." + std::to_string(p.minor)},
+          {"sm_count", p.multiProcessorCount}, {"memory_bytes", p.totalGlobalMem}, {"l2_bytes", p.l2CacheSize},
+          {"cuda_runtime", runtime}, {"cuda_driver", driver}, {"device", device}};
+}
+
+int run(const Args& args, ResultChannel& channel) {
+  int major = 0, minor = 0, sms = 0;
+  std::string name;
+  if (args.info) {
+    channel.emit(device_info(0, major, minor, sms, name));
+    channel.emit({{"type", "done"}});
+    return 0;
+  }
+  json job = read_job(args.job);
+  const std::string mode = job.at("mode");
+  channel.emit(device_info(job.value("device", 0), major, minor, sms, name));
+  auto workload = make_workload(job.at("workload"));
+  Watchdog watchdog(channel);
+  WorkerContext ctx{channel, watchdog, *workload};
+  ctx.cc_major = major, ctx.cc_minor = minor, ctx.sm_count = sms, ctx.gpu_name = name;
+  channel.emit({{"type", "gpu_state"}, {"state", ctx.nvml.read().to_json()}, {"driver", ctx.nvml.driver_version()}});
+
+  std::optional<CandidateLibrary> lib;
+  if (job.contains("candidate")) {
+    lib.emplace(job.at("candidate").get<std::string>(), job.at("entry").get<std::string>());
+    ctx.entry = lib->entry();
+  }
+  if (mode == "eval") {
+    bool ok = run_correctness(ctx, job);
+    if (ok && job.value("stream_discipline", true)) ok = run_stream_discipline(ctx, job);
+    if (ok && job.contains("timing")) run_timing(ctx, job);
+  } else if (mode == "single_call") {
+    run_single_call(ctx, job.at("shape"), job.at("flops").get<double>(), job.value("nvtx_range", false));
+  } else if (mode == "self_test") {
+    run_self_test(ctx, job);
+  } else {
+    throw InputError("unknown job mode '" + mode + "'");
+  }
+  channel.emit({{"type", "done"}});
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args;
+  try {
+    args = parse_args(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "ptxbench-worker: " << e.what() << "\n";
+    return 64;
+  }
+  ResultChannel channel(args.result_fd);
+  try {
+    return run(args, channel);
+  } catch (const CudaError& e) {
+    // After the candidate has run, a CUDA failure in the harness is its sticky error.
+    channel.emit({{"type", "fatal"}, {"verdict", "cuda_error"}, {"message", e.what()}});
+    return 5;
+  } catch (const std::exception& e) {
+    channel.emit({{"type", "fatal"}, {"verdict", "infra_error"}, {"message", e.what()}});
+    return 6;
+  }
+}

@@ -1,0 +1,23 @@
+#include "runner/workload.h"
+
+#include "core/error.h"
+
+namespace ptxbench {
+
+std::map<std::string, WorkloadFactory>& workload_registry() {
+  static std::map<std::string, WorkloadFactory> registry;
+  return registry;
+}
+
+std::unique_ptr<Workload> make_workload(const std::string& name) {
+  auto& r = workload_registry();
+  auto it = r.find(name);
+  if (it == r.end()) {
+    std::string known;
+    for (const auto& [k, v] : r) known += (known.empty() ? "" : ", ") + k;
+    fail("no workload named '" + name + "' in this worker (known: " + known + ")");
+  }
+  return it->second();
+}
+
+}  // namespace ptxbench

@@ -1,0 +1,82 @@
+// A workload is the worker's side of one problem: it owns the device buffers for a shape, makes
+// inputs, calls the candidate through the problem's C ABI, computes the reference, checks
+// outputs, runs the baseline, and checks every timed call cheaply. Each problem adds one
+// problems/<name>/workload.cu that defines a Workload and registers it by name.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/json.h"
+
+namespace ptxbench {
+
+using WorkloadShape = std::map<std::string, long long>;
+
+struct CheckOutcome {
+  bool passed = false;
+  std::string summary;  // one line: what failed, where and by how much
+  json detail = json::object();
+};
+
+// Result of the cheap check of one timed call.
+struct TimedCheck {
+  bool output_finite = true;
+  bool projection_ok = true;  // randomized projection (e.g. Freivalds) agrees with the inputs
+  bool inputs_unchanged = true;
+  float worst_ratio = 0;      // worst |observed - expected| / tolerance over the projection
+  bool ok() const { return output_finite && projection_ok && inputs_unchanged; }
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+
+  virtual void prepare(const WorkloadShape& shape) = 0;  // allocate or reuse buffers
+  virtual void generate_inputs(uint64_t seed, cudaStream_t s) = 0;
+  virtual void poison_outputs(cudaStream_t s) = 0;       // NaN everywhere the candidate must write
+  virtual cudaError_t call_candidate(void* entry, cudaStream_t s) = 0;
+  virtual void call_baseline(cudaStream_t s) = 0;
+  virtual json baseline_info() const = 0;  // library, version, algorithm chosen
+
+  // The reference for the current inputs, in fp32 or better, computed before the candidate runs.
+  virtual void compute_reference(cudaStream_t s) = 0;
+  // Full check of the last call against that reference: tolerance per output, NaN/Inf never pass,
+  // inputs unchanged since generate_inputs. Synchronizes `s`.
+  virtual CheckOutcome check(const json& tolerances, cudaStream_t s) = 0;
+  // Validates the reference itself against an fp64 CPU computation (small shapes only).
+  virtual json validate_reference_fp64(cudaStream_t s) = 0;
+
+  // The cheap check for timed calls: arm() after generate_inputs and before the call (it may read
+  // the inputs), verify() after the call into result slot `slot`; results() syncs and reads them.
+  virtual void arm_timed_check(uint64_t seed, cudaStream_t s) = 0;
+  virtual void verify_timed_check(int slot, cudaStream_t s) = 0;
+  virtual std::vector<TimedCheck> timed_check_results(int count) = 0;
+  virtual void reset_timed_checks(int capacity) = 0;
+
+  // Output snapshot for the stream-discipline check: copy the outputs on `s`, then later compare
+  // with the outputs once the whole device is idle.
+  virtual void snapshot_outputs(cudaStream_t s) = 0;
+  virtual bool snapshot_matches_outputs() = 0;
+
+  // Tensor-core class of the arithmetic, for the hardware floor: "bf16" (dense).
+  virtual std::string math_class() const = 0;
+};
+
+using WorkloadFactory = std::function<std::unique_ptr<Workload>()>;
+std::map<std::string, WorkloadFactory>& workload_registry();
+std::unique_ptr<Workload> make_workload(const std::string& name);  // throws Error if unknown
+
+struct WorkloadRegistrar {
+  WorkloadRegistrar(const std::string& name, WorkloadFactory f) { workload_registry()[name] = std::move(f); }
+};
+
+}  // namespace ptxbench
+
+#define PTXBENCH_REGISTER_WORKLOAD(name, Type) \
+  static ::ptxbench::WorkloadRegistrar ptxbench_registrar_##Type(name, [] { return std::make_unique<Type>(); })

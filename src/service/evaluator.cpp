@@ -1,0 +1,445 @@
+#include "service/evaluator.h"
+
+#include <openssl/evp.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "build/nvcc_driver.h"
+#include "build/static_checks.h"
+#include "core/error.h"
+#include "probes/ncu_probe.h"
+#include "probes/sanitizer_probe.h"
+#include "service/worker_client.h"
+
+namespace ptxbench {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+StageResult failed_stage(const std::string& name, Verdict v, const std::string& message, json detail = json::object()) {
+  detail["verdict"] = std::string(to_string(v));
+  return {name, StageStatus::failed, 0, message, std::move(detail)};
+}
+
+StageResult skipped_stage(const std::string& name, const std::string& why) {
+  return {name, StageStatus::skipped, 0, why, json::object()};
+}
+
+fs::path default_worker() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  for (const auto& dir : {exe.parent_path(), exe.parent_path().parent_path() / "bin", exe.parent_path() / "bin"})
+    if (fs::exists(dir / "ptxbench-worker")) return dir / "ptxbench-worker";
+  return "ptxbench-worker";
+}
+
+// Maps a worker run that ended without finishing its job to the verdict it implies.
+StageResult abnormal_end(const std::string& stage, const WorkerRun& run) {
+  std::string where = run.last_progress();
+  std::string at = where.empty() ? "" : " (during " + where + ")";
+  json detail = {{"process", run.process.describe()}, {"output", run.output_tail()}};
+  if (run.fatal) {
+    std::string v = run.fatal->value("verdict", "runtime_error");
+    std::string msg = run.fatal->value("message", "");
+    if (v == "infra_error") return failed_stage(stage, Verdict::infra_error, "harness error: " + msg, detail);
+    return failed_stage(stage, Verdict::runtime_error, msg, detail);
+  }
+  if (run.process.timed_out)
+    return failed_stage(stage, Verdict::runtime_error, "timeout: the worker was killed after " + run.process.describe() + at, detail);
+  if (run.process.term_signal)
+    return failed_stage(stage, Verdict::runtime_error, "the candidate crashed the worker: " + run.process.describe() + at, detail);
+  return failed_stage(stage, Verdict::runtime_error,
+                      "the worker process ended before finishing (" + run.process.describe() + ")" + at +
+                          ": the candidate exited the process or corrupted it",
+                      detail);
+}
+
+StageResult from_worker_stage(const json& ev) {
+  StageResult s;
+  s.name = ev.at("name");
+  s.status = ev.at("status") == "ok" ? StageStatus::ok : StageStatus::failed;
+  s.message = ev.value("message", "");
+  s.detail = ev;
+  s.detail.erase("type");
+  s.detail.erase("name");
+  s.detail.erase("status");
+  s.detail.erase("message");
+  if (s.status == StageStatus::failed && !s.detail.contains("verdict")) s.detail["verdict"] = "incorrect";
+  return s;
+}
+
+ShapeTiming to_shape_timing(const json& t) {
+  ShapeTiming st;
+  st.shape = t.at("shape").get<std::map<std::string, long long>>();
+  const auto& c = t.at("candidate");
+  st.median_ms = c.at("median_ms"), st.p10_ms = c.at("p10_ms"), st.p90_ms = c.at("p90_ms");
+  st.spread = c.at("spread"), st.samples = c.at("samples");
+  const double flops = t.at("flops");
+  st.tflops = st.median_ms > 0 ? flops / (st.median_ms * 1e-3) / 1e12 : 0;
+  if (t.contains("baseline")) {
+    const auto& b = t.at("baseline");
+    st.baseline_median_ms = b.at("median_ms"), st.baseline_spread = b.at("spread"), st.baseline_samples = b.at("samples");
+    st.baseline_tflops = st.baseline_median_ms > 0 ? flops / (st.baseline_median_ms * 1e-3) / 1e12 : 0;
+    st.speedup = t.value("speedup", 0.0);
+  }
+  st.throttled = t.value("throttled", false);
+  return st;
+}
+
+Shape draw_shape(const ProblemSpec& p, std::mt19937_64& rng) {
+  Shape s;
+  for (const auto& d : p.dims) {
+    DimConstraint c = p.constraints.count(d) ? p.constraints.at(d) : DimConstraint{};
+    if (!c.one_of.empty()) { s[d] = c.one_of[rng() % c.one_of.size()]; continue; }
+    long long hi = std::min(c.max, p.random_shape_max.count(d) ? p.random_shape_max.at(d) : c.max);
+    long long lo_k = (c.min + c.multiple_of - 1) / c.multiple_of, hi_k = hi / c.multiple_of;
+    if (hi_k < lo_k) hi_k = lo_k;
+    s[d] = (lo_k + static_cast<long long>(rng() % static_cast<unsigned long long>(hi_k - lo_k + 1))) * c.multiple_of;
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string sha256_hex(const std::string& data) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned len = 0;
+  EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned i = 0; i < len; ++i) out += hex[md[i] >> 4], out += hex[md[i] & 15];
+  return out;
+}
+
+std::string utc_now_iso8601() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+Verdict decide_verdict(const EvaluationRecord& r, std::string* reason) {
+  for (const auto& s : r.stages) {
+    if (s.status != StageStatus::failed) continue;
+    auto v = verdict_from_string(s.detail.value("verdict", "infra_error"));
+    if (reason) *reason = s.name + ": " + s.message;
+    return v.value_or(Verdict::infra_error);
+  }
+  for (const char* gpu_stage : {"correctness"}) {
+    const auto* s = r.stage(gpu_stage);
+    if (!s || s->status != StageStatus::ok) {
+      if (reason) *reason = s ? std::string(gpu_stage) + " skipped: " + s->message : "the GPU stages did not run";
+      return Verdict::not_run;
+    }
+  }
+  if (reason) *reason = "correct on every shape and seed";
+  return Verdict::correct;
+}
+
+Evaluator::Evaluator(EvalOptions options, ProgressFn progress) : opt_(std::move(options)), progress_(std::move(progress)) {
+  if (opt_.worker.empty()) opt_.worker = default_worker();
+  if (opt_.workspace.empty()) opt_.workspace = ".ptxbench";
+}
+
+const std::string& Evaluator::gpu_unavailable_reason() {
+  if (gpu_reason_) return *gpu_reason_;
+  auto run = run_worker(opt_.worker, nullptr, opt_.workspace / "jobs", {}, std::chrono::seconds(60), {"--info"});
+  if (auto h = run.hello(); h && run.done) {
+    gpu_hello_ = *h;
+    gpu_reason_ = "";
+  } else if (run.fatal) {
+    gpu_reason_ = run.fatal->value("message", "the worker found no GPU");
+  } else {
+    gpu_reason_ = "the worker could not start (" + run.process.describe() + "): " + run.output_tail(400);
+  }
+  return *gpu_reason_;
+}
+
+json Evaluator::base_job(const ProblemSpec& p, const fs::path& so, uint64_t seed) const {
+  json tol = json::object();
+  for (const auto& [k, t] : p.tolerances) tol[k] = {{"rtol", t.rtol}, {"atol", t.atol}, {"max_rel_l2", t.max_rel_l2}};
+  return {{"workload", p.workload}, {"candidate", fs::absolute(so).string()}, {"entry", p.entry},
+          {"seed", seed},           {"device", opt_.device},                    {"tolerances", tol}};
+}
+
+EvaluationRecord Evaluator::evaluate(const ProblemSpec& p, const fs::path& candidate) {
+  if (!fs::is_regular_file(candidate)) throw InputError("candidate '" + candidate.string() + "' is not a readable file");
+  const std::string source = read_file(candidate);
+  EvaluationRecord r;
+  r.problem = p.name;
+  r.arch = opt_.arch;
+  r.candidate_path = candidate.string();
+  r.candidate_sha256 = sha256_hex(source);
+  r.created_at = utc_now_iso8601();
+  const ArchTargets* targets = p.targets_for(opt_.arch);
+  if (!targets) throw InputError("problem '" + p.name + "' defines no targets for arch " + opt_.arch);
+
+  // Build.
+  note("build: nvcc for " + opt_.arch);
+  BuildOptions bo;
+  bo.arch = opt_.arch;
+  bo.include_dirs.push_back(p.dir);
+  for (const auto& d : opt_.include_dirs) bo.include_dirs.push_back(d);
+  const fs::path out_dir = opt_.workspace / "builds" / (r.candidate_sha256.substr(0, 16) + "-" + opt_.arch + "-" + std::to_string(getpid()));
+  BuildResult b = build_candidate(candidate, out_dir, bo);
+  json diags = json::array();
+  for (const auto& d : b.diagnostics)
+    diags.push_back({{"file", d.file}, {"line", d.line}, {"column", d.column}, {"severity", d.severity}, {"message", d.message}});
+  json build_detail = {{"command", b.command}, {"diagnostics", diags}, {"log", b.log}};
+  if (!b.ok) {
+    std::string first = b.timed_out ? "nvcc timed out" : "nvcc failed";
+    for (const auto& d : b.diagnostics)
+      if (d.severity == "error" || d.severity == "fatal") {
+        first = d.file + ":" + std::to_string(d.line) + ": " + d.message;
+        break;
+      }
+    auto s = failed_stage("build", Verdict::compile_error, first, build_detail);
+    s.seconds = b.seconds;
+    r.add_stage(s);
+  } else {
+    r.add_stage({"build", StageStatus::ok, b.seconds, "built " + b.shared_object.filename().string(), build_detail});
+  }
+
+  // Static checks.
+  if (b.ok) {
+    note("static: PTX, SASS and imports");
+    auto t0 = std::chrono::steady_clock::now();
+    json detail;
+    std::vector<std::string> forbidden;
+    detail["ptx_targets"] = b.ptx.empty() ? json::object() : json(scan_ptx(read_file(b.ptx), targets->ptx));
+    if (auto cuobjdump = find_cuobjdump(); !cuobjdump.empty()) {
+      try {
+        auto counts = sass_opcode_counts(b.shared_object, cuobjdump);
+        r.static_families = select_families(counts, targets->groups);
+        r.target_static = groups_satisfied(counts, targets->groups);
+        detail["sass_instructions"] = [&] { long long n = 0; for (auto& [k, v] : counts) n += v; return n; }();
+      } catch (const Error& e) {
+        detail["sass_error"] = e.what();
+      }
+    } else {
+      detail["sass_error"] = "cuobjdump not found (install PyPI nvidia-cuda-cuobjdump: scripts/setup.sh)";
+    }
+    for (auto& reason : scan_source(source)) forbidden.push_back(reason);
+    try {
+      ImportReport imp = check_imports(b.shared_object, p.entry);
+      detail["needed"] = imp.needed;
+      detail["undefined_symbols"] = imp.undefined.size();
+      for (auto& reason : imp.forbidden) forbidden.push_back(reason);
+    } catch (const Error& e) {
+      forbidden.push_back(std::string("unreadable shared object: ") + e.what());
+    }
+    std::string syscall_note;
+    for (auto& reason : scan_host_syscalls(b.shared_object, &syscall_note)) forbidden.push_back(reason);
+    if (!syscall_note.empty()) detail["syscall_scan"] = syscall_note;
+    detail["forbidden"] = forbidden;
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!forbidden.empty()) {
+      std::string msg = forbidden.front();
+      if (forbidden.size() > 1) msg += " (+" + std::to_string(forbidden.size() - 1) + " more)";
+      auto s = failed_stage("static", Verdict::forbidden, msg, detail);
+      s.seconds = secs;
+      r.add_stage(s);
+    } else {
+      r.add_stage({"static", StageStatus::ok, secs, r.target_static ? "target families present in SASS" : "no target family in SASS", detail});
+    }
+  } else {
+    r.add_stage(skipped_stage("static", "the build failed"));
+  }
+
+  // GPU stages.
+  const bool static_ok = r.stage("static")->status == StageStatus::ok;
+  std::string skip_reason;
+  if (!static_ok) skip_reason = "an earlier stage failed";
+  else if (!opt_.use_gpu) skip_reason = "--no-gpu: static checks only";
+  else if (const auto& why = gpu_unavailable_reason(); !why.empty()) skip_reason = "no GPU: " + why;
+  if (skip_reason.empty()) {
+    r.environment["gpu"] = gpu_hello_;
+    run_gpu_stages(p, b.shared_object, r);
+  } else {
+    for (const char* s : {"sanitize", "correctness", "stream_discipline", "target_run", "timing"}) r.add_stage(skipped_stage(s, skip_reason));
+    if (static_ok) note("GPU stages skipped: " + skip_reason);
+  }
+  if (r.gpu.empty() && gpu_hello_.is_object()) r.gpu = gpu_hello_.value("gpu", "");
+
+  r.verdict = decide_verdict(r, &r.reason);
+  if (r.verdict == Verdict::correct && !r.timing.empty()) {
+    double log_sum = 0;
+    int n = 0;
+    for (const auto& t : r.timing)
+      if (t.speedup > 0) log_sum += std::log(t.speedup), ++n;
+    if (n) r.speedup_geomean = std::exp(log_sum / n);
+  }
+  r.environment["tools"] = {{"nvcc", find_nvcc().string()}, {"cuobjdump", find_cuobjdump().string()},
+                            {"ncu", find_ncu().string()}, {"compute_sanitizer", find_compute_sanitizer().string()}};
+  std::error_code ec;
+  fs::remove_all(out_dir, ec);  // the record keeps what matters; builds are cheap to redo
+  return r;
+}
+
+bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, EvaluationRecord& r) {
+  std::random_device rd;
+  const uint64_t seed = opt_.seed ? *opt_.seed : (uint64_t(rd()) << 32) ^ rd();
+  const fs::path jobs = opt_.workspace / "jobs";
+  const json base = base_job(p, so, seed);
+  auto timed = [](StageResult s, const WorkerRun& run) { s.seconds = run.process.seconds; return s; };
+
+  // 1. Sanitizers on a small shape.
+  if (!opt_.sanitize) r.add_stage(skipped_stage("sanitize", "--no-sanitize"));
+  else if (auto tool = find_compute_sanitizer(); tool.empty()) r.add_stage(skipped_stage("sanitize", "compute-sanitizer not found"));
+  else {
+    json detail = json::object();
+    double secs = 0;
+    std::optional<StageResult> failure;
+    for (const std::string check : {"memcheck", "racecheck", "synccheck"}) {
+      note("sanitize: " + check + " on " + shape_to_string(p.sanitize_shape, p.dims));
+      json job = base;
+      job["mode"] = "single_call";
+      job["shape"] = p.sanitize_shape;
+      job["flops"] = p.flop_count(p.sanitize_shape);
+      const fs::path log = jobs / ("sanitizer-" + std::to_string(getpid()) + "-" + check + ".log");
+      auto wrapper = sanitizer_command_prefix(tool, check);
+      if (check == "memcheck") wrapper.insert(wrapper.end(), {"--padding", "4096"});  // a write just past C hits padding, not a neighbour
+      wrapper.insert(wrapper.end(), {"--log-file", log.string()});
+      auto run = run_worker(opt_.worker, job, jobs, wrapper, std::chrono::seconds(300));
+      secs += run.process.seconds;
+      auto findings = parse_sanitizer_output(read_file(log));
+      fs::remove(log);
+      detail[check] = {{"errors", findings.errors}, {"warnings", findings.warnings}, {"seconds", run.process.seconds},
+                       {"report", findings.report}};
+      if (findings.errors > 0) {
+        std::string first;
+        std::stringstream ss(findings.report);
+        std::string line;
+        while (std::getline(ss, line))
+          if (line.find("Invalid") != std::string::npos || line.find("hazard") != std::string::npos ||
+              line.find("rror") != std::string::npos) { first = line.substr(line.find_first_not_of("= ")); break; }
+        failure = failed_stage("sanitize", Verdict::sanitizer_error,
+                               check + ": " + std::to_string(findings.errors) + " error(s)" + (first.empty() ? "" : ": " + first));
+        break;
+      }
+      if (!run.done) { failure = abnormal_end("sanitize", run); break; }
+      if (!findings.summary_found) {
+        failure = failed_stage("sanitize", Verdict::infra_error, check + ": compute-sanitizer printed no summary (" + run.process.describe() + ")");
+        break;
+      }
+    }
+    if (failure) {
+      failure->detail.update(detail);
+      failure->seconds = secs;
+      r.add_stage(*failure);
+      return false;
+    }
+    r.add_stage({"sanitize", StageStatus::ok, secs, "memcheck, racecheck and synccheck clean", detail});
+  }
+
+  // 2. Correctness on every shape, stream discipline, and timing, in one worker.
+  json correctness = json::array();
+  auto add_checks = [&](const std::vector<Shape>& shapes, bool hidden) {
+    for (const auto& s : shapes)
+      correctness.push_back({{"shape", s}, {"seeds", p.correctness_seeds}, {"hidden", hidden}, {"flops", p.flop_count(s)}});
+  };
+  std::mt19937_64 rng(seed ^ 0x5ba9e5);
+  std::vector<Shape> drawn;
+  for (int i = 0; i < p.random_hidden_shapes; ++i) drawn.push_back(draw_shape(p, rng));
+  add_checks(p.hidden_shapes, true);
+  add_checks(drawn, true);
+  add_checks(p.benchmark_shapes, false);
+  json job = base;
+  job["mode"] = "eval";
+  job["correctness"] = correctness;
+  job["gate_shape"] = p.probe_shape;
+  job["gate_flops"] = p.flop_count(p.probe_shape);
+  if (opt_.timing) {
+    json timing = json::array();
+    for (const auto& s : p.benchmark_shapes) timing.push_back({{"shape", s}, {"flops", p.flop_count(s)}});
+    job["timing"] = timing;
+    job["timing_config"] = opt_.timing_config;
+  }
+  note("correctness: " + std::to_string(correctness.size()) + " shapes x " + std::to_string(p.correctness_seeds) +
+       " seeds" + (opt_.timing ? ", then timing vs " + p.baseline : ""));
+  auto run = run_worker(opt_.worker, job, jobs, {}, std::chrono::seconds(900));
+  if (auto st = run.of_type("gpu_state"); !st.empty()) r.environment["gpu_state_at_start"] = st.front();
+  json checks = json::array();
+  for (const auto& c : run.of_type("check")) checks.push_back(c);
+  bool runtime_failed = false;
+  if (auto ev = run.stage("correctness")) {
+    auto s = timed(from_worker_stage(*ev), run);
+    s.detail["checks"] = checks;
+    r.add_stage(s);
+  } else {
+    auto s = timed(abnormal_end("correctness", run), run);
+    s.detail["checks"] = checks;
+    r.add_stage(s);
+    runtime_failed = true;
+  }
+  const bool correct = r.stage("correctness")->status == StageStatus::ok;
+  if (auto ev = run.stage("stream_discipline")) r.add_stage(from_worker_stage(*ev));
+  else if (correct && !run.done) { r.add_stage(abnormal_end("stream_discipline", run)); runtime_failed = true; }
+  else r.add_stage(skipped_stage("stream_discipline", correct ? "not requested" : "the candidate is not correct"));
+
+  // 3. Executed target instructions (even for an incorrect candidate: useful feedback).
+  if (runtime_failed) r.add_stage(skipped_stage("target_run", "the candidate failed at run time"));
+  else if (!opt_.probe) r.add_stage(skipped_stage("target_run", "--no-probe"));
+  else if (auto ncu = find_ncu(); ncu.empty()) r.add_stage(skipped_stage("target_run", "ncu not found"));
+  else {
+    note("target_run: ncu sass__inst_executed_per_opcode on " + shape_to_string(p.probe_shape, p.dims));
+    json pj = base;
+    pj["mode"] = "single_call";
+    pj["shape"] = p.probe_shape;
+    pj["flops"] = p.flop_count(p.probe_shape);
+    pj["nvtx_range"] = true;
+    const fs::path log = jobs / ("ncu-" + std::to_string(getpid()) + ".csv");
+    auto wrapper = ncu_command_prefix(ncu);
+    wrapper.insert(wrapper.end(), {"--log-file", log.string()});
+    auto prun = run_worker(opt_.worker, pj, jobs, wrapper, std::chrono::seconds(300));
+    std::string csv = read_file(log);
+    fs::remove(log);
+    if (!prun.done) {
+      r.add_stage(timed(abnormal_end("target_run", prun), prun));
+    } else {
+      try {
+        NcuReport rep = parse_ncu_csv(csv);
+        r.executed_families = select_families(rep.total, p.targets_for(r.arch)->groups);
+        r.target_executed = groups_satisfied(rep.total, p.targets_for(r.arch)->groups);
+        json kernels = json::array();
+        for (const auto& k : rep.kernels) kernels.push_back({{"name", k.name}, {"targets", select_families(k.opcodes, p.targets_for(r.arch)->groups)}});
+        r.add_stage(timed({"target_run", StageStatus::ok, 0,
+                           r.target_executed ? "target families executed" : "target families did NOT execute",
+                           {{"kernels", kernels}, {"executed_families", r.executed_families}}}, prun));
+      } catch (const Error& e) {
+        r.add_stage(timed(failed_stage("target_run", Verdict::infra_error, std::string("ncu: ") + e.what(),
+                                       {{"ncu_log", csv.substr(0, 4000)}}), prun));
+      }
+    }
+  }
+
+  // 4. Timing results (measured in step 2 when correct).
+  for (const auto& t : run.of_type("timing")) r.timing.push_back(to_shape_timing(t));
+  if (auto ev = run.stage("timing")) {
+    auto s = from_worker_stage(*ev);
+    json shapes = json::array();
+    for (const auto& t : run.of_type("timing")) { json x = t; x.erase("type"); shapes.push_back(x); }
+    s.detail["shapes"] = shapes;
+    r.add_stage(s);
+  } else if (correct && opt_.timing && r.stage("stream_discipline")->status == StageStatus::ok) {
+    r.add_stage(abnormal_end("timing", run));
+  } else {
+    r.add_stage(skipped_stage("timing", !opt_.timing ? "--no-timing" : "the candidate is not correct"));
+  }
+  return true;
+}
+
+}  // namespace ptxbench

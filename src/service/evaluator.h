@@ -1,0 +1,59 @@
+// The pipeline for one candidate: build -> static checks -> [sanitize -> correctness ->
+// stream discipline -> target-instruction run -> timing] on the GPU worker -> record. The first
+// failing stage decides the verdict.
+#pragma once
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json.h"
+#include "core/record.h"
+#include "problems/problem_spec.h"
+
+namespace ptxbench {
+
+struct EvalOptions {
+  std::string arch = "sm_90a";
+  std::filesystem::path workspace;               // builds/, jobs/, the database
+  std::filesystem::path worker;                  // ptxbench-worker; empty: beside this executable
+  bool use_gpu = true;                           // false: static stages only (--no-gpu)
+  bool sanitize = true, probe = true, timing = true;
+  int device = 0;
+  std::vector<std::filesystem::path> include_dirs;  // beyond the problem's folder
+  json timing_config = json::object();           // see runner/timing.h
+  std::optional<uint64_t> seed;                  // fixed only for debugging; normally secret and fresh
+};
+
+using ProgressFn = std::function<void(const std::string& line)>;
+
+class Evaluator {
+ public:
+  Evaluator(EvalOptions options, ProgressFn progress);
+  // Never throws for a bad candidate: every failure becomes a verdict in the record. Throws
+  // InputError only when the candidate file cannot be read.
+  EvaluationRecord evaluate(const ProblemSpec& problem, const std::filesystem::path& candidate);
+
+  // Why GPU stages are skipped (empty when a GPU is there). Asks the worker once.
+  const std::string& gpu_unavailable_reason();
+
+ private:
+  void note(const std::string& s) { if (progress_) progress_(s); }
+  bool run_gpu_stages(const ProblemSpec& p, const std::filesystem::path& so, EvaluationRecord& r);
+  json base_job(const ProblemSpec& p, const std::filesystem::path& so, uint64_t seed) const;
+
+  EvalOptions opt_;
+  ProgressFn progress_;
+  std::optional<std::string> gpu_reason_;
+  json gpu_hello_;
+};
+
+// The verdict from the stages recorded so far (pure; unit-tested). A failed stage carries the
+// verdict it implies in detail["verdict"].
+Verdict decide_verdict(const EvaluationRecord& r, std::string* reason);
+
+std::string sha256_hex(const std::string& data);
+std::string utc_now_iso8601();
+
+}  // namespace ptxbench

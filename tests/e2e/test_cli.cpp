@@ -1,0 +1,145 @@
+// The CLI on the CPU path (CI): usage errors, missing files, static verdicts with --no-gpu, the
+// store through `results`.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "support/cli.h"
+
+using namespace ptxbench;
+using namespace ptxbench::test;
+
+namespace {
+
+class Cli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { ws_ = new std::filesystem::path(fresh_workspace("cli")); }
+  static void TearDownTestSuite() {
+    std::filesystem::remove_all(*ws_);
+    delete ws_;
+  }
+  static std::filesystem::path* ws_;
+  CliRun cli(const std::vector<std::string>& args) { return run_cli(*ws_, args); }
+  static std::string candidate(const std::string& rel) { return (source_dir() / rel).string(); }
+};
+std::filesystem::path* Cli::ws_ = nullptr;
+
+TEST_F(Cli, NoSubcommandIsAUsageError) {
+  auto r = cli({});
+  EXPECT_EQ(r.process.exit_code, 1);
+  EXPECT_NE(r.process.err.find("subcommand"), std::string::npos) << r.process.err;
+}
+
+TEST_F(Cli, UnknownFlagIsNamed) {
+  auto r = cli({"eval", "--frobnicate"});
+  EXPECT_EQ(r.process.exit_code, 1);
+  EXPECT_NE(r.process.err.find("--frobnicate"), std::string::npos) << r.process.err;
+}
+
+TEST_F(Cli, MissingCandidateFileIsNamed) {
+  auto r = cli({"eval", "--no-gpu", "does/not/exist.cu"});
+  EXPECT_EQ(r.process.exit_code, 1);
+  EXPECT_NE(r.process.err.find("does/not/exist.cu"), std::string::npos) << r.process.err;
+}
+
+TEST_F(Cli, UnknownProblemListsKnownOnes) {
+  auto r = cli({"eval", "--no-gpu", "--problem", "fft", candidate("problems/gemm/reference/naive.cu")});
+  EXPECT_EQ(r.process.exit_code, 1);
+  EXPECT_NE(r.process.err.find("unknown problem 'fft'"), std::string::npos) << r.process.err;
+  EXPECT_NE(r.process.err.find("gemm"), std::string::npos) << r.process.err;
+}
+
+TEST_F(Cli, BadArchIsRejected) {
+  auto r = cli({"eval", "--no-gpu", "--arch", "sm_75", candidate("problems/gemm/reference/naive.cu")});
+  EXPECT_EQ(r.process.exit_code, 1);
+  EXPECT_NE(r.process.err.find("sm_75"), std::string::npos) << r.process.err;
+}
+
+TEST_F(Cli, ProblemsListsGemm) {
+  auto r = cli({"problems"});
+  EXPECT_EQ(r.process.exit_code, 0) << r.process.err;
+  EXPECT_NE(r.process.out.find("gemm"), std::string::npos);
+}
+
+TEST_F(Cli, WgmmaReferenceHoldsTargetsStaticallyAndSaysGpuStagesWereSkipped) {
+  auto r = cli({"eval", "--no-gpu", "--json", candidate("problems/gemm/reference/wgmma_tma.cu")});
+  ASSERT_FALSE(r.output.is_null()) << r.process.out << r.process.err;
+  EXPECT_EQ(r.process.exit_code, 2);  // not_run
+  EXPECT_EQ(r.output["verdict"], "not_run");
+  EXPECT_TRUE(r.output["target_static"].get<bool>());
+  EXPECT_GT(r.output["static_families"].value("HGMMA", 0), 0);
+  EXPECT_GT(r.output["static_families"].value("UTMALDG", 0), 0);
+  for (const char* s : {"sanitize", "correctness", "target_run", "timing"}) {
+    auto st = stage_of(r.output, s);
+    ASSERT_FALSE(st.is_null()) << s;
+    EXPECT_EQ(st["status"], "skipped") << s;
+    EXPECT_NE(st["message"].get<std::string>().find("--no-gpu"), std::string::npos) << st.dump();
+  }
+  EXPECT_GT(stage_of(r.output, "static")["detail"]["ptx_targets"].value("wgmma.mma_async", 0), 0);
+}
+
+TEST_F(Cli, NaiveReferenceHoldsNoTargets) {
+  auto r = cli({"eval", "--no-gpu", "--json", candidate("problems/gemm/reference/naive.cu")});
+  ASSERT_FALSE(r.output.is_null()) << r.process.err;
+  EXPECT_EQ(r.output["verdict"], "not_run");
+  EXPECT_FALSE(r.output["target_static"].get<bool>());
+  EXPECT_TRUE(r.output["static_families"].empty()) << r.output["static_families"].dump();
+}
+
+TEST_F(Cli, CublasCallerIsForbidden) {
+  auto r = cli({"eval", "--no-gpu", "--json", candidate("tests/gpu/candidates/calls_cublas.cu")});
+  ASSERT_FALSE(r.output.is_null()) << r.process.err;
+  EXPECT_EQ(r.process.exit_code, 11);
+  EXPECT_EQ(r.output["verdict"], "forbidden");
+  EXPECT_NE(r.output["reason"].get<std::string>().find("cublas"), std::string::npos) << r.output["reason"];
+}
+
+TEST_F(Cli, CompileErrorNamesFileAndLine) {
+  auto dir = fresh_workspace("bad-source");
+  auto file = dir / "broken.cu";
+  std::ofstream(file) << "#include \"interface.h\"\n"
+                         "extern \"C\" cudaError_t ptxbench_gemm(const __nv_bfloat16* A, const __nv_bfloat16* B,\n"
+                         "    __nv_bfloat16* C, int M, int N, int K, cudaStream_t stream) {\n"
+                         "  return not_declared_anywhere;\n"
+                         "}\n";
+  auto r = cli({"eval", "--json", file.string()});
+  ASSERT_FALSE(r.output.is_null()) << r.process.err;
+  EXPECT_EQ(r.process.exit_code, 10);
+  EXPECT_EQ(r.output["verdict"], "compile_error");
+  auto build = stage_of(r.output, "build");
+  bool found = false;
+  for (const auto& d : build["detail"]["diagnostics"])
+    if (d["line"] == 4 && d["message"].get<std::string>().find("not_declared_anywhere") != std::string::npos) found = true;
+  EXPECT_TRUE(found) << build.dump(2);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_F(Cli, WithoutAGpuTheGpuStagesAreSkippedWithTheReason) {
+  // On a GPU machine this would run the stages; the CPU path must say plainly why they did not.
+  auto info = run_process({(bin_dir() / "ptxbench-worker").string(), "--info"});
+  if (info.ok()) GTEST_SKIP() << "a GPU is present: this test covers the CPU path";
+  auto r = cli({"eval", "--json", "--no-store", candidate("problems/gemm/reference/naive.cu")});
+  ASSERT_FALSE(r.output.is_null()) << r.process.err;
+  EXPECT_EQ(r.output["verdict"], "not_run");
+  auto st = stage_of(r.output, "correctness");
+  EXPECT_EQ(st["status"], "skipped");
+  EXPECT_NE(st["message"].get<std::string>().find("no GPU"), std::string::npos) << st.dump();
+}
+
+TEST_F(Cli, ResultsListWhatEvalStored) {
+  auto r = cli({"eval", "--no-gpu", "--json", candidate("problems/gemm/reference/naive.cu")});
+  ASSERT_FALSE(r.output.is_null());
+  long long id = r.output["id"];
+  auto list = cli({"results", "--json", "--problem", "gemm"});
+  ASSERT_FALSE(list.output.is_null()) << list.process.err;
+  bool found = false;
+  for (const auto& row : list.output) found = found || row["id"] == id;
+  EXPECT_TRUE(found);
+  auto one = cli({"results", "--id", std::to_string(id), "--json"});
+  ASSERT_FALSE(one.output.is_null());
+  EXPECT_EQ(one.output["candidate"]["sha256"], r.output["candidate"]["sha256"]);
+  EXPECT_EQ(cli({"results", "--id", "999999"}).process.exit_code, 1);
+}
+
+}  // namespace

@@ -1,0 +1,49 @@
+// Runs the built ptxbench binaries from tests and parses their JSON output.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/json.h"
+#include "core/subprocess.h"
+
+namespace ptxbench::test {
+
+inline std::filesystem::path source_dir() { return PTXBENCH_SOURCE_DIR; }
+inline std::filesystem::path bin_dir() { return PTXBENCH_BIN_DIR; }
+
+struct CliRun {
+  ProcessResult process;
+  json output;  // parsed stdout when it is JSON, else null
+};
+
+// `ptxbench --workspace <ws> <args...>` run from the source dir (so problems/ is found).
+inline CliRun run_cli(const std::filesystem::path& workspace, const std::vector<std::string>& args,
+                      std::chrono::seconds timeout = std::chrono::seconds(900)) {
+  std::vector<std::string> argv{(bin_dir() / "ptxbench").string(), "--workspace", workspace.string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  ProcessOptions opt;
+  opt.timeout = timeout;
+  opt.working_dir = source_dir().string();
+  CliRun r;
+  r.process = run_process(argv, opt);
+  r.output = json::parse(r.process.out, nullptr, false);
+  if (r.output.is_discarded()) r.output = nullptr;
+  return r;
+}
+
+inline std::filesystem::path fresh_workspace(const std::string& name) {
+  auto p = std::filesystem::temp_directory_path() / ("ptxbench-test-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(p);
+  std::filesystem::create_directories(p);
+  return p;
+}
+
+// The stage named `name` in a record, or null.
+inline json stage_of(const json& record, const std::string& name) {
+  for (const auto& s : record.at("stages"))
+    if (s.at("name") == name) return s;
+  return nullptr;
+}
+
+}  // namespace ptxbench::test
