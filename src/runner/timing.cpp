@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <numeric>
 
 #include "runner/device_ops.h"
 #include "runner/hardware_peak.h"
@@ -14,7 +15,7 @@ TimingConfig TimingConfig::from_json(const json& j) {
   c.warmup_calls = j.value("warmup_calls", c.warmup_calls);
   c.min_samples = j.value("min_samples", c.min_samples);
   c.max_samples = j.value("max_samples", c.max_samples);
-  c.target_spread = j.value("target_spread", c.target_spread);
+  c.target_median_error = j.value("target_median_error", c.target_median_error);
   c.max_seconds = j.value("max_seconds", c.max_seconds);
   c.with_baseline = j.value("with_baseline", c.with_baseline);
   return c;
@@ -33,6 +34,12 @@ SampleStats summarize(std::vector<double> v) {
   };
   s.median = q(0.5), s.p10 = q(0.1), s.p90 = q(0.9), s.min = v.front();
   s.spread = s.median > 0 ? (s.p90 - s.p10) / s.median : 0;
+  std::vector<double> dev;
+  for (double x : v) dev.push_back(std::fabs(x - s.median));
+  std::sort(dev.begin(), dev.end());
+  const double mad = dev[dev.size() / 2];
+  // Normal-equivalent sigma = 1.4826 MAD; the median's standard error is 1.2533 sigma / sqrt(n).
+  s.median_error = s.median > 0 ? 1.2533 * 1.4826 * mad / std::sqrt(double(s.n)) / s.median : 0;
   return s;
 }
 
@@ -123,7 +130,8 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, uint64_t se
     if (clocks.size() < 8) clocks.push_back(now.sm_clock_mhz);
     auto c = summarize(cand_ms), b = summarize(base_ms);
     double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    bool stable = c.spread <= cfg.target_spread && (!cfg.with_baseline || b.spread <= cfg.target_spread);
+    bool stable = c.median_error <= cfg.target_median_error &&
+                  (!cfg.with_baseline || b.median_error <= cfg.target_median_error);
     if ((c.n >= cfg.min_samples && stable) || c.n >= cfg.max_samples || sm.slots + 2 > capacity ||
         (elapsed >= cfg.max_seconds && c.n >= 5))
       break;
@@ -150,7 +158,9 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, uint64_t se
   json out = {{"shape", shape},
               {"flops", flops},
               {"candidate", {{"median_ms", c.median}, {"p10_ms", c.p10}, {"p90_ms", c.p90}, {"min_ms", c.min},
-                             {"spread", c.spread}, {"samples", c.n}}},
+                             {"spread", c.spread}, {"median_error", c.median_error}, {"samples", c.n},
+                             {"total_ms", std::accumulate(cand_ms.begin(), cand_ms.end(), 0.0)}}},
+              {"wall_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()},
               {"floor_ms", floor_ms},
               {"below_floor", floor_ms > 0 && c.median < floor_ms},
               {"timed_check_failures", failures},
@@ -160,7 +170,8 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, uint64_t se
               {"sm_clock_mhz_during", clocks}};
   if (cfg.with_baseline) {
     out["baseline"] = {{"median_ms", b.median}, {"p10_ms", b.p10}, {"p90_ms", b.p90}, {"min_ms", b.min},
-                       {"spread", b.spread}, {"samples", b.n}};
+                       {"spread", b.spread}, {"median_error", b.median_error}, {"samples", b.n},
+                       {"total_ms", std::accumulate(base_ms.begin(), base_ms.end(), 0.0)}};
     out["speedup"] = c.median > 0 ? b.median / c.median : 0.0;
   }
   return out;

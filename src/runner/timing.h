@@ -12,7 +12,7 @@ struct TimingConfig {
   int warmup_calls = 3;
   int min_samples = 15;
   int max_samples = 200;
-  double target_spread = 0.01;      // (p90 - p10) / median, for both sides
+  double target_median_error = 0.002;  // stop once the median's relative standard error is this small, both sides
   double max_seconds = 4.0;         // per shape, wall clock, both sides
   bool with_baseline = true;
   static TimingConfig from_json(const json& j);
@@ -22,7 +22,9 @@ struct TimingConfig {
 json time_shape(WorkerContext& ctx, const json& shape, double flops, uint64_t seed, const TimingConfig& cfg);
 
 struct SampleStats {
-  double median = 0, p10 = 0, p90 = 0, min = 0, spread = 0;
+  double median = 0, p10 = 0, p90 = 0, min = 0;
+  double spread = 0;        // (p90 - p10) / median
+  double median_error = 0;  // relative standard error of the median, from the MAD
   int n = 0;
 };
 SampleStats summarize(std::vector<double> v);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <ctime>
 #include <fstream>
+#include <future>
 #include <random>
 #include <sstream>
 
@@ -264,12 +265,12 @@ EvaluationRecord Evaluator::evaluate(const ProblemSpec& p, const fs::path& candi
   std::string skip_reason;
   if (!static_ok) skip_reason = "an earlier stage failed";
   else if (!opt_.use_gpu) skip_reason = "--no-gpu: static checks only";
-  else if (const auto& why = gpu_unavailable_reason(); !why.empty()) skip_reason = "no GPU: " + why;
+  else if (const auto& why = gpu_unavailable_reason(); !why.empty()) skip_reason = "no usable GPU (" + why + ")";
   if (skip_reason.empty()) {
     r.environment["gpu"] = gpu_hello_;
     run_gpu_stages(p, b.shared_object, r);
   } else {
-    for (const char* s : {"sanitize", "correctness", "stream_discipline", "target_run", "timing"}) r.add_stage(skipped_stage(s, skip_reason));
+    for (const char* s : {"sanitize", "stream_discipline", "correctness", "target_run", "timing"}) r.add_stage(skipped_stage(s, skip_reason));
     if (static_ok) note("GPU stages skipped: " + skip_reason);
   }
   if (r.gpu.empty() && gpu_hello_.is_object()) r.gpu = gpu_hello_.value("gpu", "");
@@ -296,29 +297,62 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Evaluat
   const json base = base_job(p, so, seed);
   auto timed = [](StageResult s, const WorkerRun& run) { s.seconds = run.process.seconds; return s; };
 
-  // 1. Sanitizers on a small shape.
+  // 1. Sanitizers (small shape) and the ncu target-instruction run (probe shape) are separate
+  //    processes that do not time anything, so they run side by side; timing runs after them, alone.
+  struct ToolRun {
+    WorkerRun run;
+    std::string log;  // the tool's own output (--log-file), which the candidate cannot write to
+  };
+  auto launch = [&](json job, std::vector<std::string> wrapper, const std::string& tag) {
+    const fs::path log = jobs / (tag + "-" + std::to_string(getpid()) + ".log");
+    wrapper.insert(wrapper.end(), {"--log-file", log.string()});
+    return std::async(std::launch::async, [this, job, wrapper, log, jobs] {
+      ToolRun t{run_worker(opt_.worker, job, jobs, wrapper, std::chrono::seconds(300)), read_file(log)};
+      std::error_code ec;
+      fs::remove(log, ec);
+      return t;
+    });
+  };
+  const auto sanitizer = opt_.sanitize ? find_compute_sanitizer() : fs::path();
+  const auto ncu = opt_.probe ? find_ncu() : fs::path();
+  std::vector<std::pair<std::string, std::future<ToolRun>>> sanitizer_runs;
+  if (!sanitizer.empty()) {
+    note("sanitize: memcheck, racecheck, synccheck on " + shape_to_string(p.sanitize_shape, p.dims));
+    json job = base;
+    job["mode"] = "single_call";
+    job["shape"] = p.sanitize_shape;
+    job["flops"] = p.flop_count(p.sanitize_shape);
+    for (const std::string check : {"memcheck", "racecheck", "synccheck"}) {
+      auto wrapper = sanitizer_command_prefix(sanitizer, check);
+      // Padding after every allocation: a write just past C lands in padding, not a neighbour.
+      if (check == "memcheck") wrapper.insert(wrapper.end(), {"--padding", "4096"});
+      sanitizer_runs.emplace_back(check, launch(job, wrapper, "sanitizer-" + check));
+    }
+  }
+  std::optional<std::future<ToolRun>> ncu_run;
+  if (!ncu.empty()) {
+    note("target_run: ncu sass__inst_executed_per_opcode on " + shape_to_string(p.probe_shape, p.dims));
+    json job = base;
+    job["mode"] = "single_call";
+    job["shape"] = p.probe_shape;
+    job["flops"] = p.flop_count(p.probe_shape);
+    job["nvtx_range"] = true;
+    ncu_run = launch(job, ncu_command_prefix(ncu), "ncu");
+  }
+
   if (!opt_.sanitize) r.add_stage(skipped_stage("sanitize", "--no-sanitize"));
-  else if (auto tool = find_compute_sanitizer(); tool.empty()) r.add_stage(skipped_stage("sanitize", "compute-sanitizer not found"));
+  else if (sanitizer.empty()) r.add_stage(skipped_stage("sanitize", "compute-sanitizer not found"));
   else {
     json detail = json::object();
     double secs = 0;
     std::optional<StageResult> failure;
-    for (const std::string check : {"memcheck", "racecheck", "synccheck"}) {
-      note("sanitize: " + check + " on " + shape_to_string(p.sanitize_shape, p.dims));
-      json job = base;
-      job["mode"] = "single_call";
-      job["shape"] = p.sanitize_shape;
-      job["flops"] = p.flop_count(p.sanitize_shape);
-      const fs::path log = jobs / ("sanitizer-" + std::to_string(getpid()) + "-" + check + ".log");
-      auto wrapper = sanitizer_command_prefix(tool, check);
-      if (check == "memcheck") wrapper.insert(wrapper.end(), {"--padding", "4096"});  // a write just past C hits padding, not a neighbour
-      wrapper.insert(wrapper.end(), {"--log-file", log.string()});
-      auto run = run_worker(opt_.worker, job, jobs, wrapper, std::chrono::seconds(300));
-      secs += run.process.seconds;
-      auto findings = parse_sanitizer_output(read_file(log));
-      fs::remove(log);
-      detail[check] = {{"errors", findings.errors}, {"warnings", findings.warnings}, {"seconds", run.process.seconds},
-                       {"report", findings.report}};
+    for (auto& [check, fut] : sanitizer_runs) {
+      ToolRun t = fut.get();
+      secs = std::max(secs, t.run.process.seconds);
+      auto findings = parse_sanitizer_output(t.log);
+      detail[check] = {{"errors", findings.errors}, {"warnings", findings.warnings},
+                       {"seconds", t.run.process.seconds}, {"report", findings.report}};
+      if (failure) continue;
       if (findings.errors > 0) {
         std::string first;
         std::stringstream ss(findings.report);
@@ -328,22 +362,26 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Evaluat
               line.find("rror") != std::string::npos) { first = line.substr(line.find_first_not_of("= ")); break; }
         failure = failed_stage("sanitize", Verdict::sanitizer_error,
                                check + ": " + std::to_string(findings.errors) + " error(s)" + (first.empty() ? "" : ": " + first));
-        break;
-      }
-      if (!run.done) { failure = abnormal_end("sanitize", run); break; }
-      if (!findings.summary_found) {
-        failure = failed_stage("sanitize", Verdict::infra_error, check + ": compute-sanitizer printed no summary (" + run.process.describe() + ")");
-        break;
+      } else if (!t.run.done) {
+        failure = abnormal_end("sanitize", t.run);
+      } else if (!findings.summary_found) {
+        failure = failed_stage("sanitize", Verdict::infra_error,
+                               check + ": compute-sanitizer printed no summary (" + t.run.process.describe() + ")");
       }
     }
     if (failure) {
       failure->detail.update(detail);
       failure->seconds = secs;
       r.add_stage(*failure);
+      if (ncu_run) ncu_run->get();
+      for (const char* st : {"stream_discipline", "correctness", "target_run", "timing"})
+        r.add_stage(skipped_stage(st, "the sanitizer stage failed"));
       return false;
     }
     r.add_stage({"sanitize", StageStatus::ok, secs, "memcheck, racecheck and synccheck clean", detail});
   }
+  std::optional<ToolRun> probe;
+  if (ncu_run) probe = ncu_run->get();
 
   // 2. Correctness on every shape, stream discipline, and timing, in one worker.
   json correctness = json::array();
@@ -375,54 +413,45 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Evaluat
   json checks = json::array();
   for (const auto& c : run.of_type("check")) checks.push_back(c);
   bool runtime_failed = false;
+  // The worker runs stream discipline, then correctness, then timing; it stops at the first failure.
+  auto sd = run.stage("stream_discipline");
+  if (sd) r.add_stage(from_worker_stage(*sd));
+  else { r.add_stage(timed(abnormal_end("stream_discipline", run), run)); runtime_failed = true; }
+  const bool disciplined = r.stage("stream_discipline")->status == StageStatus::ok;
   if (auto ev = run.stage("correctness")) {
     auto s = timed(from_worker_stage(*ev), run);
     s.detail["checks"] = checks;
     r.add_stage(s);
-  } else {
+  } else if (disciplined && !runtime_failed) {
     auto s = timed(abnormal_end("correctness", run), run);
     s.detail["checks"] = checks;
     r.add_stage(s);
     runtime_failed = true;
+  } else {
+    r.add_stage(skipped_stage("correctness", runtime_failed ? "the candidate failed at run time" : "stream discipline failed"));
   }
   const bool correct = r.stage("correctness")->status == StageStatus::ok;
-  if (auto ev = run.stage("stream_discipline")) r.add_stage(from_worker_stage(*ev));
-  else if (correct && !run.done) { r.add_stage(abnormal_end("stream_discipline", run)); runtime_failed = true; }
-  else r.add_stage(skipped_stage("stream_discipline", correct ? "not requested" : "the candidate is not correct"));
 
-  // 3. Executed target instructions (even for an incorrect candidate: useful feedback).
-  if (runtime_failed) r.add_stage(skipped_stage("target_run", "the candidate failed at run time"));
+  // 3. Executed target instructions (reported for an incorrect candidate too: useful feedback).
+  if (runtime_failed || !disciplined)
+    r.add_stage(skipped_stage("target_run", runtime_failed ? "the candidate failed at run time" : "stream discipline failed"));
   else if (!opt_.probe) r.add_stage(skipped_stage("target_run", "--no-probe"));
-  else if (auto ncu = find_ncu(); ncu.empty()) r.add_stage(skipped_stage("target_run", "ncu not found"));
+  else if (!probe) r.add_stage(skipped_stage("target_run", "ncu not found"));
+  else if (!probe->run.done) r.add_stage(timed(abnormal_end("target_run", probe->run), probe->run));
   else {
-    note("target_run: ncu sass__inst_executed_per_opcode on " + shape_to_string(p.probe_shape, p.dims));
-    json pj = base;
-    pj["mode"] = "single_call";
-    pj["shape"] = p.probe_shape;
-    pj["flops"] = p.flop_count(p.probe_shape);
-    pj["nvtx_range"] = true;
-    const fs::path log = jobs / ("ncu-" + std::to_string(getpid()) + ".csv");
-    auto wrapper = ncu_command_prefix(ncu);
-    wrapper.insert(wrapper.end(), {"--log-file", log.string()});
-    auto prun = run_worker(opt_.worker, pj, jobs, wrapper, std::chrono::seconds(300));
-    std::string csv = read_file(log);
-    fs::remove(log);
-    if (!prun.done) {
-      r.add_stage(timed(abnormal_end("target_run", prun), prun));
-    } else {
-      try {
-        NcuReport rep = parse_ncu_csv(csv);
-        r.executed_families = select_families(rep.total, p.targets_for(r.arch)->groups);
-        r.target_executed = groups_satisfied(rep.total, p.targets_for(r.arch)->groups);
-        json kernels = json::array();
-        for (const auto& k : rep.kernels) kernels.push_back({{"name", k.name}, {"targets", select_families(k.opcodes, p.targets_for(r.arch)->groups)}});
-        r.add_stage(timed({"target_run", StageStatus::ok, 0,
-                           r.target_executed ? "target families executed" : "target families did NOT execute",
-                           {{"kernels", kernels}, {"executed_families", r.executed_families}}}, prun));
-      } catch (const Error& e) {
-        r.add_stage(timed(failed_stage("target_run", Verdict::infra_error, std::string("ncu: ") + e.what(),
-                                       {{"ncu_log", csv.substr(0, 4000)}}), prun));
-      }
+    const auto& groups = p.targets_for(r.arch)->groups;
+    try {
+      NcuReport rep = parse_ncu_csv(probe->log);
+      r.executed_families = select_families(rep.total, groups);
+      r.target_executed = groups_satisfied(rep.total, groups);
+      json kernels = json::array();
+      for (const auto& k : rep.kernels) kernels.push_back({{"name", k.name}, {"targets", select_families(k.opcodes, groups)}});
+      r.add_stage(timed({"target_run", StageStatus::ok, 0,
+                         r.target_executed ? "target families executed" : "target families did NOT execute",
+                         {{"kernels", kernels}, {"executed_families", r.executed_families}}}, probe->run));
+    } catch (const Error& e) {
+      r.add_stage(timed(failed_stage("target_run", Verdict::infra_error, std::string("ncu: ") + e.what(),
+                                     {{"ncu_log", probe->log.substr(0, 4000)}}), probe->run));
     }
   }
 
@@ -434,7 +463,7 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Evaluat
     for (const auto& t : run.of_type("timing")) { json x = t; x.erase("type"); shapes.push_back(x); }
     s.detail["shapes"] = shapes;
     r.add_stage(s);
-  } else if (correct && opt_.timing && r.stage("stream_discipline")->status == StageStatus::ok) {
+  } else if (correct && opt_.timing) {
     r.add_stage(abnormal_end("timing", run));
   } else {
     r.add_stage(skipped_stage("timing", !opt_.timing ? "--no-timing" : "the candidate is not correct"));

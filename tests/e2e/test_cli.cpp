@@ -124,7 +124,7 @@ TEST_F(Cli, WithoutAGpuTheGpuStagesAreSkippedWithTheReason) {
   EXPECT_EQ(r.output["verdict"], "not_run");
   auto st = stage_of(r.output, "correctness");
   EXPECT_EQ(st["status"], "skipped");
-  EXPECT_NE(st["message"].get<std::string>().find("no GPU"), std::string::npos) << st.dump();
+  EXPECT_NE(st["message"].get<std::string>().find("no usable GPU"), std::string::npos) << st.dump();
 }
 
 TEST_F(Cli, ResultsListWhatEvalStored) {

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs every dependency PTXBench needs (idempotent), then configures and builds it.
+#   Debian packages: compilers, CMake, Ninja, and the libraries in cmake/dependencies.cmake.
+#   PyPI: cuobjdump/nvdisasm (SASS inspection without a GPU toolkit's disassembler) and NVML headers.
+# The CUDA toolkit itself (nvcc, cudart, cuBLASLt) is expected at /usr/local/cuda.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(build-essential cmake ninja-build pkg-config binutils nlohmann-json3-dev libcli11-dev
+  libtomlplusplus-dev libsqlite3-dev libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libelf-dev
+  libssl-dev zlib1g-dev python3-pip)
+PIP_PACKAGES=(nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm nvidia-nvml-dev)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "[setup] installing Debian packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+PY=$(command -v python3)
+pip_missing=()
+for p in "${PIP_PACKAGES[@]}"; do
+  "$PY" -m pip show -q "$p" >/dev/null 2>&1 || pip_missing+=("$p")
+done
+if [ ${#pip_missing[@]} -gt 0 ]; then
+  echo "[setup] installing PyPI packages: ${pip_missing[*]}"
+  "$PY" -m pip install -q "${pip_missing[@]}" 2>/dev/null || "$PY" -m pip install -q --break-system-packages "${pip_missing[@]}"
+fi
+
+if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then
+  echo "[setup] error: the CUDA toolkit (nvcc) is not installed at /usr/local/cuda" >&2
+  exit 1
+fi
+
+echo "[setup] configuring and building (build/release)"
+cmake --preset release >/dev/null
+cmake --build --preset release
+echo "[setup] done: build/release/bin/ptxbench"

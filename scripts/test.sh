@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs every test. GPU tests (label `gpu`) skip with the reason where no GPU
+# is found; scripts/gpu_tests.sh runs them on a GPU host.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+ctest --preset release "$@"
