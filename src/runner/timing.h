@@ -10,7 +10,7 @@ namespace ptxbench {
 
 struct TimingConfig {
   int warmup_calls = 3;
-  int min_samples = 15;
+  int min_samples = 30;
   int max_samples = 200;
   double target_median_error = 0.002;  // stop once the median's relative standard error is this small, both sides
   double max_seconds = 4.0;         // per shape, wall clock, both sides
