@@ -313,15 +313,20 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Evaluat
       return t;
     });
   };
+  auto single_call_job = [&](const Shape& shape, bool nvtx_range) {
+    json job = base;
+    job["mode"] = "single_call";
+    job["shape"] = shape;
+    job["flops"] = p.flop_count(shape);
+    job["nvtx_range"] = nvtx_range;
+    return job;
+  };
   const auto sanitizer = opt_.sanitize ? find_compute_sanitizer() : fs::path();
   const auto ncu = opt_.probe ? find_ncu() : fs::path();
   std::vector<std::pair<std::string, std::future<ToolRun>>> sanitizer_runs;
   if (!sanitizer.empty()) {
     note("sanitize: memcheck, racecheck, synccheck on " + shape_to_string(p.sanitize_shape, p.dims));
-    json job = base;
-    job["mode"] = "single_call";
-    job["shape"] = p.sanitize_shape;
-    job["flops"] = p.flop_count(p.sanitize_shape);
+    const json job = single_call_job(p.sanitize_shape, false);
     for (const std::string check : {"memcheck", "racecheck", "synccheck"}) {
       auto wrapper = sanitizer_command_prefix(sanitizer, check);
       // Padding after every allocation: a write just past C lands in padding, not a neighbour.
@@ -332,12 +337,7 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Evaluat
   std::optional<std::future<ToolRun>> ncu_run;
   if (!ncu.empty()) {
     note("target_run: ncu sass__inst_executed_per_opcode on " + shape_to_string(p.probe_shape, p.dims));
-    json job = base;
-    job["mode"] = "single_call";
-    job["shape"] = p.probe_shape;
-    job["flops"] = p.flop_count(p.probe_shape);
-    job["nvtx_range"] = true;
-    ncu_run = launch(job, ncu_command_prefix(ncu), "ncu");
+    ncu_run = launch(single_call_job(p.probe_shape, true), ncu_command_prefix(ncu), "ncu");
   }
 
   if (!opt_.sanitize) r.add_stage(skipped_stage("sanitize", "--no-sanitize"));
