@@ -115,6 +115,18 @@ Shape draw_shape(const ProblemSpec& p, std::mt19937_64& rng) {
 
 }  // namespace
 
+std::string arch_compute_capability(const std::string& arch) {
+  if (arch == "sm_90a") return "9.0";
+  if (arch == "sm_100a") return "10.0";
+  return "";
+}
+
+fs::path knowledge_pack_dir(const fs::path& knowledge_root, const std::string& arch) {
+  if (arch == "sm_90a") return knowledge_root / "hopper";
+  if (arch == "sm_100a") return knowledge_root / "blackwell";
+  throw InputError("no knowledge pack for arch " + arch);
+}
+
 std::string sha256_hex(const std::string& data) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned len = 0;
@@ -172,8 +184,9 @@ const std::string& Evaluator::gpu_unavailable_reason() {
 json Evaluator::base_job(const ProblemSpec& p, const fs::path& so, uint64_t seed) const {
   json tol = json::object();
   for (const auto& [k, t] : p.tolerances) tol[k] = {{"rtol", t.rtol}, {"atol", t.atol}, {"max_rel_l2", t.max_rel_l2}};
-  return {{"workload", p.workload}, {"candidate", fs::absolute(so).string()}, {"entry", p.entry},
-          {"seed", seed},           {"device", opt_.device},                    {"tolerances", tol}};
+  return {{"workload", p.workload}, {"workload_options", p.workload_options}, {"candidate", fs::absolute(so).string()},
+          {"entry", p.entry},       {"seed", seed},                            {"device", opt_.device},
+          {"tolerances", tol}};
 }
 
 EvaluationRecord Evaluator::evaluate(const ProblemSpec& p, const fs::path& candidate) {
@@ -193,6 +206,10 @@ EvaluationRecord Evaluator::evaluate(const ProblemSpec& p, const fs::path& candi
   BuildOptions bo;
   bo.arch = opt_.arch;
   bo.include_dirs.push_back(p.dir);
+  // Candidates may #include "ptx.cuh", the arch's knowledge pack.
+  const fs::path pack = knowledge_pack_dir(opt_.knowledge_root.empty() ? p.dir.parent_path().parent_path() / "knowledge"
+                                                                       : opt_.knowledge_root, opt_.arch);
+  if (fs::is_directory(pack)) bo.include_dirs.push_back(pack);
   for (const auto& d : opt_.include_dirs) bo.include_dirs.push_back(d);
   const fs::path out_dir = opt_.workspace / "builds" / (r.candidate_sha256.substr(0, 16) + "-" + opt_.arch + "-" + std::to_string(getpid()));
   BuildResult b = build_candidate(candidate, out_dir, bo);
@@ -266,6 +283,9 @@ EvaluationRecord Evaluator::evaluate(const ProblemSpec& p, const fs::path& candi
   if (!static_ok) skip_reason = "an earlier stage failed";
   else if (!opt_.use_gpu) skip_reason = "--no-gpu: static checks only";
   else if (const auto& why = gpu_unavailable_reason(); !why.empty()) skip_reason = "no usable GPU (" + why + ")";
+  else if (const std::string cc = gpu_hello_.value("cc", ""); cc != arch_compute_capability(opt_.arch))
+    skip_reason = "the GPU (" + gpu_hello_.value("gpu", "?") + ", compute capability " + cc + ") cannot run " + opt_.arch +
+                  " code: static checks only";
   if (skip_reason.empty()) {
     r.environment["gpu"] = gpu_hello_;
     run_gpu_stages(p, b.shared_object, r);

@@ -21,7 +21,8 @@ struct EvalOptions {
   bool use_gpu = true;                           // false: static stages only (--no-gpu)
   bool sanitize = true, probe = true, timing = true;
   int device = 0;
-  std::vector<std::filesystem::path> include_dirs;  // beyond the problem's folder
+  std::vector<std::filesystem::path> include_dirs;  // beyond the problem's folder and the arch's knowledge pack
+  std::filesystem::path knowledge_root;             // knowledge/ (packs per arch); empty: beside the problems
   json timing_config = json::object();           // see runner/timing.h
   std::optional<uint64_t> seed;                  // fixed only for debugging; normally secret and fresh
 };
@@ -52,6 +53,12 @@ class Evaluator {
 // The verdict from the stages recorded so far (pure; unit-tested). A failed stage carries the
 // verdict it implies in detail["verdict"].
 Verdict decide_verdict(const EvaluationRecord& r, std::string* reason);
+
+// "9.0" for sm_90a, "10.0" for sm_100a: the GPU a candidate built for `arch` runs on.
+std::string arch_compute_capability(const std::string& arch);
+
+// The knowledge pack folder for an arch: sm_90a -> hopper, sm_100a -> blackwell.
+std::filesystem::path knowledge_pack_dir(const std::filesystem::path& knowledge_root, const std::string& arch);
 
 std::string sha256_hex(const std::string& data);
 std::string utc_now_iso8601();

@@ -87,6 +87,20 @@ TEST_F(Cli, NaiveReferenceHoldsNoTargets) {
   EXPECT_TRUE(r.output["static_families"].empty()) << r.output["static_families"].dump();
 }
 
+// Blackwell: compiled and inspected only (no B200 exists here); never run.
+TEST_F(Cli, BlackwellCandidateHoldsTcgen05FamiliesStatically) {
+  auto r = cli({"eval", "--arch", "sm_100a", "--json", "--no-store", candidate("problems/gemm/reference/tcgen05_blackwell.cu")});
+  ASSERT_FALSE(r.output.is_null()) << r.process.err;
+  EXPECT_EQ(r.output["verdict"], "not_run");
+  EXPECT_EQ(r.output["arch"], "sm_100a");
+  EXPECT_TRUE(r.output["target_static"].get<bool>()) << r.output["static_families"].dump();
+  bool utc = false;
+  for (const auto& [op, n] : r.output["static_families"].items()) utc = utc || op.rfind("UTC", 0) == 0;
+  EXPECT_TRUE(utc) << r.output["static_families"].dump();
+  EXPECT_GT(r.output["static_families"].value("LDTM", 0), 0);
+  EXPECT_EQ(stage_of(r.output, "correctness")["status"], "skipped");
+}
+
 TEST_F(Cli, CublasCallerIsForbidden) {
   auto r = cli({"eval", "--no-gpu", "--json", candidate("tests/gpu/candidates/calls_cublas.cu")});
   ASSERT_FALSE(r.output.is_null()) << r.process.err;

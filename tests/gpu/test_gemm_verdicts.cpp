@@ -61,6 +61,16 @@ TEST_F(GemmOnGpu, WgmmaTmaIsCorrectAndExecutesHgmmaAndUtmaldg) {
   std::cout << "wgmma_tma geomean speedup vs cuBLASLt: " << r["speedup_geomean"] << "\n";
 }
 
+// The expert kernel (knowledge-pack built): correct, every Hopper target family executed. Its
+// speed against cuBLAS is measured by scripts/bench.sh, never asserted here.
+TEST_F(GemmOnGpu, ExpertIsCorrectAndExecutesTmaLoadsStoresAndHgmma) {
+  auto r = eval({"--no-sanitize", file("problems/gemm/reference/expert.cu")});
+  EXPECT_EQ(r["verdict"], "correct") << r["reason"];
+  EXPECT_TRUE(r["target_executed"].get<bool>()) << r["executed_families"].dump();
+  for (const char* f : {"HGMMA", "UTMALDG", "UTMASTG"}) EXPECT_GT(r["executed_families"].value(f, 0), 0) << f;
+  std::cout << "expert geomean speedup vs cuBLASLt: " << r["speedup_geomean"] << "\n";
+}
+
 TEST_F(GemmOnGpu, WrongResultIsIncorrectWithWhereAndHowMuch) {
   auto r = eval({"--no-probe", "--no-sanitize", file("tests/gpu/candidates/wrong_result.cu")});
   EXPECT_EQ(r["verdict"], "incorrect");
