@@ -37,3 +37,34 @@ if(NOT NVML_INCLUDE_DIR)
   message(FATAL_ERROR "nvml.h not found: run scripts/setup.sh (installs PyPI nvidia-nvml-dev)")
 endif()
 message(STATUS "nvml.h: ${NVML_INCLUDE_DIR}")
+
+# cuDNN (the attention baseline): its headers at build time, the cuDNN frontend's header-only C++
+# graph API (PyPI nvidia-cudnn-frontend, installed by setup.sh), and no link dependency: the worker
+# opens libcudnn.so.9 at run time (problems/common/attention/cudnn_sdpa.cpp), so it starts without it.
+find_path(CUDNN_INCLUDE_DIR cudnn.h
+  HINTS ${CUDAToolkit_INCLUDE_DIRS} ENV PTXBENCH_CUDNN_INCLUDE
+  PATHS /usr/include /usr/include/x86_64-linux-gnu /usr/local/cuda/include)
+if(NOT CUDNN_INCLUDE_DIR)
+  message(FATAL_ERROR "cudnn.h not found (cuDNN 9 headers): install cuDNN or set PTXBENCH_CUDNN_INCLUDE")
+endif()
+find_path(CUDNN_FRONTEND_INCLUDE_DIR cudnn_frontend.h HINTS ENV PTXBENCH_CUDNN_FRONTEND_INCLUDE)
+if(NOT CUDNN_FRONTEND_INCLUDE_DIR)
+  execute_process(COMMAND python3 -c "import importlib.metadata as m; print(m.distribution('nvidia-cudnn-frontend').locate_file('include'))"
+                  OUTPUT_VARIABLE _fe_py_inc OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  find_path(CUDNN_FRONTEND_INCLUDE_DIR cudnn_frontend.h PATHS ${_fe_py_inc} NO_DEFAULT_PATH)
+endif()
+if(NOT CUDNN_FRONTEND_INCLUDE_DIR)
+  message(FATAL_ERROR "cudnn_frontend.h not found: run scripts/setup.sh (installs PyPI nvidia-cudnn-frontend)")
+endif()
+message(STATUS "cudnn.h: ${CUDNN_INCLUDE_DIR}; cudnn_frontend.h: ${CUDNN_FRONTEND_INCLUDE_DIR}")
+add_library(ptxbench_cudnn_frontend INTERFACE)
+target_include_directories(ptxbench_cudnn_frontend SYSTEM INTERFACE ${CUDNN_FRONTEND_INCLUDE_DIR} ${CUDNN_INCLUDE_DIR})
+target_compile_definitions(ptxbench_cudnn_frontend INTERFACE NV_CUDNN_FRONTEND_USE_DYNAMIC_LOADING)
+target_link_libraries(ptxbench_cudnn_frontend INTERFACE CUDA::cudart ${CMAKE_DL_LIBS})
+# Only a hint for the run-time search (the library may live elsewhere on the GPU host).
+find_library(CUDNN_LIBRARY NAMES libcudnn.so.9 cudnn
+  HINTS ${CUDAToolkit_LIBRARY_DIR} PATHS /usr/lib/x86_64-linux-gnu /usr/local/cuda/lib64)
+if(CUDNN_LIBRARY)
+  get_filename_component(_cudnn_dir ${CUDNN_LIBRARY} DIRECTORY)
+  target_compile_definitions(ptxbench_cudnn_frontend INTERFACE PTXBENCH_CUDNN_LIBRARY="${_cudnn_dir}/libcudnn.so.9")
+endif()

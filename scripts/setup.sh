@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs every dependency PTXBench needs (idempotent), then configures and builds it.
 #   Debian packages: compilers, CMake, Ninja, and the libraries in cmake/dependencies.cmake.
-#   PyPI: cuobjdump/nvdisasm (SASS inspection without a GPU toolkit's disassembler) and NVML headers.
+#   PyPI: cuobjdump/nvdisasm (SASS inspection without a GPU toolkit's disassembler), NVML headers,
+#   and the cuDNN frontend's header-only C++ graph API (the attention baseline).
 # The CUDA toolkit itself (nvcc, cudart, cuBLASLt) is expected at /usr/local/cuda.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +11,8 @@ APT_PACKAGES=(build-essential cmake ninja-build pkg-config binutils nlohmann-jso
   libtomlplusplus-dev libsqlite3-dev libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libelf-dev
   libssl-dev zlib1g-dev python3-pip)
 PIP_PACKAGES=(nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm nvidia-nvml-dev)
+# Only its C++ headers are used: its Python dependencies (the CUTLASS DSL, ~0.5 GB) are not installed.
+PIP_NODEPS_PACKAGES=(nvidia-cudnn-frontend)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -31,6 +34,13 @@ if [ ${#pip_missing[@]} -gt 0 ]; then
   echo "[setup] installing PyPI packages: ${pip_missing[*]}"
   "$PY" -m pip install -q "${pip_missing[@]}" 2>/dev/null || "$PY" -m pip install -q --break-system-packages "${pip_missing[@]}"
 fi
+
+for p in "${PIP_NODEPS_PACKAGES[@]}"; do
+  if ! "$PY" -m pip show -q "$p" >/dev/null 2>&1; then
+    echo "[setup] installing PyPI package (no dependencies): $p"
+    "$PY" -m pip install -q --no-deps "$p" 2>/dev/null || "$PY" -m pip install -q --no-deps --break-system-packages "$p"
+  fi
+done
 
 if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then
   echo "[setup] error: the CUDA toolkit (nvcc) is not installed at /usr/local/cuda" >&2

@@ -53,6 +53,19 @@ class Reader {
     }
     return out;
   }
+  // A flat table of booleans, integers, numbers and strings, as JSON.
+  json scalars(const toml::table& t, const std::string& path) const {
+    json out = json::object();
+    for (const auto& [k, v] : t) {
+      std::string key(k.str());
+      if (auto b = v.value_exact<bool>()) out[key] = *b;
+      else if (auto i = v.value_exact<int64_t>()) out[key] = *i;
+      else if (auto d = v.value_exact<double>()) out[key] = *d;
+      else if (auto str = v.value_exact<std::string>()) out[key] = *str;
+      else error(path + "." + key, "must be a boolean, integer, number or string");
+    }
+    return out;
+  }
   Shape shape(const toml::node& n, const std::string& path, const std::vector<std::string>& dims) const {
     const auto* t = n.as_table();
     if (!t) error(path, "must be a table of dims, e.g. { M = 128, N = 128, K = 64 }");
@@ -114,6 +127,7 @@ json ProblemSpec::to_json() const {
   j["title"] = title;
   j["entry"] = entry;
   j["workload"] = workload;
+  if (!workload_options.empty()) j["workload_options"] = workload_options;
   j["baseline"] = baseline;
   j["flops"] = flops;
   j["dims"] = dims;
@@ -145,6 +159,11 @@ ProblemSpec load_problem(const std::filesystem::path& dir) {
   p.entry = rd.str(root, "entry", "");
   p.workload = rd.str(root, "workload", "", p.name);
   p.baseline = rd.str(root, "baseline", "");
+  if (const auto* n = root.get("workload_options")) {
+    const auto* t = n->as_table();
+    if (!t) rd.error("workload_options", "must be a table, e.g. { causal = true }");
+    p.workload_options = rd.scalars(*t, "workload_options");
+  }
   p.flops = rd.str(root, "flops", "");
   if (!root.get("dims")) rd.error("dims", "missing (an array of dim names is required)");
   p.dims = rd.strings(*root.get("dims"), "dims");

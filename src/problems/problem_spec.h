@@ -37,6 +37,7 @@ struct ProblemSpec {
   std::string title;
   std::string entry;      // the extern "C" symbol
   std::string workload;   // the worker's workload that implements inputs, reference and checks
+  json workload_options = json::object();  // [workload_options]: passed to the workload (e.g. causal)
   std::string baseline;   // e.g. cublaslt
   std::string flops;      // expression over the dims, e.g. 2*M*N*K
   std::vector<std::string> dims;

@@ -163,7 +163,9 @@ void run_self_test(WorkerContext& ctx, const json& job) {
     ok = ok && o.passed;
     results.push_back({{"shape", shape}, {"baseline_vs_reference", o.detail}, {"passed", o.passed}, {"summary", o.summary}});
   }
-  ctx.channel.emit({{"type", "stage"}, {"name", "self_test"}, {"status", ok ? "ok" : "failed"}, {"results", results}});
+  json stage = {{"type", "stage"}, {"name", "self_test"}, {"status", ok ? "ok" : "failed"}, {"results", results}};
+  if (!job.at("baseline_shapes").empty()) stage["baseline"] = ctx.workload.baseline_info();
+  ctx.channel.emit(stage);
 }
 
 }  // namespace ptxbench

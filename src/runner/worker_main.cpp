@@ -81,6 +81,7 @@ int run(const Args& args, ResultChannel& channel) {
   const std::string mode = job.at("mode");
   channel.emit(device_info(job.value("device", 0), major, minor, sms, name));
   auto workload = make_workload(job.at("workload"));
+  workload->configure(job.value("workload_options", json::object()), job.value("tolerances", json::object()));
   Watchdog watchdog(channel);
   WorkerContext ctx{channel, watchdog, *workload};
   ctx.cc_major = major, ctx.cc_minor = minor, ctx.sm_count = sms, ctx.gpu_name = name;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "core/json.h"
 
 namespace ptxbench {
@@ -36,6 +37,13 @@ struct TimedCheck {
 class Workload {
  public:
   virtual ~Workload() = default;
+
+  // Once, before anything else: the problem's [workload_options] (e.g. causal = true, when one
+  // workload serves several problems) and the job's per-output tolerances (for the timed-call
+  // check, which has no other way to see them). A workload that takes no options refuses any.
+  virtual void configure(const json& options, const json& /*tolerances*/) {
+    if (!options.empty()) fail("this workload takes no options, got " + options.dump());
+  }
 
   virtual void prepare(const WorkloadShape& shape) = 0;  // allocate or reuse buffers
   virtual void generate_inputs(uint64_t seed, cudaStream_t s) = 0;

@@ -1,0 +1,229 @@
+// cuDNN SDPA through the frontend graph API, with cuDNN loaded at run time
+// (NV_CUDNN_FRONTEND_USE_DYNAMIC_LOADING is set for this file by src/runner/CMakeLists.txt).
+#include "common/attention/cudnn_sdpa.h"
+
+#include <dlfcn.h>
+#include <glob.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include <cudnn_frontend.h>
+
+#include "core/error.h"
+
+// The frontend finds every cuDNN entry point through this handle.
+namespace cudnn_frontend {
+void* cudnn_dlhandle = nullptr;
+}
+
+namespace ptxbench::attention {
+namespace fe = cudnn_frontend;
+
+namespace {
+
+enum Uid : int64_t { kQ = 1, kK, kV, kO, kStats, kDO, kDQ, kDK, kDV };
+
+// Where libcudnn.so.9 may be: $PTXBENCH_CUDNN_LIB (a file), the loader's own search (LD_LIBRARY_PATH,
+// ldconfig), the one found when this was built, the CUDA toolkit, the distribution's lib dir,
+// and PyPI's nvidia-cudnn wheels (e.g. beside PyTorch). It pulls its sub-libraries from its own dir.
+std::vector<std::string> cudnn_candidates() {
+  std::vector<std::string> out;
+  if (const char* env = std::getenv("PTXBENCH_CUDNN_LIB"); env && *env) out.push_back(env);
+  out.push_back("libcudnn.so.9");
+#ifdef PTXBENCH_CUDNN_LIBRARY
+  out.push_back(PTXBENCH_CUDNN_LIBRARY);
+#endif
+  for (const char* p : {"/usr/local/cuda/lib64/libcudnn.so.9", "/usr/lib/x86_64-linux-gnu/libcudnn.so.9"}) out.push_back(p);
+  for (const char* pattern : {"/opt/*/.venv/lib/python3*/site-packages/nvidia/cudnn/lib/libcudnn.so.9",
+                              "/opt/*/.venv/lib/python3*/site-packages/nvidia/cu13/lib/libcudnn.so.9",
+                              "/usr/local/lib/python3*/dist-packages/nvidia/cudnn/lib/libcudnn.so.9",
+                              "/usr/local/lib/python3*/site-packages/nvidia/cudnn/lib/libcudnn.so.9"}) {
+    glob_t g{};
+    if (glob(pattern, 0, nullptr, &g) == 0)
+      for (size_t i = 0; i < g.gl_pathc; ++i) out.push_back(g.gl_pathv[i]);
+    globfree(&g);
+  }
+  return out;
+}
+
+std::string load_cudnn() {
+  // The frontend also opens the CUDA runtime by name; make it pick the one this process uses.
+  setenv("CUDNN_FRONTEND_CUDART_LIB_NAME", ("libcudart.so." + std::to_string(CUDART_VERSION / 1000)).c_str(), 0);
+  std::string tried;
+  for (const auto& path : cudnn_candidates()) {
+    if (void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL)) {
+      fe::cudnn_dlhandle = h;
+      return path;
+    }
+    const char* why = dlerror();
+    tried += "\n  " + path + ": " + (why ? why : "not loadable");
+  }
+  fail("cuDNN (libcudnn.so.9) not found; set PTXBENCH_CUDNN_LIB to its path. Tried:" + tried);
+}
+
+void check(fe::error_t e, const std::string& what) {
+  if (!e.is_good()) fail("cuDNN frontend: " + what + ": " + e.get_message());
+}
+
+std::shared_ptr<fe::graph::Tensor_attributes> bhsd(fe::graph::Graph& g, const char* name, int64_t uid,
+                                                   const SdpaShape& s) {
+  return g.tensor(fe::graph::Tensor_attributes()
+                      .set_name(name)
+                      .set_uid(uid)
+                      .set_dim({s.B, s.H, s.S, s.D})
+                      .set_stride({int64_t(s.H) * s.S * s.D, int64_t(s.S) * s.D, s.D, 1}));
+}
+std::shared_ptr<fe::graph::Tensor_attributes> stats(fe::graph::Graph& g, const SdpaShape& s) {
+  return g.tensor(fe::graph::Tensor_attributes()
+                      .set_name("Stats")
+                      .set_uid(kStats)
+                      .set_dim({s.B, s.H, s.S, 1})
+                      .set_stride({int64_t(s.H) * s.S, s.S, 1, 1})
+                      .set_data_type(fe::DataType_t::FLOAT));
+}
+void mark_output(const std::shared_ptr<fe::graph::Tensor_attributes>& t, int64_t uid, const SdpaShape& s) {
+  t->set_output(true).set_uid(uid).set_dim({s.B, s.H, s.S, s.D}).set_stride(
+      {int64_t(s.H) * s.S * s.D, int64_t(s.S) * s.D, s.D, 1});
+}
+
+std::shared_ptr<fe::graph::Graph> new_graph() {
+  auto g = std::make_shared<fe::graph::Graph>();
+  g->set_io_data_type(fe::DataType_t::BFLOAT16)
+      .set_intermediate_data_type(fe::DataType_t::FLOAT)
+      .set_compute_data_type(fe::DataType_t::FLOAT);
+  return g;
+}
+
+std::shared_ptr<fe::graph::Graph> forward_graph(const SdpaShape& s) {
+  auto g = new_graph();
+  auto q = bhsd(*g, "Q", kQ, s), k = bhsd(*g, "K", kK, s), v = bhsd(*g, "V", kV, s);
+  auto opt = fe::graph::SDPA_attributes()
+                 .set_name("sdpa_forward")
+                 .set_generate_stats(true)
+                 .set_attn_scale(1.0f / std::sqrt(float(s.D)));
+  if (s.causal) opt.set_diagonal_alignment(fe::DiagonalAlignment_t::TOP_LEFT).set_diagonal_band_right_bound(0);
+  auto [o, lse] = g->sdpa(q, k, v, opt);
+  mark_output(o, kO, s);
+  lse->set_output(true).set_uid(kStats).set_data_type(fe::DataType_t::FLOAT).set_dim({s.B, s.H, s.S, 1}).set_stride(
+      {int64_t(s.H) * s.S, s.S, 1, 1});
+  return g;
+}
+
+std::shared_ptr<fe::graph::Graph> backward_graph(const SdpaShape& s) {
+  auto g = new_graph();
+  auto q = bhsd(*g, "Q", kQ, s), k = bhsd(*g, "K", kK, s), v = bhsd(*g, "V", kV, s);
+  auto o = bhsd(*g, "O", kO, s), d_o = bhsd(*g, "dO", kDO, s);
+  auto lse = stats(*g, s);
+  auto opt = fe::graph::SDPA_backward_attributes()
+                 .set_name("sdpa_backward")
+                 .set_attn_scale(1.0f / std::sqrt(float(s.D)));
+  if (s.causal) opt.set_diagonal_alignment(fe::DiagonalAlignment_t::TOP_LEFT).set_diagonal_band_right_bound(0);
+  auto [dq, dk, dv] = g->sdpa_backward(q, k, v, o, d_o, lse, opt);
+  mark_output(dq, kDQ, s);
+  mark_output(dk, kDK, s);
+  mark_output(dv, kDV, s);
+  return g;
+}
+
+std::string label(bool backward, const SdpaShape& s) {
+  return std::string(backward ? "bwd" : "fwd") + " B=" + std::to_string(s.B) + " H=" + std::to_string(s.H) +
+         " S=" + std::to_string(s.S) + " D=" + std::to_string(s.D) + (s.causal ? " causal" : "");
+}
+
+struct Built {
+  std::shared_ptr<fe::graph::Graph> graph;
+  int64_t workspace = 0;
+  std::string plan;
+};
+
+}  // namespace
+
+struct CudnnSdpa::Impl {
+  std::string library;
+  cudnnHandle_t handle = nullptr;
+  std::map<std::tuple<bool, int, int, int, int, bool>, Built> graphs;
+  std::vector<std::pair<std::string, std::string>> plan_names;
+  void* workspace = nullptr;
+  int64_t workspace_bytes = 0;
+
+  ~Impl() {
+    graphs.clear();
+    if (workspace) cudaFree(workspace);
+    if (handle) fe::detail::destroy_handle(handle);
+  }
+
+  // Created on first use, so sanitizer and probe runs never load cuDNN.
+  void ensure_handle() {
+    if (handle) return;
+    static std::once_flag once;
+    static std::string loaded;
+    std::call_once(once, [] { loaded = load_cudnn(); });
+    library = loaded;
+    if (auto st = fe::detail::create_handle(&handle); st != CUDNN_STATUS_SUCCESS)
+      fail(std::string("cudnnCreate failed: ") + fe::detail::get_error_string(st));
+  }
+
+  Built& get(bool backward, const SdpaShape& s) {
+    ensure_handle();
+    auto key = std::make_tuple(backward, s.B, s.H, s.S, s.D, s.causal);
+    if (auto it = graphs.find(key); it != graphs.end()) return it->second;
+    Built b;
+    b.graph = backward ? backward_graph(s) : forward_graph(s);
+    const std::string what = label(backward, s);
+    check(b.graph->build(handle, {fe::HeurMode_t::A}), "building the " + what + " graph");
+    check(b.graph->get_workspace_size(b.workspace), "workspace size of " + what);
+    check(b.graph->get_plan_name(b.plan), "plan name of " + what);
+    plan_names.emplace_back(what, b.plan);
+    if (b.workspace > workspace_bytes) {
+      if (workspace) cudaFree(workspace);
+      workspace = nullptr;
+      if (cudaMalloc(&workspace, size_t(b.workspace)) != cudaSuccess) fail("cannot allocate the cuDNN workspace");
+      workspace_bytes = b.workspace;
+    }
+    return graphs.emplace(key, std::move(b)).first->second;
+  }
+
+  void run(Built& b, std::unordered_map<int64_t, void*>& pack, cudaStream_t stream) {
+    if (auto st = fe::detail::set_stream(handle, stream); st != CUDNN_STATUS_SUCCESS)
+      fail(std::string("cudnnSetStream failed: ") + fe::detail::get_error_string(st));
+    check(b.graph->execute(handle, pack, workspace), "execute " + b.plan);
+  }
+};
+
+CudnnSdpa::CudnnSdpa() : impl_(std::make_unique<Impl>()) {}
+CudnnSdpa::~CudnnSdpa() = default;
+
+void CudnnSdpa::forward(const SdpaShape& s, const void* q, const void* k, const void* v, void* o, float* lse,
+                        cudaStream_t stream) {
+  Built& b = impl_->get(false, s);
+  std::unordered_map<int64_t, void*> pack{
+      {kQ, const_cast<void*>(q)}, {kK, const_cast<void*>(k)}, {kV, const_cast<void*>(v)}, {kO, o}, {kStats, lse}};
+  impl_->run(b, pack, stream);
+}
+
+void CudnnSdpa::backward(const SdpaShape& s, const void* q, const void* k, const void* v, const void* o,
+                         const void* d_o, const float* lse, void* dq, void* dk, void* dv, cudaStream_t stream) {
+  Built& b = impl_->get(true, s);
+  std::unordered_map<int64_t, void*> pack{{kQ, const_cast<void*>(q)},   {kK, const_cast<void*>(k)},
+                                          {kV, const_cast<void*>(v)},   {kO, const_cast<void*>(o)},
+                                          {kDO, const_cast<void*>(d_o)}, {kStats, const_cast<float*>(lse)},
+                                          {kDQ, dq},                     {kDK, dk},
+                                          {kDV, dv}};
+  impl_->run(b, pack, stream);
+}
+
+std::string CudnnSdpa::version() const {
+  std::string v = "frontend " + std::to_string(CUDNN_FRONTEND_MAJOR_VERSION) + "." +
+                  std::to_string(CUDNN_FRONTEND_MINOR_VERSION) + "." + std::to_string(CUDNN_FRONTEND_PATCH_VERSION) +
+                  ", headers " + std::to_string(CUDNN_VERSION);
+  if (fe::cudnn_dlhandle) v += ", library " + std::to_string(fe::detail::get_backend_version());
+  return v;
+}
+std::string CudnnSdpa::library_path() const { return impl_->library; }
+std::vector<std::pair<std::string, std::string>> CudnnSdpa::plans() const { return impl_->plan_names; }
+
+}  // namespace ptxbench::attention

@@ -1,0 +1,49 @@
+// The attention baseline: cuDNN's fused scaled-dot-product attention (flash attention), forward
+// and backward, through the cuDNN frontend graph API. Layout [B,H,S,D] bf16, fp32 compute,
+// scale 1/sqrt(D), causal = top-left diagonal (query i attends keys 0..i). One graph per shape
+// and direction, built on first use and kept.
+//
+// cuDNN is opened at run time (dlopen, see cudnn_sdpa.cpp), so the worker starts, and every
+// other problem runs, on a host without it; only a call here then fails, saying where it looked.
+// This header carries no cuDNN or JSON types: the frontend bundles its own nlohmann/json.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ptxbench::attention {
+
+struct SdpaShape {
+  int B = 0, H = 0, S = 0, D = 0;
+  bool causal = false;
+};
+
+class CudnnSdpa {
+ public:
+  CudnnSdpa();
+  ~CudnnSdpa();
+  CudnnSdpa(const CudnnSdpa&) = delete;
+  CudnnSdpa& operator=(const CudnnSdpa&) = delete;
+
+  // O [B,H,S,D] bf16 and LSE [B,H,S] fp32 (cuDNN's "Stats").
+  void forward(const SdpaShape& s, const void* q, const void* k, const void* v, void* o, float* lse,
+               cudaStream_t stream);
+  // dQ, dK, dV [B,H,S,D] bf16 from Q, K, V, O, dO and LSE.
+  void backward(const SdpaShape& s, const void* q, const void* k, const void* v, const void* o, const void* d_o,
+                const float* lse, void* dq, void* dk, void* dv, cudaStream_t stream);
+
+  // What ran, for the record: library version, where it was loaded from, and per built graph
+  // (label such as "fwd B=4 H=16 S=4096 D=128 causal") the execution plan's name (engine and knobs).
+  std::string version() const;
+  std::string library_path() const;
+  std::vector<std::pair<std::string, std::string>> plans() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ptxbench::attention

@@ -1,0 +1,96 @@
+#include "common/attention/workload_support.h"
+
+#include "core/error.h"
+
+namespace ptxbench::attention {
+
+bool causal_option(const json& options) {
+  bool causal = false;
+  for (const auto& [key, value] : options.items()) {
+    if (key != "causal" || !value.is_boolean()) fail("attention workload options: only causal = true/false, got " + options.dump());
+    causal = value.get<bool>();
+  }
+  return causal;
+}
+
+Dims dims_of(const WorkloadShape& shape, bool causal) {
+  Dims d;
+  d.B = int(shape.at("B")), d.H = int(shape.at("H")), d.S = int(shape.at("S")), d.D = int(shape.at("D"));
+  d.causal = causal;
+  return d;
+}
+
+OutputTolerance output_tolerance(const json& tolerances, const std::string& name) {
+  if (!tolerances.contains(name)) fail("the problem gives no tolerance for output " + name);
+  const auto& t = tolerances.at(name);
+  return {t.at("rtol").get<double>(), t.at("atol").get<double>(), t.at("max_rel_l2").get<double>()};
+}
+
+OutputCheck judge_attention_output(const std::string& name, const ErrorStats& e, const OutputTolerance& t,
+                                   const Dims& d, int width) {
+  OutputCheck c = judge_output(name, e, t.rtol, t.atol, t.max_rel_l2, width);
+  if (e.count) c.detail["worst"]["at"] = d.where(e.worst, width);
+  if (!c.passed) c.summary += " [at " + d.where(e.nonfinite ? e.first_nonfinite : e.worst, width) + "]";
+  return c;
+}
+
+CheckOutcome combine_checks(const std::vector<OutputCheck>& checks) {
+  CheckOutcome out{true, "", {{"outputs", json::array()}}};
+  std::string failed, all;
+  for (const auto& c : checks) {
+    out.detail["outputs"].push_back(c.detail);
+    all += (all.empty() ? "" : "; ") + c.summary;
+    if (!c.passed) {
+      out.passed = false;
+      failed += (failed.empty() ? "" : "; ") + c.summary;
+    }
+  }
+  out.summary = out.passed ? all : failed;
+  return out;
+}
+
+void InputFingerprints::set_inputs(std::vector<Input> inputs) {
+  if (inputs.size() > 6) fail("at most 6 fingerprinted inputs");
+  inputs_ = std::move(inputs);
+}
+
+void InputFingerprints::take(cudaStream_t s) { write_now(before_.get(), s); }
+
+void InputFingerprints::copy_before(unsigned long long* dst, cudaStream_t s) const {
+  PTXBENCH_CUDA(cudaMemcpyAsync(dst, before_.get(), inputs_.size() * sizeof(unsigned long long),
+                                cudaMemcpyDeviceToDevice, s));
+}
+
+void InputFingerprints::write_now(unsigned long long* dst, cudaStream_t s) const {
+  for (size_t i = 0; i < inputs_.size(); ++i) fingerprint(inputs_[i].data, inputs_[i].bytes, dst + i, s);
+}
+
+std::string InputFingerprints::changed(cudaStream_t s) const {
+  DeviceBuffer<unsigned long long> now(6);
+  write_now(now.get(), s);
+  unsigned long long before[6] = {}, after[6] = {};
+  PTXBENCH_CUDA(cudaMemcpyAsync(before, before_.get(), sizeof before, cudaMemcpyDeviceToHost, s));
+  PTXBENCH_CUDA(cudaMemcpyAsync(after, now.get(), sizeof after, cudaMemcpyDeviceToHost, s));
+  PTXBENCH_CUDA(cudaStreamSynchronize(s));
+  std::string names;
+  for (size_t i = 0; i < inputs_.size(); ++i)
+    if (before[i] != after[i]) names += (names.empty() ? "" : " and ") + inputs_[i].name;
+  return names;
+}
+
+std::vector<TimedCheck> read_timed_slots(const TimedSlot* slots, int count, size_t fingerprints) {
+  std::vector<TimedSlot> h(count);
+  PTXBENCH_CUDA(cudaDeviceSynchronize());
+  PTXBENCH_CUDA(cudaMemcpy(h.data(), slots, sizeof(TimedSlot) * count, cudaMemcpyDeviceToHost));
+  std::vector<TimedCheck> out(count);
+  for (int i = 0; i < count; ++i) {
+    out[i].output_finite = h[i].nonfinite == 0;
+    out[i].projection_ok = h[i].bad == 0;
+    out[i].worst_ratio = h[i].worst_ratio;
+    for (size_t f = 0; f < fingerprints; ++f)
+      out[i].inputs_unchanged = out[i].inputs_unchanged && h[i].fp_before[f] == h[i].fp_after[f];
+  }
+  return out;
+}
+
+}  // namespace ptxbench::attention

@@ -1,0 +1,57 @@
+// What the attention workloads (problems/mha_fwd, problems/mha_bwd) share besides the kernels:
+// options, shapes, tolerances, the full check of one output, the inputs' fingerprints and the
+// reading of the timed-check slots.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "common/attention/attention_dims.h"
+#include "common/attention/sampled_rows.h"
+#include "core/json.h"
+#include "runner/detail/device_buffer.h"
+#include "runner/device_ops.h"
+#include "runner/workload.h"
+
+namespace ptxbench::attention {
+
+// [workload_options]: nothing, or causal = true/false.
+bool causal_option(const json& options);
+Dims dims_of(const WorkloadShape& shape, bool causal);
+
+struct OutputTolerance {
+  double rtol = 0, atol = 0, max_rel_l2 = 0;
+  SampleTolerance sample() const { return {float(rtol), float(atol)}; }
+};
+// The job's tolerance for output `name`; fails naming it when the problem gives none.
+OutputTolerance output_tolerance(const json& tolerances, const std::string& name);
+
+// judge_output, with the worst (or first non-finite) element located as b, h, s, d.
+OutputCheck judge_attention_output(const std::string& name, const ErrorStats& e, const OutputTolerance& t,
+                                   const Dims& d, int width);
+// Passed when every output passed; the summary names the failed outputs, else summarizes all.
+CheckOutcome combine_checks(const std::vector<OutputCheck>& checks);
+
+// 64-bit fingerprints of the inputs, taken after generate_inputs and compared after a call.
+class InputFingerprints {
+ public:
+  struct Input {
+    std::string name;
+    const void* data;
+    size_t bytes;
+  };
+  void set_inputs(std::vector<Input> inputs);  // at most 6 (TimedSlot's size)
+  void take(cudaStream_t s);                   // the "before" values
+  void copy_before(unsigned long long* dst, cudaStream_t s) const;
+  void write_now(unsigned long long* dst, cudaStream_t s) const;
+  std::string changed(cudaStream_t s) const;   // names of the inputs that differ now, e.g. "K and dO"
+  size_t size() const { return inputs_.size(); }
+
+ private:
+  std::vector<Input> inputs_;
+  DeviceBuffer<unsigned long long> before_{6};
+};
+
+// Reads `count` slots (synchronizes the device) into the harness's verdicts.
+std::vector<TimedCheck> read_timed_slots(const TimedSlot* slots, int count, size_t fingerprints);
+
+}  // namespace ptxbench::attention
