@@ -2,7 +2,13 @@
 
 namespace ptxbench {
 
-double call_time_limit(double flops) { return 10.0 + flops / 0.2e12; }  // at least 0.2 TFLOP/s
+namespace {
+double g_time_limit_scale = 1.0;
+}
+
+void set_time_limit_scale(double scale) { g_time_limit_scale = scale > 0 ? scale : 1.0; }
+
+double call_time_limit(double flops) { return (10.0 + flops / 0.2e12) * g_time_limit_scale; }  // at least 0.2 TFLOP/s
 
 std::string shape_label(const json& shape) {
   std::string s;

@@ -23,8 +23,10 @@ struct WorkerContext {
   std::string gpu_name;
 };
 
-// Seconds a candidate call may take before the watchdog calls it a hang.
+// Seconds a candidate call may take before the watchdog calls it a hang. Under a sanitizer or a
+// profiler every kernel runs many times slower, so the job can scale the limit (watchdog_scale).
 double call_time_limit(double flops);
+void set_time_limit_scale(double scale);
 
 // Calls the candidate on the harness stream and waits for it under the watchdog; a CUDA error
 // (returned, launch or sticky) ends the worker with runtime_error naming `what`.

@@ -79,6 +79,7 @@ int run(const Args& args, ResultChannel& channel) {
   }
   json job = read_job(args.job);
   const std::string mode = job.at("mode");
+  set_time_limit_scale(job.value("watchdog_scale", 1.0));
   channel.emit(device_info(job.value("device", 0), major, minor, sms, name));
   auto workload = make_workload(job.at("workload"));
   workload->configure(job.value("workload_options", json::object()), job.value("tolerances", json::object()));

@@ -30,6 +30,9 @@ std::string read_file(const fs::path& p) {
   return ss.str();
 }
 
+// How much longer a call may take under compute-sanitizer (racecheck is the slowest) and ncu.
+constexpr double kSanitizerSlowdown = 30, kProfilerSlowdown = 10;
+
 StageResult failed_stage(const std::string& name, Verdict v, const std::string& message, json detail = json::object()) {
   detail["verdict"] = std::string(to_string(v));
   return {name, StageStatus::failed, 0, message, std::move(detail)};
@@ -327,26 +330,42 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Evaluat
     const fs::path log = jobs / (tag + "-" + std::to_string(getpid()) + ".log");
     wrapper.insert(wrapper.end(), {"--log-file", log.string()});
     return std::async(std::launch::async, [this, job, wrapper, log, jobs] {
-      ToolRun t{run_worker(opt_.worker, job, jobs, wrapper, std::chrono::seconds(300)), read_file(log)};
+      ToolRun t{run_worker(opt_.worker, job, jobs, wrapper, std::chrono::seconds(420)), read_file(log)};
       std::error_code ec;
       fs::remove(log, ec);
       return t;
     });
   };
-  auto single_call_job = [&](const Shape& shape, bool nvtx_range) {
+  auto single_call_job = [&](const Shape& shape, bool nvtx_range, double watchdog_scale) {
     json job = base;
     job["mode"] = "single_call";
     job["shape"] = shape;
     job["flops"] = p.flop_count(shape);
     job["nvtx_range"] = nvtx_range;
+    job["watchdog_scale"] = watchdog_scale;
     return job;
   };
+  // A plain call first: a hang or crash is caught within the normal time limit, not the far
+  // longer one that kernels slowed down by a sanitizer need.
+  if (opt_.sanitize || opt_.probe) {
+    note("smoke: one call on " + shape_to_string(p.sanitize_shape, p.dims));
+    auto smoke = run_worker(opt_.worker, single_call_job(p.sanitize_shape, false, 1.0), jobs, {}, std::chrono::seconds(120));
+    if (!smoke.done) {
+      auto failure = abnormal_end("sanitize", smoke);
+      failure.seconds = smoke.process.seconds;
+      failure.message = "before the sanitizers, a plain call failed: " + failure.message;
+      r.add_stage(failure);
+      for (const char* st : {"stream_discipline", "correctness", "target_run", "timing"})
+        r.add_stage(skipped_stage(st, "the candidate failed at run time"));
+      return false;
+    }
+  }
   const auto sanitizer = opt_.sanitize ? find_compute_sanitizer() : fs::path();
   const auto ncu = opt_.probe ? find_ncu() : fs::path();
   std::vector<std::pair<std::string, std::future<ToolRun>>> sanitizer_runs;
   if (!sanitizer.empty()) {
     note("sanitize: memcheck, racecheck, synccheck on " + shape_to_string(p.sanitize_shape, p.dims));
-    const json job = single_call_job(p.sanitize_shape, false);
+    const json job = single_call_job(p.sanitize_shape, false, kSanitizerSlowdown);
     for (const std::string check : {"memcheck", "racecheck", "synccheck"}) {
       auto wrapper = sanitizer_command_prefix(sanitizer, check);
       // Padding after every allocation: a write just past C lands in padding, not a neighbour.
@@ -357,7 +376,7 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Evaluat
   std::optional<std::future<ToolRun>> ncu_run;
   if (!ncu.empty()) {
     note("target_run: ncu sass__inst_executed_per_opcode on " + shape_to_string(p.probe_shape, p.dims));
-    ncu_run = launch(single_call_job(p.probe_shape, true), ncu_command_prefix(ncu), "ncu");
+    ncu_run = launch(single_call_job(p.probe_shape, true, kProfilerSlowdown), ncu_command_prefix(ncu), "ncu");
   }
 
   if (!opt_.sanitize) r.add_stage(skipped_stage("sanitize", "--no-sanitize"));

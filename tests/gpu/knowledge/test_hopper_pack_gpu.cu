@@ -748,7 +748,12 @@ void run_tma_nd(std::mt19937& rng, CUtensorMapDataType type) {
         ASSERT_EQ(got[e], gi < 0 ? 0u : g[gi]) << "load: box element " << e;
       }
     }
-    // Store / reduce: only in-bounds elements of the box are written.
+    // Store / reduce: only in-bounds elements of the box are written. A box starting at a negative
+    // coordinate faulted (illegal instruction) on the H200 for a store, so only loads try that
+    // (contract.md rule 13).
+    bool negative = false;
+    for (int d = 0; d < R; ++d) negative = negative || c.c[d] < 0;
+    if (negative) continue;
     std::vector<uint32_t> src(box);
     for (auto& x : src) x = value(rng());
     upload(dSrc, src);
