@@ -110,7 +110,7 @@
   else if constexpr (REP == 16) EMIT(SHAPE ".x16" Q, 64);                                          \
   else EMIT(SHAPE ".x32" Q, 128);
 
-namespace ptxbench::blackwell {
+namespace blackwell {
 
 // ================================================================ basics
 
@@ -883,4 +883,4 @@ __device__ __forceinline__ uint32_t pack_bf16x2(float lo, float hi) {
   return r;
 }
 
-}  // namespace ptxbench::blackwell
+}  // namespace blackwell

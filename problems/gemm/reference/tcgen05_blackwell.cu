@@ -30,7 +30,7 @@
 
 namespace {
 
-using namespace ptxbench::blackwell;
+using namespace blackwell;
 
 constexpr int BM = 128;            // tile rows = MMA M = TMEM lanes
 constexpr int BK = 64;             // k-tile: 64 bf16 = 128 bytes = one 128B-swizzle row

@@ -5,7 +5,7 @@
 // mixing .cta_group::1 and .cta_group::2 tcgen05 instructions in one kernel, so each group has its own.
 #include "ptx.cuh"
 
-using namespace ptxbench::blackwell;
+using namespace blackwell;
 
 // Descriptor encodings against values worked out by hand from the ISA bit tables (ptxas cannot
 // check runtime descriptor values, so these asserts are the only guard on the bit positions).
