@@ -86,6 +86,20 @@ TEST_F(AttentionOnGpu, NaiveForwardCausalIsCorrectAndTimedAgainstCudnn) { expect
 TEST_F(AttentionOnGpu, NaiveBackwardIsCorrectAndTimedAgainstCudnn) { expect_naive_correct("mha_bwd"); }
 TEST_F(AttentionOnGpu, NaiveBackwardCausalIsCorrectAndTimedAgainstCudnn) { expect_naive_correct("mha_bwd_causal"); }
 
+// The wgmma + TMA forward references (built on the Hopper pack): correct on every shape, the
+// Hopper target families executed. Their speed against cuDNN is a benchmark, not asserted here.
+TEST_F(AttentionOnGpu, WgmmaTmaForwardIsCorrectAndExecutesTargets) {
+  for (const std::string problem : {"mha_fwd", "mha_fwd_causal"}) {
+    SCOPED_TRACE(problem);
+    auto r = eval(problem, {"--no-timing", file("problems/" + problem + "/reference/wgmma_tma.cu")});
+    ASSERT_TRUE(r.is_object()) << r.dump();
+    EXPECT_EQ(r["verdict"], "correct") << r["reason"];
+    EXPECT_TRUE(r["target_executed"].get<bool>()) << r["executed_families"].dump();
+    EXPECT_GT(r["executed_families"].value("HGMMA", 0), 0);
+    EXPECT_GT(r["executed_families"].value("UTMALDG", 0), 0);
+  }
+}
+
 TEST_F(AttentionOnGpu, OffByOneCausalMaskIsIncorrect) {
   expect_incorrect("mha_fwd_causal", "tests/gpu/candidates/attention_causal_off_by_one.cu");
 }
