@@ -54,7 +54,9 @@ json read_job(const std::string& path) {
 json device_info(int device, int& major, int& minor, int& sms, std::string& name) {
   int count = 0;
   if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0)
-    throw CudaError(e, std::string("no CUDA GPU: ") + (e == cudaSuccess ? "device count is 0" : cudaGetErrorString(e)));
+    throw CudaError(e, std::string("no CUDA GPU: ") + (e == cudaSuccess ? "device count is 0" : cudaGetErrorString(e)) +
+                           (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice
+                                ? " (no NVIDIA driver or GPU on this machine)" : ""));
   if (device >= count) throw Error("GPU " + std::to_string(device) + " does not exist (" + std::to_string(count) + " found)");
   PTXBENCH_CUDA(cudaSetDevice(device));
   PTXBENCH_CUDA(cudaFree(nullptr));  // create the context now, not inside a timed region
