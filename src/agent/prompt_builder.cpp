@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/arch.h"
 #include "core/error.h"
 
 namespace ptxbench {
@@ -15,14 +16,6 @@ std::string read_text(const std::filesystem::path& p) {
   ss << in.rdbuf();
   return ss.str();
 }
-
-const char* arch_title(const std::string& arch) {
-  if (arch == "sm_90a") return "NVIDIA Hopper (H100/H200, sm_90a)";
-  if (arch == "sm_100a") return "NVIDIA Blackwell (B200, sm_100a)";
-  throw InputError("no knowledge pack for arch " + arch);
-}
-
-std::string pack_folder(const std::string& arch) { return arch == "sm_90a" ? "hopper" : "blackwell"; }
 
 }  // namespace
 
@@ -52,9 +45,10 @@ std::set<KnowledgeComponent> parse_components(const std::string& list) {
 
 std::string build_prompt(const ProblemSpec& problem, const PromptOptions& o) {
   std::ostringstream p;
-  const auto pack = o.knowledge_root / pack_folder(o.arch);
+  const ArchInfo& arch = arch_info(o.arch);
+  const auto pack = o.knowledge_root / std::string(arch.pack);
   if (!o.components.empty()) {
-    p << "# Architecture knowledge: " << arch_title(o.arch) << "\n\n";
+    p << "# Architecture knowledge: " << arch.title << "\n\n";
     if (o.components.count(KnowledgeComponent::params))
       p << "## Architecture parameters\n\n" << read_text(pack / "params.md") << "\n\n";
     if (o.components.count(KnowledgeComponent::ptx))

@@ -85,7 +85,7 @@ void add_eval_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
                                          "executed target instructions, timing vs the library baseline");
   cmd->add_option("files", a->files, "Candidate .cu files (default: the problem's reference/wgmma_tma.cu)");
   cmd->add_option("-p,--problem", a->problem, "Problem name (see 'ptxbench problems')")->capture_default_str();
-  cmd->add_option("--arch", a->arch, "Target architecture")->check(CLI::IsMember({"sm_90a", "sm_100a"}))->capture_default_str();
+  cmd->add_option("--arch", a->arch, "Target architecture")->check(arch_validator())->capture_default_str();
   cmd->add_flag("--json", a->json, "Print the evaluation record(s) as JSON on stdout");
   cmd->add_flag("--no-gpu", a->no_gpu, "Build and run static checks only");
   cmd->add_flag("--no-sanitize", a->no_sanitize, "Skip compute-sanitizer");

@@ -12,7 +12,7 @@ void add_prompt_command(CLI::App& app, GlobalOptions& g, ExitCode&) {
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("prompt", "Print the prompt a model gets for a problem (knowledge components selectable)");
   cmd->add_option("-p,--problem", a->problem, "Problem name")->capture_default_str();
-  cmd->add_option("--arch", a->arch, "Target architecture")->check(CLI::IsMember({"sm_90a", "sm_100a"}))->capture_default_str();
+  cmd->add_option("--arch", a->arch, "Target architecture")->check(arch_validator())->capture_default_str();
   cmd->add_option("--knowledge", a->knowledge, "Components: params,ptx,contract, all or none")->capture_default_str();
   cmd->callback([a, &g] {
     ProblemRegistry registry(g.problems.empty() ? ProblemRegistry::default_root() : std::filesystem::path(g.problems));

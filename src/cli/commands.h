@@ -21,4 +21,7 @@ void add_prompt_command(CLI::App& app, GlobalOptions& g, ExitCode& code);
 
 std::string workspace_dir(const GlobalOptions& g);
 
+// Accepts the archs in core/arch.h.
+CLI::Validator arch_validator();
+
 }  // namespace ptxbench::cli

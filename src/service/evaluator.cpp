@@ -13,6 +13,7 @@
 
 #include "build/nvcc_driver.h"
 #include "build/static_checks.h"
+#include "core/arch.h"
 #include "core/error.h"
 #include "probes/ncu_probe.h"
 #include "probes/sanitizer_probe.h"
@@ -118,17 +119,6 @@ Shape draw_shape(const ProblemSpec& p, std::mt19937_64& rng) {
 
 }  // namespace
 
-std::string arch_compute_capability(const std::string& arch) {
-  if (arch == "sm_90a") return "9.0";
-  if (arch == "sm_100a") return "10.0";
-  return "";
-}
-
-fs::path knowledge_pack_dir(const fs::path& knowledge_root, const std::string& arch) {
-  if (arch == "sm_90a") return knowledge_root / "hopper";
-  if (arch == "sm_100a") return knowledge_root / "blackwell";
-  throw InputError("no knowledge pack for arch " + arch);
-}
 
 std::string sha256_hex(const std::string& data) {
   unsigned char md[EVP_MAX_MD_SIZE];
@@ -210,8 +200,8 @@ EvaluationRecord Evaluator::evaluate(const ProblemSpec& p, const fs::path& candi
   bo.arch = opt_.arch;
   bo.include_dirs.push_back(p.dir);
   // Candidates may #include "ptx.cuh", the arch's knowledge pack.
-  const fs::path pack = knowledge_pack_dir(opt_.knowledge_root.empty() ? p.dir.parent_path().parent_path() / "knowledge"
-                                                                       : opt_.knowledge_root, opt_.arch);
+  const fs::path knowledge = opt_.knowledge_root.empty() ? p.dir.parent_path().parent_path() / "knowledge" : opt_.knowledge_root;
+  const fs::path pack = knowledge / std::string(arch_info(opt_.arch).pack);
   if (fs::is_directory(pack)) bo.include_dirs.push_back(pack);
   for (const auto& d : opt_.include_dirs) bo.include_dirs.push_back(d);
   const fs::path out_dir = opt_.workspace / "builds" / (r.candidate_sha256.substr(0, 16) + "-" + opt_.arch + "-" + std::to_string(getpid()));
@@ -286,7 +276,7 @@ EvaluationRecord Evaluator::evaluate(const ProblemSpec& p, const fs::path& candi
   if (!static_ok) skip_reason = "an earlier stage failed";
   else if (!opt_.use_gpu) skip_reason = "--no-gpu: static checks only";
   else if (const auto& why = gpu_unavailable_reason(); !why.empty()) skip_reason = "no usable GPU (" + why + ")";
-  else if (const std::string cc = gpu_hello_.value("cc", ""); cc != arch_compute_capability(opt_.arch))
+  else if (const std::string cc = gpu_hello_.value("cc", ""); cc != arch_info(opt_.arch).compute_capability)
     skip_reason = "the GPU (" + gpu_hello_.value("gpu", "?") + ", compute capability " + cc + ") cannot run " + opt_.arch +
                   " code: static checks only";
   if (skip_reason.empty()) {

@@ -54,12 +54,6 @@ class Evaluator {
 // verdict it implies in detail["verdict"].
 Verdict decide_verdict(const EvaluationRecord& r, std::string* reason);
 
-// "9.0" for sm_90a, "10.0" for sm_100a: the GPU a candidate built for `arch` runs on.
-std::string arch_compute_capability(const std::string& arch);
-
-// The knowledge pack folder for an arch: sm_90a -> hopper, sm_100a -> blackwell.
-std::filesystem::path knowledge_pack_dir(const std::filesystem::path& knowledge_root, const std::string& arch);
-
 std::string sha256_hex(const std::string& data);
 std::string utc_now_iso8601();
 
