@@ -10,26 +10,14 @@
 
 #include "build/tool_paths.h"
 #include "core/subprocess.h"
+#include "support/temp_dir.h"
 
 namespace ptxbench::testing {
 
-class TempDir {
+// A scratch directory per test (tests/support/temp_dir.h).
+class TempDir : public test::TempDir {
  public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "ptxbench-build-test-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed for " + pattern);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
+  TempDir() : test::TempDir("ptxbench-build-test") {}
 };
 
 inline std::filesystem::path write_file(const std::filesystem::path& path, const std::string& text) {

@@ -15,6 +15,7 @@
 #include "build/nvcc_driver.h"
 #include "build/static_checks.h"
 #include "core/subprocess.h"
+#include "support/temp_dir.h"
 
 namespace ptxbench {
 namespace {
@@ -25,20 +26,10 @@ fs::path source_dir() { return PTXBENCH_SOURCE_DIR; }
 fs::path pack_dir() { return source_dir() / "knowledge" / "hopper"; }
 fs::path all_source() { return source_dir() / "tests" / "unit" / "knowledge" / "hopper_all.cu"; }
 
-class ScratchDir {
+// A scratch directory per use (tests/support/temp_dir.h).
+class ScratchDir : public ptxbench::test::TempDir {
  public:
-  ScratchDir() {
-    std::string pattern = (fs::temp_directory_path() / "ptxbench-hopper-pack-XXXXXX").string();
-    if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  ScratchDir() : TempDir("ptxbench-hopper-pack") {}
 };
 
 // nvcc and cuobjdump, or a reason to skip.

@@ -17,6 +17,7 @@
 #include "build/nvcc_driver.h"
 #include "build/static_checks.h"
 #include "core/subprocess.h"
+#include "support/temp_dir.h"
 
 #ifndef PTXBENCH_SOURCE_DIR
 #error "PTXBENCH_SOURCE_DIR must be defined by the build"
@@ -32,20 +33,10 @@ const fs::path kPack = kSource / "knowledge" / "blackwell";
 const fs::path kAllHelpers = kSource / "tests" / "unit" / "knowledge_blackwell" / "blackwell_all.cu";
 const fs::path kGemm = kSource / "problems" / "gemm" / "reference" / "tcgen05_blackwell.cu";
 
-class ScratchDir {
+// A scratch directory per use (tests/support/temp_dir.h).
+class ScratchDir : public ptxbench::test::TempDir {
  public:
-  ScratchDir() {
-    std::string pattern = (fs::temp_directory_path() / "ptxbench-blackwell-XXXXXX").string();
-    if (mkdtemp(pattern.data())) path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  ScratchDir() : TempDir("ptxbench-blackwell") {}
 };
 
 struct Tools {
