@@ -61,11 +61,9 @@ class MhaForwardWorkload final : public Workload {
   }
 
   json baseline_info() const override {
-    json plans = json::object();
-    for (const auto& [shape, plan] : sdpa_.plans()) plans[shape] = plan;
     return {{"library", "cuDNN"}, {"operation", "SDPA forward (fused flash attention), generate_stats"},
             {"version", sdpa_.version()}, {"loaded_from", sdpa_.library_path()}, {"compute", "fp32, bf16 I/O"},
-            {"plans", plans}};
+            {"plans", sdpa_plans_json(sdpa_)}};
   }
 
   void compute_reference(cudaStream_t s) override {

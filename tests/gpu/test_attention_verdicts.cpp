@@ -63,6 +63,10 @@ class AttentionOnGpu : public ::testing::Test {
       EXPECT_TRUE(shape["timed_check_failures"].empty()) << shape["shape"].dump() << " " << shape["timed_check_failures"].dump();
     const auto& baseline = timing["detail"]["baseline"];
     EXPECT_EQ(baseline["library"], "cuDNN") << baseline.dump();
+    // Every plan that ran was inspected (the worker refuses a non-fused one) and lists its kernels.
+    ASSERT_FALSE(baseline["plans"].empty()) << baseline.dump();
+    for (const auto& [label, plan] : baseline["plans"].items())
+      EXPECT_FALSE(plan["kernels"].empty()) << label << ": " << plan.dump();
     std::cout << problem << " baseline: " << baseline.dump(2) << "\n";
   }
 
@@ -86,17 +90,20 @@ TEST_F(AttentionOnGpu, NaiveForwardCausalIsCorrectAndTimedAgainstCudnn) { expect
 TEST_F(AttentionOnGpu, NaiveBackwardIsCorrectAndTimedAgainstCudnn) { expect_naive_correct("mha_bwd"); }
 TEST_F(AttentionOnGpu, NaiveBackwardCausalIsCorrectAndTimedAgainstCudnn) { expect_naive_correct("mha_bwd_causal"); }
 
-// The wgmma + TMA forward references (built on the Hopper pack): correct on every shape, the
+// The wgmma + TMA references (built on the Hopper pack): correct on every shape, the
 // Hopper target families executed. Their speed against cuDNN is a benchmark, not asserted here.
-TEST_F(AttentionOnGpu, WgmmaTmaForwardIsCorrectAndExecutesTargets) {
-  for (const std::string problem : {"mha_fwd", "mha_fwd_causal"}) {
+TEST_F(AttentionOnGpu, WgmmaTmaIsCorrectAndExecutesTargets) {
+  for (const std::string problem : {"mha_fwd", "mha_fwd_causal", "mha_bwd", "mha_bwd_causal"}) {
     SCOPED_TRACE(problem);
     auto r = eval(problem, {"--no-timing", file("problems/" + problem + "/reference/wgmma_tma.cu")});
     ASSERT_TRUE(r.is_object()) << r.dump();
     EXPECT_EQ(r["verdict"], "correct") << r["reason"];
+    EXPECT_EQ(stage_of(r, "sanitize")["status"], "ok") << stage_of(r, "sanitize").dump();
     EXPECT_TRUE(r["target_executed"].get<bool>()) << r["executed_families"].dump();
     EXPECT_GT(r["executed_families"].value("HGMMA", 0), 0);
     EXPECT_GT(r["executed_families"].value("UTMALDG", 0), 0);
+    // The backward adds its fp32 dQ partials with TMA reduce-add.
+    if (problem.rfind("mha_bwd", 0) == 0) EXPECT_GT(r["executed_families"].value("UTMAREDG", 0), 0);
   }
 }
 

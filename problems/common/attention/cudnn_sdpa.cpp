@@ -1,6 +1,7 @@
 // cuDNN SDPA through the frontend graph API, with cuDNN loaded at run time
 // (NV_CUDNN_FRONTEND_USE_DYNAMIC_LOADING is set for this file by src/runner/CMakeLists.txt).
 #include "common/attention/cudnn_sdpa.h"
+#include "common/attention/fused_attention_check.h"
 
 #include <dlfcn.h>
 #include <glob.h>
@@ -14,6 +15,7 @@
 #include <cudnn_frontend.h>
 
 #include "core/error.h"
+#include "runner/launched_kernels.h"
 
 // The frontend finds every cuDNN entry point through this handle.
 namespace cudnn_frontend {
@@ -134,10 +136,23 @@ std::string label(bool backward, const SdpaShape& s) {
          " S=" + std::to_string(s.S) + " D=" + std::to_string(s.D) + (s.causal ? " causal" : "");
 }
 
+// The baseline must be cuDNN's fused flash-attention engine, not a decomposition into GEMMs and a
+// softmax that materialises the S x S scores.
+void require_fused_attention(const std::string& label, const std::string& plan, const std::vector<std::string>& kernels) {
+  const std::string why = why_not_fused_attention(kernels);
+  if (why.empty()) return;
+  std::string listed;
+  for (const auto& k : kernels) listed += "\n  " + k;
+  fail("cuDNN did not choose a fused flash-attention engine for " + label + " (plan " + plan + "): " + why +
+       ". Kernels:" + listed);
+}
+
 struct Built {
   std::shared_ptr<fe::graph::Graph> graph;
   int64_t workspace = 0;
-  std::string plan;
+  std::string label, plan;
+  std::vector<std::string> kernels;  // filled on the first execution
+  bool inspected = false;
 };
 
 }  // namespace
@@ -146,7 +161,6 @@ struct CudnnSdpa::Impl {
   std::string library;
   cudnnHandle_t handle = nullptr;
   std::map<std::tuple<bool, int, int, int, int, bool>, Built> graphs;
-  std::vector<std::pair<std::string, std::string>> plan_names;
   void* workspace = nullptr;
   int64_t workspace_bytes = 0;
 
@@ -174,10 +188,10 @@ struct CudnnSdpa::Impl {
     Built b;
     b.graph = backward ? backward_graph(s) : forward_graph(s);
     const std::string what = label(backward, s);
+    b.label = what;
     check(b.graph->build(handle, {fe::HeurMode_t::A}), "building the " + what + " graph");
     check(b.graph->get_workspace_size(b.workspace), "workspace size of " + what);
     check(b.graph->get_plan_name(b.plan), "plan name of " + what);
-    plan_names.emplace_back(what, b.plan);
     if (b.workspace > workspace_bytes) {
       if (workspace) cudaFree(workspace);
       workspace = nullptr;
@@ -187,9 +201,21 @@ struct CudnnSdpa::Impl {
     return graphs.emplace(key, std::move(b)).first->second;
   }
 
-  void run(Built& b, std::unordered_map<int64_t, void*>& pack, cudaStream_t stream) {
+  void set_stream(cudaStream_t stream) {
     if (auto st = fe::detail::set_stream(handle, stream); st != CUDNN_STATUS_SUCCESS)
       fail(std::string("cudnnSetStream failed: ") + fe::detail::get_error_string(st));
+  }
+
+  void run(Built& b, std::unordered_map<int64_t, void*>& pack, cudaStream_t stream) {
+    if (!b.inspected) {  // once per plan: record what it launches (nothing runs) and check it is fused
+      b.inspected = true;
+      b.kernels = capture_enqueued_work([&](cudaStream_t capture) {
+                    set_stream(capture);
+                    check(b.graph->execute(handle, pack, workspace), "execute " + b.plan + " under stream capture");
+                  }).kernels;
+      require_fused_attention(b.label, b.plan, b.kernels);
+    }
+    set_stream(stream);
     check(b.graph->execute(handle, pack, workspace), "execute " + b.plan);
   }
 };
@@ -224,6 +250,10 @@ std::string CudnnSdpa::version() const {
   return v;
 }
 std::string CudnnSdpa::library_path() const { return impl_->library; }
-std::vector<std::pair<std::string, std::string>> CudnnSdpa::plans() const { return impl_->plan_names; }
+std::vector<CudnnSdpa::Plan> CudnnSdpa::plans() const {
+  std::vector<Plan> out;
+  for (const auto& [key, b] : impl_->graphs) out.push_back({b.label, b.plan, b.workspace, b.kernels});
+  return out;
+}
 
 }  // namespace ptxbench::attention

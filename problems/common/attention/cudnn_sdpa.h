@@ -9,9 +9,9 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace ptxbench::attention {
@@ -35,11 +35,16 @@ class CudnnSdpa {
   void backward(const SdpaShape& s, const void* q, const void* k, const void* v, const void* o, const void* d_o,
                 const float* lse, void* dq, void* dk, void* dv, cudaStream_t stream);
 
-  // What ran, for the record: library version, where it was loaded from, and per built graph
-  // (label such as "fwd B=4 H=16 S=4096 D=128 causal") the execution plan's name (engine and knobs).
+  // What ran, for the record: library version, where it was loaded from, and every plan built.
   std::string version() const;
   std::string library_path() const;
-  std::vector<std::pair<std::string, std::string>> plans() const;
+  struct Plan {
+    std::string label;                 // e.g. "fwd B=4 H=16 S=4096 D=128 causal"
+    std::string name;                  // the execution plan's name (engine and knobs)
+    int64_t workspace_bytes = 0;
+    std::vector<std::string> kernels;  // what one execution launches (seen by stream capture)
+  };
+  std::vector<Plan> plans() const;
 
  private:
   struct Impl;

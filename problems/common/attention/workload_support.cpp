@@ -1,4 +1,5 @@
 #include "common/attention/workload_support.h"
+#include "common/attention/fused_attention_check.h"
 
 #include "core/error.h"
 
@@ -91,6 +92,16 @@ std::vector<TimedCheck> read_timed_slots(const TimedSlot* slots, int count, size
       out[i].inputs_unchanged = out[i].inputs_unchanged && h[i].fp_before[f] == h[i].fp_after[f];
   }
   return out;
+}
+
+json sdpa_plans_json(const CudnnSdpa& sdpa) {
+  json plans = json::object();
+  for (const auto& p : sdpa.plans())
+    plans[p.label] = {{"plan", p.name},
+                      {"attention_kernel", attention_kernel(p.kernels)},
+                      {"workspace_bytes", p.workspace_bytes},
+                      {"kernels", p.kernels}};
+  return plans;
 }
 
 }  // namespace ptxbench::attention

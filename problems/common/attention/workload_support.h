@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/attention/attention_dims.h"
+#include "common/attention/cudnn_sdpa.h"
 #include "common/attention/sampled_rows.h"
 #include "core/json.h"
 #include "runner/detail/device_buffer.h"
@@ -50,6 +51,9 @@ class InputFingerprints {
   std::vector<Input> inputs_;
   DeviceBuffer<unsigned long long> before_{6};
 };
+
+// The cuDNN plans built so far, by label: plan name, workspace and the kernels one execution launches.
+json sdpa_plans_json(const CudnnSdpa& sdpa);
 
 // Reads `count` slots (synchronizes the device) into the harness's verdicts.
 std::vector<TimedCheck> read_timed_slots(const TimedSlot* slots, int count, size_t fingerprints);
