@@ -1,22 +1,38 @@
 #!/usr/bin/env bash
-# One device call's worth of GPU work (used by the developers on the lent H200): Hopper pack tests,
-# GEMM GPU tests, attention GPU tests in order of cost, then the expert GEMM stability bench.
+# GPU work for one device call (used by the developers on the lent H200): the GPU tests in groups,
+# cheapest first, and optionally the expert GEMM stability bench. Name the groups to run (default:
+# all of them; a device call is limited to 10 minutes, so split them over two calls):
+#   scripts/device_session.sh capture hopper_pack attention_wgmma attention_bad attention_selftest
+#   scripts/device_session.sh gemm attention_naive bench_expert
 # Logs go to ${OUT:-/tmp/ptxbench-device}.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/usr/local/cuda/bin:$PATH
 OUT=${OUT:-/tmp/ptxbench-device}
 mkdir -p "$OUT"
-run() {  # name, timeout, ctest regex
-  timeout "$2" scripts/gpu_tests.sh -V -R "$3" > "$OUT/$1.log" 2>&1
-  echo "== $1: rc=$? $(grep -E 'tests passed' "$OUT/$1.log")"
-  grep -E '\*\*\*Failed|Failure|Which is|Expected' "$OUT/$1.log" | grep -v '^\[ptxbench' | head -12
-}
-run hopper_pack 150 'HopperPack'
-run gemm 200 'GemmOnGpu'
-run attention_selftest 120 'AttentionSelfTest'
-run attention_bad 200 'AttentionOnGpu\.(OffByOne|MissingLse|HardCoded|SMultiple)'
-run attention_naive 300 'AttentionOnGpu\.Naive'
-timeout 120 scripts/bench.sh --runs 3 problems/gemm/reference/expert.cu > "$OUT/bench_expert.log" 2>&1
-grep -vE '^\[ptxbench' "$OUT/bench_expert.log" | tail -8
-cp bench-results/eval_stability.json "$OUT/" 2>/dev/null || true
+declare -A REGEX=(
+  [capture]='LaunchedKernels'
+  [hopper_pack]='HopperPack'
+  [gemm]='GemmOnGpu'
+  [attention_wgmma]='AttentionOnGpu\.WgmmaTma'
+  [attention_bad]='AttentionOnGpu\.(OffByOne|MissingLse|HardCoded|SMultiple)'
+  [attention_selftest]='AttentionSelfTest'
+  [attention_naive]='AttentionOnGpu\.Naive'
+)
+declare -A LIMIT=([capture]=60 [hopper_pack]=150 [gemm]=200 [attention_wgmma]=150 [attention_bad]=200
+                  [attention_selftest]=120 [attention_naive]=300)
+groups=("$@")
+[ ${#groups[@]} -eq 0 ] && groups=(capture hopper_pack attention_wgmma attention_bad attention_selftest gemm attention_naive bench_expert)
+for g in "${groups[@]}"; do
+  if [ "$g" = bench_expert ]; then
+    timeout 120 scripts/bench.sh --runs 3 problems/gemm/reference/expert.cu > "$OUT/bench_expert.log" 2>&1
+    grep -vE '^\[ptxbench' "$OUT/bench_expert.log" | tail -8
+    cp bench-results/eval_stability.json "$OUT/" 2>/dev/null || true
+    continue
+  fi
+  [ -n "${REGEX[$g]:-}" ] || { echo "unknown group '$g' (known: ${!REGEX[*]} bench_expert)"; exit 1; }
+  t0=$(date +%s)
+  timeout "${LIMIT[$g]}" scripts/gpu_tests.sh -V -R "${REGEX[$g]}" > "$OUT/$g.log" 2>&1
+  echo "== $g: rc=$? $(( $(date +%s) - t0 ))s $(grep -E 'tests passed' "$OUT/$g.log")"
+  grep -E '\*\*\*Failed|Failure|Which is|Expected' "$OUT/$g.log" | grep -v '^\[ptxbench' | head -12
+done

@@ -56,6 +56,22 @@ TEST_F(AttentionCli, BackwardNaiveCandidatesBuildForSm90a) {
   }
 }
 
+// The wgmma + TMA references: built for sm_90a, with wgmma and TMA in their SASS (HGMMA, UTMALDG;
+// the backward also adds its fp32 dQ partials with TMA reduce, UTMAREDG).
+TEST_F(AttentionCli, WgmmaTmaCandidatesCarryTheTargetsInSass) {
+  for (const std::string p : {"mha_fwd", "mha_fwd_causal", "mha_bwd", "mha_bwd_causal"}) {
+    SCOPED_TRACE(p);
+    auto r = eval_no_gpu(p, {"problems/" + p + "/reference/wgmma_tma.cu"});
+    ASSERT_FALSE(r.output.is_null()) << r.process.err;
+    EXPECT_EQ(r.process.exit_code, 2);
+    expect_built_and_clean(r.output);
+    EXPECT_TRUE(r.output["target_static"].get<bool>()) << r.output["static_families"].dump();
+    EXPECT_GT(r.output["static_families"].value("HGMMA", 0), 0) << r.output["static_families"].dump();
+    EXPECT_GT(r.output["static_families"].value("UTMALDG", 0), 0) << r.output["static_families"].dump();
+    if (p.rfind("mha_bwd", 0) == 0) EXPECT_GT(r.output["static_families"].value("UTMAREDG", 0), 0);
+  }
+}
+
 TEST_F(AttentionCli, WrongForwardTestCandidatesBuild) {
   auto r = eval_no_gpu("mha_fwd", {"tests/gpu/candidates/attention_no_lse.cu", "tests/gpu/candidates/attention_only_d128.cu",
                                    "tests/gpu/candidates/attention_s_multiple_of_256.cu"});
