@@ -76,7 +76,7 @@ class MhaBackwardWorkload final : public Workload {
   json baseline_info() const override {
     return {{"library", "cuDNN"}, {"operation", "SDPA backward (fused flash attention), from O, dO and Stats"},
             {"version", sdpa_.version()}, {"loaded_from", sdpa_.library_path()}, {"compute", "fp32, bf16 I/O"},
-            {"plans", sdpa_plans_json(sdpa_)}};
+            {"plans", sdpa_plans_json(sdpa_)}, {"kernels", sdpa_kernels_json(sdpa_)}};
   }
 
   void compute_reference(cudaStream_t s) override {

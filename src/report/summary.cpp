@@ -1,5 +1,7 @@
 #include "report/summary.h"
 
+#include "report/kernel_name.h"
+
 #include <cstdio>
 #include <sstream>
 
@@ -34,6 +36,21 @@ std::string upper(std::string_view v) {
   std::string s(v);
   for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;
+}
+
+// "baseline: cuDNN (version)" and, per shape it ran, the kernels it launched.
+std::string baseline_lines(const json& b) {
+  std::ostringstream o;
+  o << "\nbaseline: " << b.value("library", "?");
+  if (b.contains("version")) o << " (" << (b["version"].is_string() ? b["version"].get<std::string>() : b["version"].dump()) << ")";
+  o << "\n";
+  if (b.contains("kernels") && b["kernels"].is_object())
+    for (const auto& [label, kernels] : b["kernels"].items()) {
+      std::string names;
+      for (const auto& k : kernels) names += (names.empty() ? "" : " + ") + readable_kernel_name(k.get<std::string>());
+      o << "  " << label << ": " << (names.empty() ? "(no kernel recorded)" : names) << "\n";
+    }
+  return o.str();
 }
 
 }  // namespace
@@ -73,6 +90,7 @@ std::string format_summary(const EvaluationRecord& r) {
     }
     if (r.speedup_geomean) o << "  geomean speedup vs baseline: " << fmt("%.3fx", *r.speedup_geomean) << "\n";
   }
+  if (const auto* t = r.stage("timing"); t && t->detail.contains("baseline")) o << baseline_lines(t->detail["baseline"]);
   return o.str();
 }
 

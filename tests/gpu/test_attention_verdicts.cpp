@@ -63,10 +63,13 @@ class AttentionOnGpu : public ::testing::Test {
       EXPECT_TRUE(shape["timed_check_failures"].empty()) << shape["shape"].dump() << " " << shape["timed_check_failures"].dump();
     const auto& baseline = timing["detail"]["baseline"];
     EXPECT_EQ(baseline["library"], "cuDNN") << baseline.dump();
-    // Every plan that ran was inspected (the worker refuses a non-fused one) and lists its kernels.
+    // Every plan that ran was inspected (the worker refuses a non-fused one): its attention kernel
+    // (the engine) and every kernel it launches are recorded.
     ASSERT_FALSE(baseline["plans"].empty()) << baseline.dump();
-    for (const auto& [label, plan] : baseline["plans"].items())
-      EXPECT_FALSE(plan["kernels"].empty()) << label << ": " << plan.dump();
+    for (const auto& [label, plan] : baseline["plans"].items()) {
+      EXPECT_NE(plan.value("attention_kernel", "").find("sdpa"), std::string::npos) << label << ": " << plan.dump();
+      EXPECT_FALSE(baseline["kernels"][label].empty()) << label << ": " << baseline.dump();
+    }
     std::cout << problem << " baseline: " << baseline.dump(2) << "\n";
   }
 

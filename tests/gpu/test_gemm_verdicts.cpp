@@ -59,6 +59,13 @@ TEST_F(GemmOnGpu, WgmmaTmaIsCorrectAndExecutesHgmmaAndUtmaldg) {
     EXPECT_GE(t["samples"].get<int>(), 5);
   }
   std::cout << "wgmma_tma geomean speedup vs cuBLASLt: " << r["speedup_geomean"] << "\n";
+  // The kernels cuBLASLt launched for each timed shape are recorded (stream capture).
+  const json kernels = stage_of(r, "timing")["detail"]["baseline"]["kernels"];  // a copy: stage_of returns a temporary
+  EXPECT_EQ(kernels.size(), 4u) << kernels.dump();
+  for (const auto& [label, names] : kernels.items()) {
+    EXPECT_FALSE(names.empty()) << label;
+    std::cout << "cuBLASLt " << label << ": " << names.dump() << "\n";
+  }
 }
 
 // The expert kernel (knowledge-pack built): correct, every Hopper target family executed. Its

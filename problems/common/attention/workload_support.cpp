@@ -97,11 +97,15 @@ std::vector<TimedCheck> read_timed_slots(const TimedSlot* slots, int count, size
 json sdpa_plans_json(const CudnnSdpa& sdpa) {
   json plans = json::object();
   for (const auto& p : sdpa.plans())
-    plans[p.label] = {{"plan", p.name},
-                      {"attention_kernel", attention_kernel(p.kernels)},
-                      {"workspace_bytes", p.workspace_bytes},
-                      {"kernels", p.kernels}};
+    plans[p.label] = {{"plan", p.name}, {"attention_kernel", attention_kernel(p.kernels)},
+                      {"workspace_bytes", p.workspace_bytes}};
   return plans;
+}
+
+json sdpa_kernels_json(const CudnnSdpa& sdpa) {
+  json kernels = json::object();
+  for (const auto& p : sdpa.plans()) kernels[p.label] = p.kernels;
+  return kernels;
 }
 
 }  // namespace ptxbench::attention

@@ -52,8 +52,10 @@ class InputFingerprints {
   DeviceBuffer<unsigned long long> before_{6};
 };
 
-// The cuDNN plans built so far, by label: plan name, workspace and the kernels one execution launches.
+// The cuDNN plans built so far, by label: plan name, its attention kernel (the engine) and workspace.
 json sdpa_plans_json(const CudnnSdpa& sdpa);
+// By the same labels: every kernel one execution of the plan launches, in order.
+json sdpa_kernels_json(const CudnnSdpa& sdpa);
 
 // Reads `count` slots (synchronizes the device) into the harness's verdicts.
 std::vector<TimedCheck> read_timed_slots(const TimedSlot* slots, int count, size_t fingerprints);
