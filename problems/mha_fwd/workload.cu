@@ -63,7 +63,7 @@ class MhaForwardWorkload final : public Workload {
   json baseline_info() const override {
     return {{"library", "cuDNN"}, {"operation", "SDPA forward (fused flash attention), generate_stats"},
             {"version", sdpa_.version()}, {"loaded_from", sdpa_.library_path()}, {"compute", "fp32, bf16 I/O"},
-            {"plans", sdpa_plans_json(sdpa_)}, {"kernels", sdpa_kernels_json(sdpa_)}};
+            {"plans", sdpa_plans_json(sdpa_, "fwd")}, {"kernels", sdpa_kernels_json(sdpa_, "fwd")}};
   }
 
   void compute_reference(cudaStream_t s) override {

@@ -63,7 +63,7 @@ struct Sampler {
   void sample(Side side) {
     auto s = ctx.stream.get();
     const uint64_t sample_seed = seed + 0x1000 + static_cast<uint64_t>(slots) * 7919;
-    ctx.workload.generate_inputs(sample_seed, s);
+    ctx.workload.generate_timing_inputs(sample_seed, s);
     ctx.workload.arm_timed_check(sample_seed ^ 0xabcdef, s);
     ctx.workload.poison_outputs(s);
     flusher.flush(s);

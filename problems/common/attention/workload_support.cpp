@@ -94,17 +94,19 @@ std::vector<TimedCheck> read_timed_slots(const TimedSlot* slots, int count, size
   return out;
 }
 
-json sdpa_plans_json(const CudnnSdpa& sdpa) {
+json sdpa_plans_json(const CudnnSdpa& sdpa, const std::string& direction) {
   json plans = json::object();
   for (const auto& p : sdpa.plans())
-    plans[p.label] = {{"plan", p.name}, {"attention_kernel", attention_kernel(p.kernels)},
-                      {"workspace_bytes", p.workspace_bytes}};
+    if (p.label.rfind(direction + " ", 0) == 0)
+      plans[p.label] = {{"plan", p.name}, {"attention_kernel", attention_kernel(p.kernels)},
+                        {"workspace_bytes", p.workspace_bytes}};
   return plans;
 }
 
-json sdpa_kernels_json(const CudnnSdpa& sdpa) {
+json sdpa_kernels_json(const CudnnSdpa& sdpa, const std::string& direction) {
   json kernels = json::object();
-  for (const auto& p : sdpa.plans()) kernels[p.label] = p.kernels;
+  for (const auto& p : sdpa.plans())
+    if (p.label.rfind(direction + " ", 0) == 0) kernels[p.label] = p.kernels;
   return kernels;
 }
 

@@ -52,10 +52,11 @@ class InputFingerprints {
   DeviceBuffer<unsigned long long> before_{6};
 };
 
-// The cuDNN plans built so far, by label: plan name, its attention kernel (the engine) and workspace.
-json sdpa_plans_json(const CudnnSdpa& sdpa);
+// The cuDNN plans of one direction ("fwd" or "bwd") built so far, by label: plan name, its
+// attention kernel (the engine) and workspace.
+json sdpa_plans_json(const CudnnSdpa& sdpa, const std::string& direction);
 // By the same labels: every kernel one execution of the plan launches, in order.
-json sdpa_kernels_json(const CudnnSdpa& sdpa);
+json sdpa_kernels_json(const CudnnSdpa& sdpa, const std::string& direction);
 
 // Reads `count` slots (synchronizes the device) into the harness's verdicts.
 std::vector<TimedCheck> read_timed_slots(const TimedSlot* slots, int count, size_t fingerprints);
