@@ -57,9 +57,17 @@ class MhaBackwardWorkload final : public Workload {
   // faster than the fp32 reference at S = 8192 (most of the backward's harness time otherwise).
   // They agree with the fp32 forward to bf16 accuracy, and the timed-call check derives its expected
   // rows (P from LSE, Delta from O) from these very inputs. Correctness checks keep the fp32 path.
+  // Without a usable cuDNN (e.g. timing without the baseline on a host that lacks it) the fp32 path
+  // is used instead, and the record says why.
   void generate_timing_inputs(uint64_t seed, cudaStream_t s) override {
+    if (!timing_inputs_fallback_.empty()) return generate_inputs(seed, s);
     fill_random(seed, s);
-    sdpa_.forward({d_.B, d_.H, d_.S, d_.D, d_.causal}, Q_.get(), K_.get(), V_.get(), O_.get(), LSE_.get(), s);
+    try {
+      sdpa_.forward({d_.B, d_.H, d_.S, d_.D, d_.causal}, Q_.get(), K_.get(), V_.get(), O_.get(), LSE_.get(), s);
+    } catch (const Error& e) {
+      timing_inputs_fallback_ = e.what();
+      return generate_inputs(seed, s);
+    }
     fp_.take(s);
     have_reference_ = false;
   }
@@ -92,8 +100,12 @@ class MhaBackwardWorkload final : public Workload {
     return {{"library", "cuDNN"}, {"operation", "SDPA backward (fused flash attention), from O, dO and Stats"},
             {"version", sdpa_.version()}, {"loaded_from", sdpa_.library_path()}, {"compute", "fp32, bf16 I/O"},
             {"plans", sdpa_plans_json(sdpa_, "bwd")}, {"kernels", sdpa_kernels_json(sdpa_, "bwd")},
-            {"timed_inputs", "O and LSE of every timed sample come from cuDNN's fused forward (plans: " +
-                                 sdpa_plans_json(sdpa_, "fwd").dump() + "); correctness uses the fp32 forward"}};
+            {"timed_inputs",
+             timing_inputs_fallback_.empty()
+                 ? "O and LSE of every timed sample come from cuDNN's fused forward (plans: " +
+                       sdpa_plans_json(sdpa_, "fwd").dump() + "); correctness uses the fp32 forward"
+                 : "O and LSE of timed samples come from the fp32 forward: cuDNN's forward failed (" +
+                       timing_inputs_fallback_ + ")"}};
   }
 
   void compute_reference(cudaStream_t s) override {
@@ -196,6 +208,7 @@ class MhaBackwardWorkload final : public Workload {
   DeviceBuffer<__nv_bfloat16> Q_, K_, V_, O_, dO_, dQ_, dK_, dV_, shadow_dq_, shadow_dk_, shadow_dv_;
   DeviceBuffer<float> LSE_, delta_, o32_, ref_dq_, ref_dk_, ref_dv_, exp_dq_, exp_dk_, exp_dv_, workspace_;
   size_t workspace_bytes_ = 0;
+  std::string timing_inputs_fallback_;  // why cuDNN's forward could not make the timed inputs, if it could not
   uint64_t poisoned_ = 0;
   DeviceBuffer<uint32_t> q_rows_, k_rows_;
   DeviceBuffer<TimedSlot> slots_;
