@@ -1,6 +1,6 @@
 // PTXBench MHA backward reference (Hopper, sm_90a): FlashAttention-2/3-style wgmma + TMA kernel, built
-// only on the knowledge pack (ptx.cuh). The same file serves mha_bwd and mha_bwd_causal: the two
-// copies differ only in the constant kCausalMode below.
+// only on the knowledge pack (ptx.cuh). It serves mha_bwd and, with PTXBENCH_CAUSAL = 1 (see
+// problems/mha_bwd_causal/reference/wgmma_tma.cu), mha_bwd_causal.
 //
 // Given Q, K, V, O, dO [B, H, S, D] bf16 (viewed as 2D [B*H*S, D] by the tensor maps) and LSE [B, H, S]:
 //   P = exp(scale Q K^T - LSE), dV = P^T dO, dP = dO V^T, Delta = rowsum(dO * O),
@@ -33,7 +33,11 @@
 
 namespace {
 
-constexpr bool kCausalMode = false;  // mha_bwd: no mask (mha_bwd_causal: query i attends keys 0..i)
+// Causal or not: problems/mha_bwd_causal/reference/wgmma_tma.cu is this file with PTXBENCH_CAUSAL set to 1.
+#ifndef PTXBENCH_CAUSAL
+#define PTXBENCH_CAUSAL 0
+#endif
+constexpr bool kCausalMode = PTXBENCH_CAUSAL;  // mha_bwd: no mask (mha_bwd_causal: query i attends keys 0..i)
 
 using namespace hopper;
 

@@ -12,7 +12,11 @@
 
 namespace {
 
-constexpr bool kCausal = false;  // query i attends keys 0..i when true
+// Causal or not: problems/mha_fwd_causal/reference/naive.cu is this file with PTXBENCH_CAUSAL set to 1.
+#ifndef PTXBENCH_CAUSAL
+#define PTXBENCH_CAUSAL 0
+#endif
+constexpr bool kCausal = PTXBENCH_CAUSAL;  // query i attends keys 0..i when true
 constexpr int kTile = 64;
 constexpr int kThreads = 256;
 

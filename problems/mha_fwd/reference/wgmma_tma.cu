@@ -1,6 +1,6 @@
 // PTXBench MHA forward reference (Hopper, sm_90a): FlashAttention-style wgmma + TMA kernel, built
-// only on the knowledge pack (ptx.cuh). The same file serves mha_fwd and mha_fwd_causal: the two
-// copies differ only in the constant kCausalMode below.
+// only on the knowledge pack (ptx.cuh). It serves mha_fwd and, with PTXBENCH_CAUSAL = 1 (see
+// problems/mha_fwd_causal/reference/wgmma_tma.cu), mha_fwd_causal.
 //
 // O = softmax(scale * Q K^T) V, LSE = natural-log log-sum-exp of each scaled score row;
 // Q, K, V, O [B, H, S, D] bf16 row-major (viewed as 2D [B*H*S, D] by the tensor maps), LSE [B, H, S] fp32.
@@ -32,7 +32,11 @@
 
 namespace {
 
-constexpr bool kCausalMode = false;  // mha_fwd: no mask (mha_fwd_causal: query i attends keys 0..i)
+// Causal or not: problems/mha_fwd_causal/reference/wgmma_tma.cu is this file with PTXBENCH_CAUSAL set to 1.
+#ifndef PTXBENCH_CAUSAL
+#define PTXBENCH_CAUSAL 0
+#endif
+constexpr bool kCausalMode = PTXBENCH_CAUSAL;  // mha_fwd: no mask (mha_fwd_causal: query i attends keys 0..i)
 
 using namespace hopper;
 
