@@ -222,11 +222,7 @@ class GemmWorkload final : public Workload {
     auto e = compare_bf16(C_.get(), ref_.get(), size_t(M_) * N_, t.at("rtol"), t.at("atol"), s);
     auto judged = judge_output("C", e, t.at("rtol"), t.at("atol"), t.at("max_rel_l2"), N_);
     CheckOutcome out{judged.passed, judged.summary, {{"outputs", json::array({judged.detail})}}};
-    if (auto changed = inputs_changed(s); !changed.empty()) {
-      out.passed = false;
-      out.summary = "the candidate modified its input " + changed + " (inputs must be left unchanged)";
-      out.detail["modified_inputs"] = changed;
-    }
+    fail_if_inputs_modified(out, inputs_changed(s));
     return out;
   }
 

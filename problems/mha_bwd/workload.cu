@@ -145,11 +145,7 @@ class MhaBackwardWorkload final : public Workload {
       checks.push_back(judge_attention_output(name, e, t, d_, d_.D));
     }
     CheckOutcome outcome = combine_checks(checks);
-    if (auto changed = fp_.changed(s); !changed.empty()) {
-      outcome.passed = false;
-      outcome.summary = "the candidate modified its input " + changed + " (inputs must be left unchanged)";
-      outcome.detail["modified_inputs"] = changed;
-    }
+    fail_if_inputs_modified(outcome, fp_.changed(s));
     return outcome;
   }
 

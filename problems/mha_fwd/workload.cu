@@ -94,11 +94,7 @@ class MhaForwardWorkload final : public Workload {
     auto el = compare_f32(LSE_.get(), ref_lse_.get(), d_.rows(), tl.rtol, tl.atol, s);
     CheckOutcome out = combine_checks({judge_attention_output("O", eo, to, d_, d_.D),
                                        judge_attention_output("LSE", el, tl, d_, 1)});
-    if (auto changed = fp_.changed(s); !changed.empty()) {
-      out.passed = false;
-      out.summary = "the candidate modified its input " + changed + " (inputs must be left unchanged)";
-      out.detail["modified_inputs"] = changed;
-    }
+    fail_if_inputs_modified(out, fp_.changed(s));
     return out;
   }
 

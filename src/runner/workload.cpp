@@ -20,4 +20,11 @@ std::unique_ptr<Workload> make_workload(const std::string& name) {
   return it->second();
 }
 
+void fail_if_inputs_modified(CheckOutcome& outcome, const std::string& changed) {
+  if (changed.empty()) return;
+  outcome.passed = false;
+  outcome.summary = "the candidate modified its input " + changed + " (inputs must be left unchanged)";
+  outcome.detail["modified_inputs"] = changed;
+}
+
 }  // namespace ptxbench

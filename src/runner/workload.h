@@ -25,6 +25,9 @@ struct CheckOutcome {
   json detail = json::object();
 };
 
+// Fails `outcome` when the call changed inputs: `changed` names them ("A", "K and dO"); "" = none.
+void fail_if_inputs_modified(CheckOutcome& outcome, const std::string& changed);
+
 // Result of the cheap check of one timed call.
 struct TimedCheck {
   bool output_finite = true;
