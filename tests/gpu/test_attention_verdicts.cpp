@@ -6,31 +6,19 @@
 #include "problems/registry.h"
 #include "service/worker_client.h"
 #include "support/cli.h"
+#include "support/gpu.h"
 
 using namespace ptxbench;
 using namespace ptxbench::test;
 
 namespace {
 
-std::string gpu_missing_reason() {
-  static std::string reason = [] {
-    auto r = run_process({(bin_dir() / "ptxbench-worker").string(), "--info"});
-    if (r.ok()) return std::string();
-    return "no CUDA GPU on this machine (ptxbench-worker --info: " + r.describe() + "); run scripts/gpu_tests.sh on a GPU host";
-  }();
-  return reason;
-}
-
-class AttentionOnGpu : public ::testing::Test {
+class AttentionOnGpu : public OnGpu {
  protected:
-  void SetUp() override {
-    if (auto why = gpu_missing_reason(); !why.empty()) GTEST_SKIP() << why;
-  }
   static std::filesystem::path ws() {
     static auto p = fresh_workspace("gpu-attention");
     return p;
   }
-  static std::string file(const std::string& rel) { return (source_dir() / rel).string(); }
   static json eval(const std::string& problem, std::vector<std::string> args) {
     std::vector<std::string> a{"eval", "--json", "-p", problem};
     a.insert(a.end(), args.begin(), args.end());
