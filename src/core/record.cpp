@@ -45,7 +45,8 @@ json to_json(const EvaluationRecord& r) {
   j["verdict"] = std::string(to_string(r.verdict));
   j["reason"] = r.reason;
   j["target_static"] = r.target_static;
-  j["target_executed"] = r.target_executed;
+  j["target_executed"] = r.target_executed ? json(*r.target_executed) : json(nullptr);
+  j["tensor_flop_share"] = r.tensor_flop_share ? json(*r.tensor_flop_share) : json(nullptr);
   j["static_families"] = r.static_families;
   j["executed_families"] = r.executed_families;
   j["stages"] = json::array();
@@ -81,7 +82,8 @@ EvaluationRecord record_from_json(const json& j) {
     r.verdict = *v;
     r.reason = j.at("reason").get<std::string>();
     r.target_static = j.at("target_static").get<bool>();
-    r.target_executed = j.at("target_executed").get<bool>();
+    if (const auto& te = j.at("target_executed"); !te.is_null()) r.target_executed = te.get<bool>();
+    if (auto ts = j.find("tensor_flop_share"); ts != j.end() && !ts->is_null()) r.tensor_flop_share = ts->get<double>();
     r.static_families = j.at("static_families").get<std::map<std::string, long long>>();
     r.executed_families = j.at("executed_families").get<std::map<std::string, long long>>();
     for (const auto& s : j.at("stages"))

@@ -35,7 +35,7 @@ struct ShapeTiming {
 };
 
 struct EvaluationRecord {
-  int schema = 1;
+  int schema = 2;  // 2: target_executed may be null (unknown); tensor_flop_share
   std::string problem;
   std::string arch;
   std::string gpu;
@@ -45,7 +45,11 @@ struct EvaluationRecord {
   Verdict verdict = Verdict::not_run;
   std::string reason;  // why this verdict, in one or two lines
   bool target_static = false;
-  bool target_executed = false;
+  // Every target group executed during a checked call; nullopt = unknown (the counting tool
+  // failed for its own reasons: never charged to the candidate). JSON: true, false or null.
+  std::optional<bool> target_executed;
+  // Share of the problem's FLOPs done by the target tensor instructions on the counted call.
+  std::optional<double> tensor_flop_share;
   std::map<std::string, long long> static_families;    // SASS family -> count in the cubin
   std::map<std::string, long long> executed_families;  // SASS family -> executed instructions
   std::vector<StageResult> stages;

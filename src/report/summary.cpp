@@ -63,7 +63,7 @@ std::string format_summary(const EvaluationRecord& r) {
   o << "target instructions: in SASS " << (r.target_static ? "yes" : "no") << " (" << families(r.static_families) << ")";
   const auto* tr = r.stage("target_run");
   if (tr && tr->status == StageStatus::ok)
-    o << "; executed " << (r.target_executed ? "yes" : "NO") << " (" << families(r.executed_families) << ")";
+    o << "; executed " << (!r.target_executed ? "unknown" : *r.target_executed ? "yes" : "NO") << " (" << families(r.executed_families) << ")";
   else
     o << "; executed: not measured";
   o << "\n\nstages:\n";
@@ -100,7 +100,7 @@ std::string format_table(const std::vector<std::pair<long long, EvaluationRecord
     << "candidate\n";
   for (const auto& [id, r] : rows) {
     o << pad(std::to_string(id), 6) << pad(r.created_at, 22) << pad(r.problem, 16) << pad(std::string(to_string(r.verdict)), 17)
-      << pad(r.target_executed ? "exec" : (r.target_static ? "static" : "-"), 9)
+      << pad(r.target_executed.value_or(false) ? "exec" : !r.target_executed ? "unknown" : (r.target_static ? "static" : "-"), 9)
       << pad(r.speedup_geomean ? fmt("%.3fx", *r.speedup_geomean) : "-", 9) << r.candidate_path << "\n";
   }
   return o.str();

@@ -500,7 +500,7 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Evaluat
       json kernels = json::array();
       for (const auto& k : rep.kernels) kernels.push_back({{"name", k.name}, {"targets", select_families(k.opcodes, groups)}});
       r.add_stage(timed({"target_run", StageStatus::ok, 0,
-                         r.target_executed ? "target families executed" : "target families did NOT execute",
+                         *r.target_executed ? "target families executed" : "target families did NOT execute",
                          {{"kernels", kernels}, {"executed_families", r.executed_families}}}, probe->run));
     } catch (const Error& e) {
       r.add_stage(timed(failed_stage("target_run", Verdict::infra_error, std::string("ncu: ") + e.what(),

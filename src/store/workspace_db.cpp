@@ -16,7 +16,7 @@ CREATE TABLE IF NOT EXISTS evaluations (
   gpu TEXT NOT NULL,
   candidate_sha256 TEXT NOT NULL,
   verdict TEXT NOT NULL,
-  target_executed INTEGER NOT NULL,
+  target_executed INTEGER NOT NULL,  -- 1 yes, 0 no, -1 unknown
   speedup_geomean REAL,
   record_json TEXT NOT NULL
 );
@@ -96,7 +96,7 @@ DbStatus WorkspaceDb::insert(const EvaluationRecord& r, long long* id) {
   sqlite3_bind_text(st.get(), 4, r.gpu.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st.get(), 5, r.candidate_sha256.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st.get(), 6, verdict.c_str(), -1, SQLITE_TRANSIENT);
-  sqlite3_bind_int(st.get(), 7, r.target_executed ? 1 : 0);
+  sqlite3_bind_int(st.get(), 7, r.target_executed ? (*r.target_executed ? 1 : 0) : -1);
   if (r.speedup_geomean) sqlite3_bind_double(st.get(), 8, *r.speedup_geomean);
   else sqlite3_bind_null(st.get(), 8);
   sqlite3_bind_text(st.get(), 9, text.c_str(), -1, SQLITE_TRANSIENT);
