@@ -182,10 +182,22 @@ json Evaluator::base_job(const ProblemSpec& p, const fs::path& so, uint64_t seed
           {"tolerances", tol}};
 }
 
+struct PreparedCandidate::SassScan {
+  std::map<std::string, long long> families;
+  bool satisfied = false;
+  json detail = json::object();
+  std::future<void> done;  // last: destroyed first, so it waits before the fields it writes go
+};
+
 EvaluationRecord Evaluator::evaluate(const ProblemSpec& p, const fs::path& candidate) {
+  return judge(p, prepare(p, candidate));
+}
+
+PreparedCandidate Evaluator::prepare(const ProblemSpec& p, const fs::path& candidate) {
   if (!fs::is_regular_file(candidate)) throw InputError("candidate '" + candidate.string() + "' is not a readable file");
   const std::string source = read_file(candidate);
-  EvaluationRecord r;
+  PreparedCandidate prep;
+  EvaluationRecord& r = prep.record;
   r.problem = p.name;
   r.arch = opt_.arch;
   r.candidate_path = candidate.string();
@@ -204,7 +216,8 @@ EvaluationRecord Evaluator::evaluate(const ProblemSpec& p, const fs::path& candi
   const fs::path pack = knowledge / std::string(arch_info(opt_.arch).pack);
   if (fs::is_directory(pack)) bo.include_dirs.push_back(pack);
   for (const auto& d : opt_.include_dirs) bo.include_dirs.push_back(d);
-  const fs::path out_dir = opt_.workspace / "builds" / (r.candidate_sha256.substr(0, 16) + "-" + opt_.arch + "-" + std::to_string(getpid()));
+  const fs::path out_dir = opt_.workspace / "builds" / (r.candidate_sha256.substr(0, 16) + "-" + opt_.arch + "-" + std::to_string(getpid()) + "-" +
+                                                   std::to_string(build_counter_++));
   BuildResult b = build_candidate(candidate, out_dir, bo);
   json diags = json::array();
   for (const auto& d : b.diagnostics)
@@ -226,12 +239,6 @@ EvaluationRecord Evaluator::evaluate(const ProblemSpec& p, const fs::path& candi
 
   // Static checks. The SASS scan (cuobjdump, about 1 s) decides no verdict, only target_static, so
   // it runs alongside the forbidden-code checks and the GPU stages and joins before the verdict.
-  struct SassScan {
-    std::map<std::string, long long> families;
-    bool satisfied = false;
-    json detail = json::object();
-  };
-  std::future<SassScan> sass_scan;
   if (b.ok) {
     note("static: PTX, SASS and imports");
     auto t0 = std::chrono::steady_clock::now();
@@ -239,9 +246,10 @@ EvaluationRecord Evaluator::evaluate(const ProblemSpec& p, const fs::path& candi
     std::vector<std::string> forbidden;
     detail["ptx_targets"] = b.ptx.empty() ? json::object() : json(scan_ptx(read_file(b.ptx), targets->ptx));
     if (auto cuobjdump = find_cuobjdump(); !cuobjdump.empty()) {
-      sass_scan = std::async(std::launch::async, [so = b.shared_object, cuobjdump, targets] {
+      prep.sass = std::make_shared<PreparedCandidate::SassScan>();
+      prep.sass->done = std::async(std::launch::async, [so = b.shared_object, cuobjdump, targets, scan = prep.sass.get()] {
         const auto t = std::chrono::steady_clock::now();
-        SassScan out;
+        PreparedCandidate::SassScan& out = *scan;
         try {
           auto counts = sass_opcode_counts(so, cuobjdump);
           out.families = select_families(counts, targets->groups);
@@ -253,7 +261,6 @@ EvaluationRecord Evaluator::evaluate(const ProblemSpec& p, const fs::path& candi
           out.detail["sass_error"] = e.what();
         }
         out.detail["sass_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-        return out;
       });
     } else {
       detail["sass_error"] = "cuobjdump not found (install PyPI nvidia-cuda-cuobjdump: scripts/setup.sh)";
@@ -285,8 +292,16 @@ EvaluationRecord Evaluator::evaluate(const ProblemSpec& p, const fs::path& candi
     r.add_stage(skipped_stage("static", "the build failed"));
   }
 
+  prep.shared_object = b.ok ? b.shared_object : fs::path();
+  prep.build_dir = out_dir;
+  prep.ready_for_gpu = r.stage("static")->status == StageStatus::ok;
+  return prep;
+}
+
+EvaluationRecord Evaluator::judge(const ProblemSpec& p, PreparedCandidate prep) {
+  EvaluationRecord& r = prep.record;
   // GPU stages.
-  const bool static_ok = r.stage("static")->status == StageStatus::ok;
+  const bool static_ok = prep.ready_for_gpu;
   std::string skip_reason;
   if (!static_ok) skip_reason = "an earlier stage failed";
   else if (!opt_.use_gpu) skip_reason = "--no-gpu: static checks only";
@@ -296,14 +311,15 @@ EvaluationRecord Evaluator::evaluate(const ProblemSpec& p, const fs::path& candi
                   " code: static checks only";
   if (skip_reason.empty()) {
     r.environment["gpu"] = gpu_hello_;
-    run_gpu_stages(p, b.shared_object, r);
+    run_gpu_stages(p, prep.shared_object, r);
   } else {
     for (const char* s : {"sanitize", "stream_discipline", "correctness", "target_run", "timing"}) r.add_stage(skipped_stage(s, skip_reason));
     if (static_ok) note("GPU stages skipped: " + skip_reason);
   }
   if (r.gpu.empty() && gpu_hello_.is_object()) r.gpu = gpu_hello_.value("gpu", "");
-  if (sass_scan.valid()) {
-    SassScan scan = sass_scan.get();
+  if (prep.sass) {
+    prep.sass->done.get();
+    PreparedCandidate::SassScan& scan = *prep.sass;
     r.static_families = std::move(scan.families);
     r.target_static = scan.satisfied;
     StageResult* st = r.stage("static");
@@ -323,7 +339,7 @@ EvaluationRecord Evaluator::evaluate(const ProblemSpec& p, const fs::path& candi
   r.environment["tools"] = {{"nvcc", find_nvcc().string()}, {"cuobjdump", find_cuobjdump().string()},
                             {"ncu", find_ncu().string()}, {"compute_sanitizer", find_compute_sanitizer().string()}};
   std::error_code ec;
-  fs::remove_all(out_dir, ec);  // the record keeps what matters; builds are cheap to redo
+  fs::remove_all(prep.build_dir, ec);  // the record keeps what matters; builds are cheap to redo
   return r;
 }
 

@@ -2,6 +2,7 @@
 // stream discipline -> target-instruction run -> timing] on the GPU worker -> record. The first
 // failing stage decides the verdict.
 #pragma once
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -29,12 +30,30 @@ struct EvalOptions {
 
 using ProgressFn = std::function<void(const std::string& line)>;
 
+// A candidate after the CPU stages (build, static checks): what the GPU stages need. The SASS
+// scan may still be running; finish() joins it.
+struct PreparedCandidate {
+  EvaluationRecord record;                // build and static stages recorded
+  std::filesystem::path shared_object;    // empty when the build failed
+  std::filesystem::path build_dir;        // removed by finish()
+  bool ready_for_gpu = false;             // built and passed the static checks
+  struct SassScan;
+  std::shared_ptr<SassScan> sass;         // the cuobjdump scan (target_static), joined by finish()
+};
+
 class Evaluator {
  public:
   Evaluator(EvalOptions options, ProgressFn progress);
   // Never throws for a bad candidate: every failure becomes a verdict in the record. Throws
   // InputError only when the candidate file cannot be read.
   EvaluationRecord evaluate(const ProblemSpec& problem, const std::filesystem::path& candidate);
+
+  // The same in two phases, so a pipeline can build one candidate (CPU-bound, any thread) while
+  // another is on the GPU. prepare() never touches the GPU and may run on several threads at
+  // once; judge() runs the GPU stages (or records why they are skipped) and returns the finished
+  // record, one call at a time per Evaluator. `problem` must outlive the prepared candidate.
+  PreparedCandidate prepare(const ProblemSpec& problem, const std::filesystem::path& candidate);
+  EvaluationRecord judge(const ProblemSpec& problem, PreparedCandidate prepared);
 
   // Why GPU stages are skipped (empty when a GPU is there). Asks the worker once.
   const std::string& gpu_unavailable_reason();
@@ -46,6 +65,7 @@ class Evaluator {
 
   EvalOptions opt_;
   ProgressFn progress_;
+  std::atomic<unsigned> build_counter_{0};
   std::optional<std::string> gpu_reason_;
   json gpu_hello_;
 };
