@@ -67,6 +67,10 @@ OpcodeCounts parse_sass_listing(const std::string& cuobjdump_sass_output) {
 }
 
 OpcodeCounts sass_opcode_counts(const std::filesystem::path& object, const std::filesystem::path& cuobjdump) {
+  return parse_sass_listing(sass_text(object, cuobjdump));
+}
+
+std::string sass_text(const std::filesystem::path& object, const std::filesystem::path& cuobjdump) {
   if (cuobjdump.empty()) fail("cuobjdump not found: set $PTXBENCH_CUOBJDUMP or install the CUDA toolkit");
   ProcessOptions options;
   options.timeout = std::chrono::minutes(2);
@@ -75,8 +79,8 @@ OpcodeCounts sass_opcode_counts(const std::filesystem::path& object, const std::
   ProcessResult r = run_process(argv, options);
   if (r.ok() && r.dropped_bytes > 0)
     fail("`" + join_command(argv) + "` printed more than 256 MiB; the opcode counts would be incomplete");
-  if (r.ok()) return parse_sass_listing(r.out);
-  if (r.exited && (r.out + r.err).find("does not contain device code") != std::string::npos) return {};
+  if (r.ok()) return r.out;
+  if (r.exited && (r.out + r.err).find("does not contain device code") != std::string::npos) return "";
   fail("`" + join_command(argv) + "` failed (" + r.describe() + "): " + r.err.substr(0, 2000));
 }
 

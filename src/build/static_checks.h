@@ -22,6 +22,8 @@ std::filesystem::path find_cuobjdump();
 // SASS opcode -> static count over every kernel in the object (modifiers dropped: HGMMA.64x128x16.F32.BF16 -> HGMMA).
 // Throws Error when cuobjdump fails.
 OpcodeCounts sass_opcode_counts(const std::filesystem::path& object, const std::filesystem::path& cuobjdump);
+// The `cuobjdump -sass` listing itself ("" for an object without device code). Throws Error.
+std::string sass_text(const std::filesystem::path& object, const std::filesystem::path& cuobjdump);
 OpcodeCounts parse_sass_listing(const std::string& cuobjdump_sass_output);
 
 // Glob match for opcode families: '*' matches any run, e.g. "*GMMA" matches HGMMA, "UTC*" UTCHMMA.

@@ -6,14 +6,26 @@
 
 namespace ptxbench {
 
-// Every (shape, seed): fresh inputs, reference first, NaN-poisoned output, one call, full check.
+// Every (shape, seed): fresh inputs, NaN-poisoned output, one call; then the inputs generated
+// again, the reference computed from them, and the full check.
 bool run_correctness(WorkerContext& ctx, const json& job);
 // One call with the legacy stream held back: output made off the harness stream shows up missing.
 bool run_stream_discipline(WorkerContext& ctx, const json& job);
-// Timed shapes; fails when a timed output fails its check or a time is below the hardware floor.
+// Executed instructions counted in-process on checked calls (one per listed shape). Returns
+// false when a counted call was wrong (an incorrect candidate); a counting tool failure is
+// reported as such, never charged to the candidate.
+bool run_target_count(WorkerContext& ctx, const json& job);
+// The baseline alone on every timed shape, before the candidate is loaded.
+void run_clean_baseline(WorkerContext& ctx, const json& job);
+// Timed shapes; fails when a timed output fails its check, a time is below the hardware floor,
+// or the library ran markedly slower beside the candidate than alone.
 bool run_timing(WorkerContext& ctx, const json& job);
-// One call on a small shape (run under compute-sanitizer by the parent).
-void run_single_call(WorkerContext& ctx, const json& shape, double flops, bool nvtx_range);
+// The GPU activity audit so far (synchronizes); false, with an integrity stage, on a violation.
+bool run_integrity_audit(WorkerContext& ctx, const std::string& after, bool final_report);
+// One call on a small shape (run under compute-sanitizer or ncu by the parent); with
+// `check`, the call's output is also fully checked (a counted call must be a checked one).
+void run_single_call(WorkerContext& ctx, const json& shape, double flops, bool nvtx_range, bool check,
+                     const json& tolerances);
 // The harness's own reference checked against fp64 on the CPU, and the baseline against it.
 void run_self_test(WorkerContext& ctx, const json& job);
 

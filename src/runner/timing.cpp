@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <numeric>
 
 #include "runner/device_ops.h"
 #include "runner/hardware_peak.h"
+#include "runner/integrity/gpu_activity_monitor.h"
 
 namespace ptxbench {
 
@@ -18,6 +20,8 @@ TimingConfig TimingConfig::from_json(const json& j) {
   c.target_median_error = j.value("target_median_error", c.target_median_error);
   c.max_seconds = j.value("max_seconds", c.max_seconds);
   c.with_baseline = j.value("with_baseline", c.with_baseline);
+  c.clean_min_samples = j.value("clean_min_samples", c.clean_min_samples);
+  c.clean_max_seconds = j.value("clean_max_seconds", c.clean_max_seconds);
   return c;
 }
 
@@ -49,86 +53,173 @@ enum class Side { candidate, baseline };
 
 struct Sampler {
   WorkerContext& ctx;
+  const std::string label;
+  const double flops;
   L2Flusher flusher;
-  std::vector<CudaEvent> starts, ends;
+  CudaEvent start, end;
+  std::vector<double> ms;
   std::vector<Side> sides;
-  uint64_t seed;
   int slots = 0;
+  const int capacity;
 
-  Sampler(WorkerContext& c, uint64_t s, int capacity) : ctx(c), starts(capacity), ends(capacity), seed(s) {
+  Sampler(WorkerContext& c, std::string l, double f, int cap) : ctx(c), label(std::move(l)), flops(f), capacity(cap) {
     ctx.workload.reset_timed_checks(capacity);
+    ctx.guard.reserve(capacity, ctx.workload.inputs().size());
   }
 
-  // One sample: fresh inputs, arm the check, poison, cold L2, timed call, verify.
-  void sample(Side side) {
+  // One sample: fresh inputs, poison, cold L2, the timed call alone between two events; then,
+  // once it has completed, the inputs generated again and the output checked with a secret drawn
+  // only now.
+  void sample(Side side, bool counted = false) {
     auto s = ctx.stream.get();
-    const uint64_t sample_seed = seed + 0x1000 + static_cast<uint64_t>(slots) * 7919;
-    ctx.workload.generate_timing_inputs(sample_seed, s);
-    ctx.workload.arm_timed_check(sample_seed ^ 0xabcdef, s);
+    const uint64_t seed = ctx.draw_seed();
+    ctx.workload.generate_timing_inputs(seed, s);
     ctx.workload.poison_outputs(s);
     flusher.flush(s);
-    PTXBENCH_CUDA(cudaEventRecord(starts[slots].get(), s));
     cudaError_t ret = cudaSuccess;
-    if (side == Side::candidate) ret = ctx.workload.call_candidate(ctx.entry, s);
-    else ctx.workload.call_baseline(s);
-    PTXBENCH_CUDA(cudaEventRecord(ends[slots].get(), s));
+    auto* monitor = integrity::GpuActivityMonitor::instance();
+    if (counted) {
+      PTXBENCH_CUDA(cudaStreamSynchronize(s));
+      if (monitor) monitor->pause_kernel_records();
+      ctx.counter->begin();
+    }
+    PTXBENCH_CUDA(cudaEventRecord(start.get(), s));
+    {
+      const auto actor = side == Side::candidate ? integrity::Actor::candidate_call : integrity::Actor::baseline;
+      integrity::CallScope call(actor, "timing", label, counted);
+      if (side == Side::candidate) ret = ctx.workload.call_candidate(ctx.entry, s);
+      else ctx.workload.call_baseline(s);
+    }
+    PTXBENCH_CUDA(cudaEventRecord(end.get(), s));
     if (ret != cudaSuccess)
       ctx.channel.fatal_and_exit("runtime_error", std::string("timed call: the candidate returned ") + cudaGetErrorName(ret), 4);
-    ctx.workload.verify_timed_check(slots, s);
+    {
+      WatchdogScope guard(ctx.watchdog, "timed call on " + label, (call_time_limit(flops) + 10) * (counted ? 30 : 1));
+      if (cudaError_t e = cudaEventSynchronize(end.get()); e != cudaSuccess)
+        ctx.channel.fatal_and_exit("runtime_error", "timed call on " + label + ": " + cudaGetErrorName(e), 4);
+    }
+    float elapsed = 0;
+    PTXBENCH_CUDA(cudaEventElapsedTime(&elapsed, start.get(), end.get()));
+    if (counted) {
+      counts = ctx.counter->end();
+      if (monitor) monitor->resume_kernel_records();
+    }
+    regenerate_inputs(ctx, seed, true, slots);
+    ctx.workload.check_timed_call(slots, ctx.draw_seed(), s);
+    // The counted sample ran instrumented code: checked like every other, but not a time.
+    ms.push_back(counted ? -1.0 : elapsed);
     sides.push_back(side);
     ++slots;
   }
+
+  std::vector<integrity::ExecutedInstruction> counts;  // of the counted sample
+
+  std::vector<double> of(Side side) const {
+    std::vector<double> out;
+    for (size_t i = 0; i < ms.size(); ++i)
+      if (sides[i] == side && ms[i] >= 0) out.push_back(ms[i]);
+    return out;
+  }
 };
+
+void warm_up(WorkerContext& ctx, const std::string& label, double flops, int calls, bool candidate, bool baseline) {
+  auto s = ctx.stream.get();
+  // Warm-up: module load, first-call set-up and the baseline's plan stay out of the samples.
+  WatchdogScope guard(ctx.watchdog, "warm-up calls on " + label, call_time_limit(flops) * (calls + 1));
+  for (int i = 0; i < calls; ++i) {
+    if (candidate) {
+      integrity::CallScope call(integrity::Actor::candidate_call, "warm-up", label);
+      if (cudaError_t e = ctx.workload.call_candidate(ctx.entry, s); e != cudaSuccess)
+        ctx.channel.fatal_and_exit("runtime_error", "warm-up on " + label + ": the candidate returned " + cudaGetErrorName(e), 4);
+    }
+    if (baseline) {
+      integrity::CallScope call(integrity::Actor::baseline, "warm-up", label);
+      ctx.workload.call_baseline(s);
+    }
+  }
+  if (cudaError_t e = cudaStreamSynchronize(s); e != cudaSuccess)
+    ctx.channel.fatal_and_exit("runtime_error", "warm-up on " + label + ": " + cudaGetErrorName(e), 4);
+}
 
 }  // namespace
 
-json time_shape(WorkerContext& ctx, const json& shape, double flops, uint64_t seed, const TimingConfig& cfg) {
+json target_counts_json(const std::vector<integrity::ExecutedInstruction>& counts) {
+  std::map<std::string, json> by_function;
+  uint64_t total = 0;
+  for (const auto& c : counts) {
+    total += c.executed;
+    if (c.executed == 0) continue;
+    auto [it, fresh] = by_function.try_emplace(c.function, json::array());
+    it->second.push_back({c.pc_offset, c.executed});
+  }
+  json functions = json::array();
+  for (auto& [name, pcs] : by_function) functions.push_back({{"function", name}, {"pcs", std::move(pcs)}});
+  return {{"patched_instructions", counts.size()}, {"executed_instructions", total}, {"functions", functions}};
+}
+
+namespace {
+
+json stats_json(const SampleStats& c, const std::vector<double>& v) {
+  return {{"median_ms", c.median}, {"p10_ms", c.p10},       {"p90_ms", c.p90},
+          {"min_ms", c.min},       {"spread", c.spread},    {"median_error", c.median_error},
+          {"samples", c.n},        {"total_ms", std::accumulate(v.begin(), v.end(), 0.0)}};
+}
+
+}  // namespace
+
+CleanBaseline time_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg) {
+  const std::string label = shape_label(shape);
+  ctx.workload.prepare(shape.get<WorkloadShape>());
+  ctx.workload.generate_inputs(ctx.draw_seed(), ctx.stream.get());
+  warm_up(ctx, label, flops, cfg.warmup_calls, false, true);
+  const int capacity = std::max(cfg.clean_min_samples, 5) * 4;
+  Sampler sm(ctx, label, flops, capacity);
+  const auto t0 = std::chrono::steady_clock::now();
+  double mhz = 0;
+  while (sm.slots < capacity) {
+    sm.sample(Side::baseline);
+    if (sm.slots % 8 == 0) mhz = std::max(mhz, double(ctx.nvml.read().sm_clock_mhz));
+    const auto st = summarize(sm.ms);
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if ((st.n >= cfg.clean_min_samples && st.median_error <= cfg.target_median_error) ||
+        (elapsed >= cfg.clean_max_seconds && st.n >= 5))
+      break;
+  }
+  const auto st = summarize(sm.ms);
+  return {st.median, st.median_error, st.n, mhz};
+}
+
+json time_shape(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg, bool count_timed) {
   const std::string label = shape_label(shape);
   auto s = ctx.stream.get();
   ctx.workload.prepare(shape.get<WorkloadShape>());
-  ctx.workload.generate_inputs(seed, s);
-  {
-    // Warm-up: module load, first-call set-up and the baseline's plan stay out of the samples.
-    WatchdogScope guard(ctx.watchdog, "warm-up calls on " + label, call_time_limit(flops) * (cfg.warmup_calls + 1));
-    for (int i = 0; i < cfg.warmup_calls; ++i) {
-      if (cudaError_t e = ctx.workload.call_candidate(ctx.entry, s); e != cudaSuccess)
-        ctx.channel.fatal_and_exit("runtime_error", "warm-up on " + label + ": the candidate returned " + cudaGetErrorName(e), 4);
-      if (cfg.with_baseline) ctx.workload.call_baseline(s);
-    }
-    if (cudaError_t e = cudaStreamSynchronize(s); e != cudaSuccess)
-      ctx.channel.fatal_and_exit("runtime_error", "warm-up on " + label + ": " + cudaGetErrorName(e), 4);
-  }
+  ctx.workload.generate_inputs(ctx.draw_seed(), s);
+  warm_up(ctx, label, flops, cfg.warmup_calls, true, cfg.with_baseline);
   const GpuState before = ctx.nvml.read();
   const auto t0 = std::chrono::steady_clock::now();
   const int capacity = cfg.max_samples * (cfg.with_baseline ? 2 : 1);
-  Sampler sm(ctx, seed, capacity);
-  std::vector<double> cand_ms, base_ms;
+  Sampler sm(ctx, label, flops, capacity);
   bool throttled = before.throttled;
   json clocks = json::array();
-  int synced = 0;
+  // One candidate sample, drawn in secret among those that always run, has its instructions
+  // counted: a candidate that runs its target instructions only when counted outside timing is
+  // caught running something else here.
+  const int counted_sample = ctx.counter && count_timed ? int(ctx.draw_seed() % uint64_t(std::max(cfg.min_samples, 1))) : -1;
+  int candidate_samples = 0;
+  auto candidate_sample = [&] { sm.sample(Side::candidate, candidate_samples++ == counted_sample); };
   for (int round = 0;; ++round) {
     // Alternate which side goes first so neither always follows the other.
     const int batch = 8;
     for (int i = 0; i < batch && sm.slots + 2 <= capacity; ++i) {
       bool cand_first = ((round * batch + i) % 2) == 0;
-      if (cand_first || !cfg.with_baseline) sm.sample(Side::candidate);
+      if (cand_first || !cfg.with_baseline) candidate_sample();
       if (cfg.with_baseline) sm.sample(Side::baseline);
-      if (!cand_first && cfg.with_baseline) sm.sample(Side::candidate);
-    }
-    {
-      WatchdogScope guard(ctx.watchdog, "timed calls on " + label, call_time_limit(flops) * batch * 2 + 10);
-      if (cudaError_t e = cudaStreamSynchronize(s); e != cudaSuccess)
-        ctx.channel.fatal_and_exit("runtime_error", "timed calls on " + label + ": " + cudaGetErrorName(e), 4);
-    }
-    for (; synced < sm.slots; ++synced) {
-      float ms = 0;
-      PTXBENCH_CUDA(cudaEventElapsedTime(&ms, sm.starts[synced].get(), sm.ends[synced].get()));
-      (sm.sides[synced] == Side::candidate ? cand_ms : base_ms).push_back(ms);
+      if (!cand_first && cfg.with_baseline) candidate_sample();
     }
     GpuState now = ctx.nvml.read();
     throttled = throttled || now.throttled;
     if (clocks.size() < 8) clocks.push_back(now.sm_clock_mhz);
-    auto c = summarize(cand_ms), b = summarize(base_ms);
+    auto c = summarize(sm.of(Side::candidate)), b = summarize(sm.of(Side::baseline));
     double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     bool stable = c.median_error <= cfg.target_median_error &&
                   (!cfg.with_baseline || b.median_error <= cfg.target_median_error);
@@ -138,18 +229,21 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, uint64_t se
   }
   const GpuState after = ctx.nvml.read();
 
-  // Every timed output, candidate and baseline alike, must pass the cheap check.
+  // Every timed output, candidate and baseline alike, must pass the check.
   auto checks = ctx.workload.timed_check_results(sm.slots);
+  const auto changed = ctx.guard.changed(ctx.workload, sm.slots);
   json failures = json::array();
   for (int i = 0; i < sm.slots; ++i) {
+    checks[i].inputs_unchanged = changed[i].empty();
     if (checks[i].ok()) continue;
     std::string why = !checks[i].output_finite ? "output holds NaN/Inf (not written in the timed call?)"
-                      : !checks[i].inputs_unchanged ? "the inputs changed during the timed call"
+                      : !checks[i].inputs_unchanged ? "the timed call changed its input " + changed[i]
                                                     : "output does not match the inputs (randomized projection check)";
     failures.push_back({{"sample", i}, {"side", sm.sides[i] == Side::candidate ? "candidate" : "baseline"},
                         {"why", why}, {"worst_ratio", checks[i].worst_ratio}});
   }
 
+  const auto cand_ms = sm.of(Side::candidate), base_ms = sm.of(Side::baseline);
   auto c = summarize(cand_ms), b = summarize(base_ms);
   const double per_clock = flops_per_clock_per_sm(ctx.cc_major, ctx.cc_minor, ctx.workload.math_class());
   const double max_mhz = after.max_sm_clock_mhz ? after.max_sm_clock_mhz : 2100;  // generous when NVML is absent
@@ -157,9 +251,7 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, uint64_t se
   const double floor_ms = peak > 0 ? flops / peak * 1e3 : 0;
   json out = {{"shape", shape},
               {"flops", flops},
-              {"candidate", {{"median_ms", c.median}, {"p10_ms", c.p10}, {"p90_ms", c.p90}, {"min_ms", c.min},
-                             {"spread", c.spread}, {"median_error", c.median_error}, {"samples", c.n},
-                             {"total_ms", std::accumulate(cand_ms.begin(), cand_ms.end(), 0.0)}}},
+              {"candidate", stats_json(c, cand_ms)},
               {"wall_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()},
               {"floor_ms", floor_ms},
               {"below_floor", floor_ms > 0 && c.median < floor_ms},
@@ -169,10 +261,12 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, uint64_t se
               {"gpu_after", after.to_json()},
               {"sm_clock_mhz_during", clocks}};
   if (cfg.with_baseline) {
-    out["baseline"] = {{"median_ms", b.median}, {"p10_ms", b.p10}, {"p90_ms", b.p90}, {"min_ms", b.min},
-                       {"spread", b.spread}, {"median_error", b.median_error}, {"samples", b.n},
-                       {"total_ms", std::accumulate(base_ms.begin(), base_ms.end(), 0.0)}};
+    out["baseline"] = stats_json(b, base_ms);
     out["speedup"] = c.median > 0 ? b.median / c.median : 0.0;
+  }
+  if (counted_sample >= 0 && counted_sample < candidate_samples) {
+    out["counted_sample"] = counted_sample;
+    out["counted_instructions"] = target_counts_json(sm.counts);
   }
   return out;
 }

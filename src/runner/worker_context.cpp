@@ -1,9 +1,17 @@
 #include "runner/worker_context.h"
 
+#include "runner/integrity/gpu_activity_monitor.h"
+
 namespace ptxbench {
 
 namespace {
 double g_time_limit_scale = 1.0;
+}
+
+uint64_t WorkerContext::draw_seed() {
+  if (fixed_) return rng_();
+  static std::random_device os;  // /dev/urandom
+  return (uint64_t(os()) << 32) ^ os();
 }
 
 void set_time_limit_scale(double scale) { g_time_limit_scale = scale > 0 ? scale : 1.0; }
@@ -16,15 +24,29 @@ std::string shape_label(const json& shape) {
   return s;
 }
 
-void call_candidate_checked(WorkerContext& ctx, const std::string& what, double flops) {
-  WatchdogScope guard(ctx.watchdog, what, call_time_limit(flops));
-  cudaError_t ret = ctx.workload.call_candidate(ctx.entry, ctx.stream.get());
-  cudaError_t launch = cudaGetLastError();
+void call_candidate_checked(WorkerContext& ctx, const std::string& what, double flops, const std::string& stage,
+                            const std::string& shape, bool counted) {
+  // A counted call runs instrumented code, many times slower.
+  WatchdogScope guard(ctx.watchdog, what, call_time_limit(flops) * (counted ? 30 : 1));
+  cudaError_t ret, launch;
+  {
+    integrity::CallScope call(integrity::Actor::candidate_call, stage, shape, counted);
+    ret = ctx.workload.call_candidate(ctx.entry, ctx.stream.get());
+    launch = cudaGetLastError();
+  }
   cudaError_t done = cudaStreamSynchronize(ctx.stream.get());
   for (auto [e, how] : {std::pair{ret, "returned"}, std::pair{launch, "left a launch error"}, std::pair{done, "failed on the GPU"}})
     if (e != cudaSuccess)
       ctx.channel.fatal_and_exit("runtime_error", what + ": the candidate " + how + " " + cudaGetErrorName(e) + " (" +
                                                       cudaGetErrorString(e) + ")", 4);
+}
+
+void regenerate_inputs(WorkerContext& ctx, uint64_t seed, bool timing, int slot) {
+  auto s = ctx.stream.get();
+  ctx.guard.after_call(ctx.workload, slot, s);
+  if (timing) ctx.workload.generate_timing_inputs(seed, s);
+  else ctx.workload.generate_inputs(seed, s);
+  ctx.guard.after_regeneration(ctx.workload, slot, s);
 }
 
 }  // namespace ptxbench

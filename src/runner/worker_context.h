@@ -1,26 +1,55 @@
 // What every worker stage needs: the GPU, the harness's stream, the candidate, the workload, the
-// report channel and the watchdog.
+// report channel, the watchdog, the input guard, and where seeds and secrets come from.
 #pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <random>
 #include <string>
 
 #include "core/json.h"
 #include "probes/nvml_monitor.h"
 #include "runner/detail/device_buffer.h"
+#include "runner/input_guard.h"
+#include "runner/integrity/observations.h"
+#include "runner/integrity/sass_counter.h"
 #include "runner/result_channel.h"
 #include "runner/watchdog.h"
 #include "runner/workload.h"
 
 namespace ptxbench {
 
+struct CleanBaseline {
+  double median_ms = 0, median_error = 0;
+  int samples = 0;
+  double sm_clock_mhz = 0;
+};
+
 struct WorkerContext {
+  WorkerContext(ResultChannel& c, Watchdog& w, Workload& wl) : channel(c), watchdog(w), workload(wl) {}
   ResultChannel& channel;
   Watchdog& watchdog;
   Workload& workload;
   void* entry = nullptr;  // the candidate's entry point (null in baseline-only modes)
   CudaStream stream;
   NvmlMonitor nvml;
-  int cc_major = 0, cc_minor = 0, sm_count = 0;
+  InputGuard guard;
+  int cc_major = 0, cc_minor = 0, sm_count = 0, device = 0;
   std::string gpu_name;
+  bool accounting = false;  // the GPU activity monitor runs (eval jobs outside sanitizer/profiler)
+  std::unique_ptr<integrity::SassCounter> counter;  // in-process executed-instruction counts
+  std::string counter_unavailable;                  // why there is no counter (a tool reason)
+  std::map<std::string, CleanBaseline> clean_baseline;  // by shape label, measured before the candidate loaded
+
+  // Input seeds and check secrets are drawn fresh from the OS when needed, so none exists before
+  // it is used (a job may ask for a fixed sequence, for debugging only).
+  uint64_t draw_seed();
+  void use_fixed_seeds(uint64_t seed) { fixed_ = true, rng_.seed(seed); }
+  bool fixed_seeds() const { return fixed_; }
+
+ private:
+  bool fixed_ = false;
+  std::mt19937_64 rng_;
 };
 
 // Seconds a candidate call may take before the watchdog calls it a hang. Under a sanitizer or a
@@ -28,9 +57,15 @@ struct WorkerContext {
 double call_time_limit(double flops);
 void set_time_limit_scale(double scale);
 
-// Calls the candidate on the harness stream and waits for it under the watchdog; a CUDA error
-// (returned, launch or sticky) ends the worker with runtime_error naming `what`.
-void call_candidate_checked(WorkerContext& ctx, const std::string& what, double flops);
+// Calls the candidate on the harness stream (announced to the activity monitor as a call of
+// `stage` on `shape`) and waits for it under the watchdog; a CUDA error (returned, launch or
+// sticky) ends the worker with runtime_error naming `what`.
+void call_candidate_checked(WorkerContext& ctx, const std::string& what, double flops, const std::string& stage,
+                            const std::string& shape, bool counted = false);
+
+// After a candidate call on inputs made from `seed`: fingerprints them as the call left them,
+// generates them again (the correctness or the timing variant), fingerprints again (slot `slot`).
+void regenerate_inputs(WorkerContext& ctx, uint64_t seed, bool timing, int slot);
 
 std::string shape_label(const json& shape);
 

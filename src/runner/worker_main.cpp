@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "runner/candidate_library.h"
 #include "runner/detail/cuda_check.h"
+#include "runner/integrity/gpu_activity_monitor.h"
 #include "runner/stages.h"
 
 using namespace ptxbench;
@@ -90,19 +91,52 @@ int run(const Args& args, ResultChannel& channel) {
   ctx.cc_major = major, ctx.cc_minor = minor, ctx.sm_count = sms, ctx.gpu_name = name;
   channel.emit({{"type", "gpu_state"}, {"state", ctx.nvml.read().to_json()}, {"driver", ctx.nvml.driver_version()}});
 
+  ctx.device = job.value("device", 0);
+  if (job.contains("fixed_seed")) ctx.use_fixed_seeds(job.at("fixed_seed").get<uint64_t>());
+  // The GPU activity monitor and the in-process instruction counter run only where no other
+  // CUDA tool is injected (compute-sanitizer and ncu bring their own).
+  ctx.accounting = mode == "eval" && job.value("accounting", true);
+  if (ctx.accounting) {
+    integrity::GpuActivityMonitor::start(ctx.stream.get());
+    if (job.contains("count")) ctx.counter = integrity::SassCounter::create(ctx.device, &ctx.counter_unavailable);
+  }
+
+  if (mode == "eval") {
+    // The library alone first, before any candidate code is in the process.
+    if (job.contains("timing")) run_clean_baseline(ctx, job);
+  }
   std::optional<CandidateLibrary> lib;
   if (job.contains("candidate")) {
-    lib.emplace(job.at("candidate").get<std::string>(), job.at("entry").get<std::string>());
+    const std::filesystem::path so = job.at("candidate").get<std::string>();
+    if (auto* m = integrity::GpuActivityMonitor::instance()) m->expect_candidate_images(integrity::read_fatbin_cubins(so));
+    integrity::CallScope loading(integrity::Actor::candidate_load, "load", "");
+    lib.emplace(so, job.at("entry").get<std::string>());
     ctx.entry = lib->entry();
   }
   if (mode == "eval") {
     // Stream discipline first: work made off the given stream is then named for what it is,
-    // rather than showing up later as a racy wrong answer.
-    bool ok = !job.value("stream_discipline", true) || run_stream_discipline(ctx, job);
-    if (ok) ok = run_correctness(ctx, job);
-    if (ok && job.contains("timing")) run_timing(ctx, job);
+    // rather than showing up later as a racy wrong answer. After each stage, the GPU activity
+    // audit: a violation ends the evaluation as forbidden (its stage says why).
+    bool clean = run_integrity_audit(ctx, "load", false);
+    bool good = true, disciplined = true;
+    if (clean && job.value("stream_discipline", true)) {
+      good = disciplined = run_stream_discipline(ctx, job);
+      clean = run_integrity_audit(ctx, "stream_discipline", false);
+    }
+    if (clean && good) {
+      good = run_correctness(ctx, job);
+      clean = run_integrity_audit(ctx, "correctness", false);
+    }
+    // Counted calls also for an incorrect candidate: which targets ran is useful feedback.
+    if (clean && disciplined && job.contains("count")) {
+      good = run_target_count(ctx, job) && good;
+      clean = run_integrity_audit(ctx, "target_run", false);
+    }
+    if (clean && good && job.contains("timing")) run_timing(ctx, job);
+    if (clean) run_integrity_audit(ctx, "the last stage", true);
   } else if (mode == "single_call") {
-    run_single_call(ctx, job.at("shape"), job.at("flops").get<double>(), job.value("nvtx_range", false));
+    run_single_call(ctx, job.at("shape"), job.at("flops").get<double>(), job.value("nvtx_range", false),
+                    job.value("check", false), job.value("tolerances", json::object()));
   } else if (mode == "self_test") {
     run_self_test(ctx, job);
   } else {

@@ -2,6 +2,12 @@
 // inputs, calls the candidate through the problem's C ABI, computes the reference, checks
 // outputs, runs the baseline, and checks every timed call cheaply. Each problem adds one
 // problems/<name>/workload.cu that defines a Workload and registers it by name.
+//
+// No secret exists while candidate code runs: the harness calls the candidate first, then
+// generates the inputs again from their seed (undoing anything the call changed, InputGuard says
+// what), and only then computes the reference or draws the timed check's secret. A workload must
+// therefore keep nothing a check needs in device memory across a candidate call, and generate
+// its inputs deterministically from the seed.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -28,11 +34,18 @@ struct CheckOutcome {
 // Fails `outcome` when the call changed inputs: `changed` names them ("A", "K and dO"); "" = none.
 void fail_if_inputs_modified(CheckOutcome& outcome, const std::string& changed);
 
+// One input buffer of a workload, as the candidate receives it.
+struct InputView {
+  std::string name;
+  const void* data = nullptr;
+  size_t bytes = 0;
+};
+
 // Result of the cheap check of one timed call.
 struct TimedCheck {
   bool output_finite = true;
   bool projection_ok = true;  // randomized projection (e.g. Freivalds) agrees with the inputs
-  bool inputs_unchanged = true;
+  bool inputs_unchanged = true;  // filled by the harness (InputGuard), not the workload
   float worst_ratio = 0;      // worst |observed - expected| / tolerance over the projection
   bool ok() const { return output_finite && projection_ok && inputs_unchanged; }
 };
@@ -59,18 +72,22 @@ class Workload {
   virtual void call_baseline(cudaStream_t s) = 0;
   virtual json baseline_info() const = 0;  // library, version, algorithm chosen
 
-  // The reference for the current inputs, in fp32 or better, computed before the candidate runs.
+  // The inputs the candidate receives (fingerprinted by the harness before and after each call).
+  virtual std::vector<InputView> inputs() const = 0;
+
+  // The reference for the current inputs, in fp32 or better; computed after the candidate's call,
+  // from inputs generated again.
   virtual void compute_reference(cudaStream_t s) = 0;
-  // Full check of the last call against that reference: tolerance per output, NaN/Inf never pass,
-  // inputs unchanged since generate_inputs. Synchronizes `s`.
+  // Full check of the last call against that reference: tolerance per output, NaN/Inf never pass.
+  // Synchronizes `s`. (Whether the call changed its inputs is the harness's check.)
   virtual CheckOutcome check(const json& tolerances, cudaStream_t s) = 0;
   // Validates the reference itself against an fp64 CPU computation (small shapes only).
   virtual json validate_reference_fp64(cudaStream_t s) = 0;
 
-  // The cheap check for timed calls: arm() after generate_inputs and before the call (it may read
-  // the inputs), verify() after the call into result slot `slot`; results() syncs and reads them.
-  virtual void arm_timed_check(uint64_t seed, cudaStream_t s) = 0;
-  virtual void verify_timed_check(int slot, cudaStream_t s) = 0;
+  // The cheap check of a timed call, after the call completed and its inputs were generated again:
+  // everything it draws (sign vectors, sampled rows) comes from `secret`, drawn by the harness only
+  // then, into result slot `slot`; results() syncs and reads the slots.
+  virtual void check_timed_call(int slot, uint64_t secret, cudaStream_t s) = 0;
   virtual std::vector<TimedCheck> timed_check_results(int count) = 0;
   virtual void reset_timed_checks(int capacity) = 0;
 

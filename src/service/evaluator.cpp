@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "probes/ncu_probe.h"
 #include "probes/sanitizer_probe.h"
+#include "service/target_counts.h"
 #include "service/worker_client.h"
 
 namespace ptxbench {
@@ -183,6 +184,7 @@ json Evaluator::base_job(const ProblemSpec& p, const fs::path& so, uint64_t seed
 }
 
 struct PreparedCandidate::SassScan {
+  SassListing listing;  // per kernel and offset, for reading counted instructions
   std::map<std::string, long long> families;
   bool satisfied = false;
   json detail = json::object();
@@ -251,7 +253,9 @@ PreparedCandidate Evaluator::prepare(const ProblemSpec& p, const fs::path& candi
         const auto t = std::chrono::steady_clock::now();
         PreparedCandidate::SassScan& out = *scan;
         try {
-          auto counts = sass_opcode_counts(so, cuobjdump);
+          const std::string text = sass_text(so, cuobjdump);
+          auto counts = parse_sass_listing(text);
+          out.listing = parse_sass_functions(text);
           out.families = select_families(counts, targets->groups);
           out.satisfied = groups_satisfied(counts, targets->groups);
           long long n = 0;
@@ -311,14 +315,14 @@ EvaluationRecord Evaluator::judge(const ProblemSpec& p, PreparedCandidate prep) 
                   " code: static checks only";
   if (skip_reason.empty()) {
     r.environment["gpu"] = gpu_hello_;
-    run_gpu_stages(p, prep.shared_object, r);
+    run_gpu_stages(p, prep.shared_object, prep.sass.get(), r);
   } else {
     for (const char* s : {"sanitize", "stream_discipline", "correctness", "target_run", "timing"}) r.add_stage(skipped_stage(s, skip_reason));
     if (static_ok) note("GPU stages skipped: " + skip_reason);
   }
   if (r.gpu.empty() && gpu_hello_.is_object()) r.gpu = gpu_hello_.value("gpu", "");
   if (prep.sass) {
-    prep.sass->done.get();
+    if (prep.sass->done.valid()) prep.sass->done.get();
     PreparedCandidate::SassScan& scan = *prep.sass;
     r.static_families = std::move(scan.families);
     r.target_static = scan.satisfied;
@@ -343,21 +347,74 @@ EvaluationRecord Evaluator::judge(const ProblemSpec& p, PreparedCandidate prep) 
   return r;
 }
 
-bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, EvaluationRecord& r) {
+namespace {
+
+// The tool's own output (--log-file), which the candidate cannot write to, with the run.
+struct ToolRun {
+  WorkerRun run;
+  std::string log;
+};
+
+std::string first_finding(const std::string& report) {
+  std::stringstream ss(report);
+  for (std::string line; std::getline(ss, line);)
+    if (line.find("Invalid") != std::string::npos || line.find("hazard") != std::string::npos ||
+        line.find("rror") != std::string::npos)
+      return line.substr(line.find_first_not_of("= "));
+  return "";
+}
+
+// Executed targets from the counted calls, into the record: target_executed only when every
+// counted shape executed every target group.
+StageResult apply_target_counts(const std::vector<json>& events, const SassListing& listing, const ProblemSpec& p,
+                                EvaluationRecord& r, json detail) {
+  const auto& groups = p.targets_for(r.arch)->groups;
+  bool every_shape = !events.empty();
+  double mma_flops = 0, problem_flops = 0;
+  OpcodeCounts all;
+  json shapes = json::array();
+  for (const auto& ev : events) {
+    ExecutedTargets t = executed_targets(ev, listing, groups);
+    const bool satisfied = groups_satisfied(t.opcodes, groups);
+    every_shape = every_shape && satisfied;
+    mma_flops += t.warpgroup_mma_flops, problem_flops += t.problem_flops;
+    for (const auto& [op, n] : t.opcodes) all[op] += n;
+    shapes.push_back({{"shape", ev.at("shape")},
+                      {"targets_executed", satisfied},
+                      {"executed_families", select_families(t.opcodes, groups)},
+                      {"tensor_flop_share", t.problem_flops > 0 ? t.warpgroup_mma_flops / t.problem_flops : 0.0},
+                      {"other_tensor_flop_share", t.problem_flops > 0 ? t.other_tensor_flops / t.problem_flops : 0.0},
+                      {"unmatched_executions", t.unmatched},
+                      {"check_passed", t.check_passed},
+                      {"kernels", t.kernels}});
+  }
+  r.executed_families = select_families(all, groups);
+  r.target_executed = every_shape;
+  if (problem_flops > 0) r.tensor_flop_share = mma_flops / problem_flops;
+  detail["shapes"] = shapes;
+  detail["executed_families"] = r.executed_families;
+  char share[64] = "";
+  if (r.tensor_flop_share) std::snprintf(share, sizeof share, "; %.0f%% of the FLOPs on tensor instructions", *r.tensor_flop_share * 100);
+  return {"target_run", StageStatus::ok, 0,
+          std::string(every_shape ? "target families executed on every counted shape" : "target families did NOT execute") + share,
+          detail};
+}
+
+}  // namespace
+
+bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, PreparedCandidate::SassScan* scan,
+                               EvaluationRecord& r) {
   std::random_device rd;
   const uint64_t seed = opt_.seed ? *opt_.seed : (uint64_t(rd()) << 32) ^ rd();
   const fs::path jobs = opt_.workspace / "jobs";
   const json base = base_job(p, so, seed);
   auto timed = [](StageResult s, const WorkerRun& run) { s.seconds = run.process.seconds; return s; };
-
-  // 1. Sanitizers (small shape) and the ncu target-instruction run (probe shape) are separate
-  //    processes that do not time anything, so they run side by side; timing runs after them, alone.
-  struct ToolRun {
-    WorkerRun run;
-    std::string log;  // the tool's own output (--log-file), which the candidate cannot write to
+  auto skip_rest = [&](const char* why) {
+    for (const char* st : {"integrity", "stream_discipline", "correctness", "target_run", "timing"})
+      if (!r.stage(st)) r.add_stage(skipped_stage(st, why));
   };
-  auto launch = [&](json job, std::vector<std::string> wrapper, const std::string& tag) {
-    const fs::path log = jobs / (tag + "-" + std::to_string(getpid()) + ".log");
+  auto launch_tool = [&](json job, std::vector<std::string> wrapper, const std::string& tag) {
+    const fs::path log = jobs / (tag + "-" + std::to_string(getpid()) + "-" + std::to_string(build_counter_++) + ".log");
     wrapper.insert(wrapper.end(), {"--log-file", log.string()});
     return std::async(std::launch::async, [this, job, wrapper, log, jobs] {
       ToolRun t{run_worker(opt_.worker, job, jobs, wrapper, std::chrono::seconds(420)), read_file(log)};
@@ -366,56 +423,50 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Evaluat
       return t;
     });
   };
-  auto single_call_job = [&](const Shape& shape, bool nvtx_range, double watchdog_scale) {
+  auto single_call_job = [&](const Shape& shape, bool nvtx_range, double watchdog_scale, bool check) {
     json job = base;
     job["mode"] = "single_call";
     job["shape"] = shape;
     job["flops"] = p.flop_count(shape);
     job["nvtx_range"] = nvtx_range;
     job["watchdog_scale"] = watchdog_scale;
+    job["check"] = check;
     return job;
   };
-  // A plain call first: a hang or crash is caught within the normal time limit, not the far
-  // longer one that kernels slowed down by a sanitizer need.
-  if (opt_.sanitize || opt_.probe) {
+
+  // 1. A plain call first: a hang or crash is caught within the normal time limit, not the far
+  //    longer one that kernels slowed down by a sanitizer need.
+  if (opt_.sanitize) {
     note("smoke: one call on " + shape_to_string(p.sanitize_shape, p.dims));
-    auto smoke = run_worker(opt_.worker, single_call_job(p.sanitize_shape, false, 1.0), jobs, {}, std::chrono::seconds(120));
+    auto smoke = run_worker(opt_.worker, single_call_job(p.sanitize_shape, false, 1.0, false), jobs, {}, std::chrono::seconds(120));
     if (!smoke.done) {
       auto failure = abnormal_end("sanitize", smoke);
       failure.seconds = smoke.process.seconds;
       failure.message = "before the sanitizers, a plain call failed: " + failure.message;
       r.add_stage(failure);
-      for (const char* st : {"stream_discipline", "correctness", "target_run", "timing"})
-        r.add_stage(skipped_stage(st, "the candidate failed at run time"));
+      skip_rest("the candidate failed at run time");
       return false;
     }
   }
+
+  // 2. The sanitizers: separate processes that time nothing, side by side.
   const auto sanitizer = opt_.sanitize ? find_compute_sanitizer() : fs::path();
-  const auto ncu = opt_.probe ? find_ncu() : fs::path();
-  std::vector<std::pair<std::string, std::future<ToolRun>>> sanitizer_runs;
-  if (!sanitizer.empty()) {
+  if (!opt_.sanitize) r.add_stage(skipped_stage("sanitize", "--no-sanitize"));
+  else if (sanitizer.empty()) r.add_stage(skipped_stage("sanitize", "compute-sanitizer not found"));
+  else {
     note("sanitize: memcheck, racecheck, synccheck on " + shape_to_string(p.sanitize_shape, p.dims));
-    const json job = single_call_job(p.sanitize_shape, false, kSanitizerSlowdown);
+    const json job = single_call_job(p.sanitize_shape, false, kSanitizerSlowdown, false);
+    std::vector<std::pair<std::string, std::future<ToolRun>>> runs;
     for (const std::string check : {"memcheck", "racecheck", "synccheck"}) {
       auto wrapper = sanitizer_command_prefix(sanitizer, check);
       // Padding after every allocation: a write just past C lands in padding, not a neighbour.
       if (check == "memcheck") wrapper.insert(wrapper.end(), {"--padding", "4096"});
-      sanitizer_runs.emplace_back(check, launch(job, wrapper, "sanitizer-" + check));
+      runs.emplace_back(check, launch_tool(job, wrapper, "sanitizer-" + check));
     }
-  }
-  std::optional<std::future<ToolRun>> ncu_run;
-  if (!ncu.empty()) {
-    note("target_run: ncu sass__inst_executed_per_opcode on " + shape_to_string(p.probe_shape, p.dims));
-    ncu_run = launch(single_call_job(p.probe_shape, true, kProfilerSlowdown), ncu_command_prefix(ncu), "ncu");
-  }
-
-  if (!opt_.sanitize) r.add_stage(skipped_stage("sanitize", "--no-sanitize"));
-  else if (sanitizer.empty()) r.add_stage(skipped_stage("sanitize", "compute-sanitizer not found"));
-  else {
     json detail = json::object();
     double secs = 0;
     std::optional<StageResult> failure;
-    for (auto& [check, fut] : sanitizer_runs) {
+    for (auto& [check, fut] : runs) {
       ToolRun t = fut.get();
       secs = std::max(secs, t.run.process.seconds);
       auto findings = parse_sanitizer_output(t.log);
@@ -423,12 +474,7 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Evaluat
                        {"seconds", t.run.process.seconds}, {"report", findings.report}};
       if (failure) continue;
       if (findings.errors > 0) {
-        std::string first;
-        std::stringstream ss(findings.report);
-        std::string line;
-        while (std::getline(ss, line))
-          if (line.find("Invalid") != std::string::npos || line.find("hazard") != std::string::npos ||
-              line.find("rror") != std::string::npos) { first = line.substr(line.find_first_not_of("= ")); break; }
+        const std::string first = first_finding(findings.report);
         failure = failed_stage("sanitize", Verdict::sanitizer_error,
                                check + ": " + std::to_string(findings.errors) + " error(s)" + (first.empty() ? "" : ": " + first));
       } else if (!t.run.done) {
@@ -442,17 +488,14 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Evaluat
       failure->detail.update(detail);
       failure->seconds = secs;
       r.add_stage(*failure);
-      if (ncu_run) ncu_run->get();
-      for (const char* st : {"stream_discipline", "correctness", "target_run", "timing"})
-        r.add_stage(skipped_stage(st, "the sanitizer stage failed"));
+      skip_rest("the sanitizer stage failed");
       return false;
     }
     r.add_stage({"sanitize", StageStatus::ok, secs, "memcheck, racecheck and synccheck clean", detail});
   }
-  std::optional<ToolRun> probe;
-  if (ncu_run) probe = ncu_run->get();
 
-  // 2. Correctness on every shape, stream discipline, and timing, in one worker.
+  // 3. One worker, alone on the GPU, with every kernel accounted for: the library alone, then the
+  //    candidate loaded; stream discipline, correctness, counted calls, timing.
   json correctness = json::array();
   auto add_checks = [&](const std::vector<Shape>& shapes, bool hidden) {
     for (const auto& s : shapes)
@@ -466,9 +509,16 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Evaluat
   add_checks(p.benchmark_shapes, false);
   json job = base;
   job["mode"] = "eval";
+  job["accounting"] = true;
+  if (opt_.seed) job["fixed_seed"] = *opt_.seed;
   job["correctness"] = correctness;
   job["gate_shape"] = p.probe_shape;
   job["gate_flops"] = p.flop_count(p.probe_shape);
+  if (opt_.probe) {
+    json count = json::array();
+    for (const auto& s : p.benchmark_shapes) count.push_back({{"shape", s}, {"flops", p.flop_count(s)}});
+    job["count"] = count;
+  }
   if (opt_.timing) {
     json timing = json::array();
     for (const auto& s : p.benchmark_shapes) timing.push_back({{"shape", s}, {"flops", p.flop_count(s)}});
@@ -476,66 +526,118 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Evaluat
     job["timing_config"] = opt_.timing_config;
   }
   note("correctness: " + std::to_string(correctness.size()) + " shapes x " + std::to_string(p.correctness_seeds) +
-       " seeds" + (opt_.timing ? ", then timing vs " + p.baseline : ""));
+       " seeds, counted calls" + (opt_.timing ? ", then timing vs " + p.baseline : ""));
   auto run = run_worker(opt_.worker, job, jobs, {}, std::chrono::seconds(900));
   if (auto st = run.of_type("gpu_state"); !st.empty()) r.environment["gpu_state_at_start"] = st.front();
-  json checks = json::array();
-  for (const auto& c : run.of_type("check")) checks.push_back(c);
   bool runtime_failed = false;
-  // The worker runs stream discipline, then correctness, then timing; it stops at the first failure.
+
+  // Integrity: what the GPU activity audit found (a violation decides the verdict).
+  if (auto ev = run.stage("integrity")) r.add_stage(timed(from_worker_stage(*ev), run));
+  else r.add_stage(skipped_stage("integrity", run.done ? "the worker reported no GPU activity audit"
+                                                       : "the worker ended before its GPU activity audit"));
+  const bool violated = r.stage("integrity")->status == StageStatus::failed;
+
+  // The worker runs stream discipline, correctness, counted calls and timing; it stops at the first failure.
   auto sd = run.stage("stream_discipline");
   if (sd) r.add_stage(from_worker_stage(*sd));
+  else if (violated) r.add_stage(skipped_stage("stream_discipline", "the GPU activity audit failed"));
   else { r.add_stage(timed(abnormal_end("stream_discipline", run), run)); runtime_failed = true; }
   const bool disciplined = r.stage("stream_discipline")->status == StageStatus::ok;
+  json checks = json::array();
+  for (const auto& c : run.of_type("check")) checks.push_back(c);
   if (auto ev = run.stage("correctness")) {
     auto s = timed(from_worker_stage(*ev), run);
     s.detail["checks"] = checks;
     r.add_stage(s);
-  } else if (disciplined && !runtime_failed) {
+  } else if (disciplined && !runtime_failed && !violated) {
     auto s = timed(abnormal_end("correctness", run), run);
     s.detail["checks"] = checks;
     r.add_stage(s);
     runtime_failed = true;
   } else {
-    r.add_stage(skipped_stage("correctness", runtime_failed ? "the candidate failed at run time" : "stream discipline failed"));
+    r.add_stage(skipped_stage("correctness", runtime_failed ? "the candidate failed at run time"
+                                             : violated    ? "the GPU activity audit failed"
+                                                           : "stream discipline failed"));
   }
   const bool correct = r.stage("correctness")->status == StageStatus::ok;
 
-  // 3. Executed target instructions (reported for an incorrect candidate too: useful feedback).
-  if (runtime_failed || !disciplined)
-    r.add_stage(skipped_stage("target_run", runtime_failed ? "the candidate failed at run time" : "stream discipline failed"));
-  else if (!opt_.probe) r.add_stage(skipped_stage("target_run", "--no-probe"));
-  else if (!probe) r.add_stage(skipped_stage("target_run", "ncu not found"));
-  else if (!probe->run.done) r.add_stage(timed(abnormal_end("target_run", probe->run), probe->run));
-  else {
-    const auto& groups = p.targets_for(r.arch)->groups;
-    try {
-      NcuReport rep = parse_ncu_csv(probe->log);
-      r.executed_families = select_families(rep.total, groups);
-      r.target_executed = groups_satisfied(rep.total, groups);
-      json kernels = json::array();
-      for (const auto& k : rep.kernels) kernels.push_back({{"name", k.name}, {"targets", select_families(k.opcodes, groups)}});
-      r.add_stage(timed({"target_run", StageStatus::ok, 0,
-                         *r.target_executed ? "target families executed" : "target families did NOT execute",
-                         {{"kernels", kernels}, {"executed_families", r.executed_families}}}, probe->run));
-    } catch (const Error& e) {
-      r.add_stage(timed(failed_stage("target_run", Verdict::infra_error, std::string("ncu: ") + e.what(),
-                                     {{"ncu_log", probe->log.substr(0, 4000)}}), probe->run));
+  // Executed target instructions, counted in the worker on checked calls; when that tool fails,
+  // ncu over a checked call; when that fails too, unknown (never charged to the candidate).
+  auto counted = run.stage("target_run");
+  if (!opt_.probe) r.add_stage(skipped_stage("target_run", "--no-probe"));
+  else if (counted && !counted->value("tool_failure", false)) {
+    auto s = from_worker_stage(*counted);
+    if (s.status == StageStatus::ok || s.detail.value("verdict", "") == "incorrect") {
+      // The counts are read through the SASS listing, which the static stage's scan produces.
+      static const SassListing no_listing;
+      if (scan && scan->done.valid()) scan->done.get();
+      StageResult applied = apply_target_counts(run.of_type("target_counts"), scan ? scan->listing : no_listing, p, r, s.detail);
+      if (s.status == StageStatus::failed) applied.status = StageStatus::failed, applied.message = s.message;
+      r.add_stage(applied);
+    } else {
+      r.add_stage(s);
     }
+  } else if (counted || (run.done && !violated && disciplined)) {
+    const std::string why = counted ? counted->value("message", "") : "the worker did not count instructions";
+    json detail = {{"in_process", why}};
+    const auto ncu = find_ncu();
+    if (ncu.empty()) {
+      r.add_stage({"target_run", StageStatus::ok, 0, "executed targets unknown: " + why + "; ncu not found", detail});
+    } else {
+      note("target_run: in-process counting failed (" + why + "); ncu over a checked call on " +
+           shape_to_string(p.probe_shape, p.dims));
+      ToolRun t = launch_tool(single_call_job(p.probe_shape, true, kProfilerSlowdown, true), ncu_command_prefix(ncu), "ncu").get();
+      detail["method"] = "ncu";
+      std::string unknown;
+      if (!t.run.done) unknown = "ncu run ended early (" + t.run.process.describe() + ")";
+      else if (auto sc = t.run.stage("single_call"); !sc || !sc->value("check_passed", false))
+        unknown = "the call ncu counted was not correct under the profiler";
+      if (unknown.empty()) {
+        try {
+          NcuReport rep = parse_ncu_csv(t.log);
+          const auto& groups = p.targets_for(r.arch)->groups;
+          r.executed_families = select_families(rep.total, groups);
+          r.target_executed = groups_satisfied(rep.total, groups);
+          json kernels = json::array();
+          for (const auto& k : rep.kernels) kernels.push_back({{"name", k.name}, {"targets", select_families(k.opcodes, groups)}});
+          detail["kernels"] = kernels;
+          detail["executed_families"] = r.executed_families;
+          r.add_stage(timed({"target_run", StageStatus::ok, 0,
+                             std::string(*r.target_executed ? "target families executed" : "target families did NOT execute") +
+                                 " (ncu, probe shape)", detail}, t.run));
+        } catch (const Error& e) {
+          unknown = std::string("ncu's report could not be read: ") + e.what();
+        }
+      }
+      if (!unknown.empty()) {
+        detail["ncu_log"] = t.log.substr(0, 4000);
+        detail["ncu_process"] = t.run.process.describe();
+        r.target_executed.reset();
+        r.add_stage(timed({"target_run", StageStatus::ok, 0, "executed targets unknown: " + why + "; " + unknown, detail}, t.run));
+      }
+    }
+  } else {
+    r.add_stage(skipped_stage("target_run", runtime_failed ? "the candidate failed at run time"
+                                            : violated    ? "the GPU activity audit failed"
+                                                          : "stream discipline failed"));
   }
 
-  // 4. Timing results (measured in step 2 when correct).
+  // Timing (measured in step 3 when correct), with the library timed alone before the candidate loaded.
   for (const auto& t : run.of_type("timing")) r.timing.push_back(to_shape_timing(t));
   if (auto ev = run.stage("timing")) {
     auto s = from_worker_stage(*ev);
     json shapes = json::array();
     for (const auto& t : run.of_type("timing")) { json x = t; x.erase("type"); shapes.push_back(x); }
     s.detail["shapes"] = shapes;
+    json alone = json::array();
+    for (const auto& b : run.of_type("baseline_alone")) { json x = b; x.erase("type"); alone.push_back(x); }
+    s.detail["baseline_alone"] = alone;
     r.add_stage(s);
-  } else if (correct && opt_.timing) {
+  } else if (correct && opt_.timing && !violated && r.stage("target_run")->status != StageStatus::failed) {
     r.add_stage(abnormal_end("timing", run));
   } else {
-    r.add_stage(skipped_stage("timing", !opt_.timing ? "--no-timing" : "the candidate is not correct"));
+    r.add_stage(skipped_stage("timing", !opt_.timing ? "--no-timing" : violated ? "the GPU activity audit failed"
+                                                                                : "the candidate is not correct"));
   }
   return true;
 }

@@ -60,7 +60,8 @@ class Evaluator {
 
  private:
   void note(const std::string& s) { if (progress_) progress_(s); }
-  bool run_gpu_stages(const ProblemSpec& p, const std::filesystem::path& so, EvaluationRecord& r);
+  bool run_gpu_stages(const ProblemSpec& p, const std::filesystem::path& so, PreparedCandidate::SassScan* scan,
+                      EvaluationRecord& r);
   json base_job(const ProblemSpec& p, const std::filesystem::path& so, uint64_t seed) const;
 
   EvalOptions opt_;

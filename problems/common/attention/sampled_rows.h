@@ -18,8 +18,6 @@ struct TimedSlot {
   unsigned nonfinite;  // NaN/Inf anywhere in the outputs, or in a sampled element
   float worst_ratio;   // worst |out - expected| / tolerance over the sampled elements
   unsigned pad;
-  unsigned long long fp_before[6];
-  unsigned long long fp_after[6];
 };
 
 // Per element: |out - expected| <= atol * rms(expected sample) + rtol * |expected|.

@@ -50,36 +50,7 @@ CheckOutcome combine_checks(const std::vector<OutputCheck>& checks) {
   return out;
 }
 
-void InputFingerprints::set_inputs(std::vector<Input> inputs) {
-  if (inputs.size() > 6) fail("at most 6 fingerprinted inputs");
-  inputs_ = std::move(inputs);
-}
-
-void InputFingerprints::take(cudaStream_t s) { write_now(before_.get(), s); }
-
-void InputFingerprints::copy_before(unsigned long long* dst, cudaStream_t s) const {
-  PTXBENCH_CUDA(cudaMemcpyAsync(dst, before_.get(), inputs_.size() * sizeof(unsigned long long),
-                                cudaMemcpyDeviceToDevice, s));
-}
-
-void InputFingerprints::write_now(unsigned long long* dst, cudaStream_t s) const {
-  for (size_t i = 0; i < inputs_.size(); ++i) fingerprint(inputs_[i].data, inputs_[i].bytes, dst + i, s);
-}
-
-std::string InputFingerprints::changed(cudaStream_t s) const {
-  DeviceBuffer<unsigned long long> now(6);
-  write_now(now.get(), s);
-  unsigned long long before[6] = {}, after[6] = {};
-  PTXBENCH_CUDA(cudaMemcpyAsync(before, before_.get(), sizeof before, cudaMemcpyDeviceToHost, s));
-  PTXBENCH_CUDA(cudaMemcpyAsync(after, now.get(), sizeof after, cudaMemcpyDeviceToHost, s));
-  PTXBENCH_CUDA(cudaStreamSynchronize(s));
-  std::string names;
-  for (size_t i = 0; i < inputs_.size(); ++i)
-    if (before[i] != after[i]) names += (names.empty() ? "" : " and ") + inputs_[i].name;
-  return names;
-}
-
-std::vector<TimedCheck> read_timed_slots(const TimedSlot* slots, int count, size_t fingerprints) {
+std::vector<TimedCheck> read_timed_slots(const TimedSlot* slots, int count) {
   std::vector<TimedSlot> h(count);
   PTXBENCH_CUDA(cudaDeviceSynchronize());
   PTXBENCH_CUDA(cudaMemcpy(h.data(), slots, sizeof(TimedSlot) * count, cudaMemcpyDeviceToHost));
@@ -88,8 +59,6 @@ std::vector<TimedCheck> read_timed_slots(const TimedSlot* slots, int count, size
     out[i].output_finite = h[i].nonfinite == 0;
     out[i].projection_ok = h[i].bad == 0;
     out[i].worst_ratio = h[i].worst_ratio;
-    for (size_t f = 0; f < fingerprints; ++f)
-      out[i].inputs_unchanged = out[i].inputs_unchanged && h[i].fp_before[f] == h[i].fp_after[f];
   }
   return out;
 }

@@ -1,6 +1,6 @@
 // What the attention workloads (problems/mha_fwd, problems/mha_bwd) share besides the kernels:
-// options, shapes, tolerances, the full check of one output, the inputs' fingerprints and the
-// reading of the timed-check slots.
+// options, shapes, tolerances, the full check of one output and the reading of the timed-check
+// slots.
 #pragma once
 #include <string>
 #include <vector>
@@ -32,26 +32,6 @@ OutputCheck judge_attention_output(const std::string& name, const ErrorStats& e,
 // Passed when every output passed; the summary names the failed outputs, else summarizes all.
 CheckOutcome combine_checks(const std::vector<OutputCheck>& checks);
 
-// 64-bit fingerprints of the inputs, taken after generate_inputs and compared after a call.
-class InputFingerprints {
- public:
-  struct Input {
-    std::string name;
-    const void* data;
-    size_t bytes;
-  };
-  void set_inputs(std::vector<Input> inputs);  // at most 6 (TimedSlot's size)
-  void take(cudaStream_t s);                   // the "before" values
-  void copy_before(unsigned long long* dst, cudaStream_t s) const;
-  void write_now(unsigned long long* dst, cudaStream_t s) const;
-  std::string changed(cudaStream_t s) const;   // names of the inputs that differ now, e.g. "K and dO"
-  size_t size() const { return inputs_.size(); }
-
- private:
-  std::vector<Input> inputs_;
-  DeviceBuffer<unsigned long long> before_{6};
-};
-
 // The cuDNN plans of one direction ("fwd" or "bwd") built so far, by label: plan name, its
 // attention kernel (the engine) and workspace.
 json sdpa_plans_json(const CudnnSdpa& sdpa, const std::string& direction);
@@ -59,6 +39,6 @@ json sdpa_plans_json(const CudnnSdpa& sdpa, const std::string& direction);
 json sdpa_kernels_json(const CudnnSdpa& sdpa, const std::string& direction);
 
 // Reads `count` slots (synchronizes the device) into the harness's verdicts.
-std::vector<TimedCheck> read_timed_slots(const TimedSlot* slots, int count, size_t fingerprints);
+std::vector<TimedCheck> read_timed_slots(const TimedSlot* slots, int count);
 
 }  // namespace ptxbench::attention

@@ -1,0 +1,113 @@
+#include "runner/integrity/api_rules.h"
+
+#include <array>
+#include <cctype>
+
+namespace ptxbench::integrity {
+namespace {
+
+constexpr std::array<std::string_view, 24> kAllowedEntryPoints{
+    "cuTensorMapEncodeTiled", "cuTensorMapEncodeIm2col", "cuTensorMapEncodeIm2colWide", "cuTensorMapReplaceAddress",
+    "cuGetErrorString",       "cuGetErrorName",          "cuDriverGetVersion",          "cuDeviceGet",
+    "cuDeviceGetAttribute",   "cuDeviceGetCount",        "cuCtxGetCurrent",             "cuCtxGetDevice",
+    "cuFuncGetAttribute",     "cuFuncSetAttribute",      "cuKernelGetAttribute",        "cuKernelSetAttribute",
+    "cuLaunchKernel",         "cuLaunchKernelEx",        "cuLaunchCooperativeKernel",   "cuOccupancyMaxActiveClusters",
+    "cuOccupancyMaxPotentialClusterSize", "cuOccupancyMaxActiveBlocksPerMultiprocessor", "cuPointerGetAttribute",
+    "cuFuncGetName",
+};
+
+struct Rule {
+  std::string_view name;
+  std::string_view why;
+  bool even_when_nested;  // forbidden also when the runtime makes the call for the candidate
+};
+
+// Loading code is judged by what gets loaded, not by the call (the runtime itself loads the
+// candidate's own fatbin through cuLibraryLoadData, from inside calls CUPTI does not always
+// show): a module that is not byte-identical to one of the candidate's cubins is forbidden.
+constexpr Rule kForbidden[] = {
+    {"cuStreamCreate", "creates a stream", true},
+    {"cuStreamCreateWithPriority", "creates a stream", true},
+    {"cudaStreamCreate", "creates a stream", true},
+    {"cudaStreamCreateWithFlags", "creates a stream", true},
+    {"cudaStreamCreateWithPriority", "creates a stream", true},
+    {"cuGreenCtxStreamCreate", "creates a stream", true},
+    {"cuCtxCreate", "creates a context", true},
+    {"cuGreenCtxCreate", "creates a context", true},
+    {"cuCtxDestroy", "destroys a context", true},
+    {"cuCtxPushCurrent", "switches contexts", true},
+    {"cuCtxPopCurrent", "switches contexts", true},
+    {"cuCtxSetCurrent", "switches contexts", true},
+    {"cuDevicePrimaryCtxReset", "resets the device", true},
+    {"cuDevicePrimaryCtxRelease", "releases the harness's context", true},
+    {"cuDevicePrimaryCtxSetFlags", "changes the context's flags", true},
+    {"cudaDeviceReset", "resets the device", true},
+    {"cudaSetDeviceFlags", "changes the context's flags", true},
+    {"cuCtxSetLimit", "changes device limits", true},
+    {"cudaDeviceSetLimit", "changes device limits", true},
+    {"cuCtxSetCacheConfig", "changes the device-wide cache configuration", true},
+    {"cudaDeviceSetCacheConfig", "changes the device-wide cache configuration", true},
+    {"cuCtxSetSharedMemConfig", "changes the device-wide shared-memory configuration", true},
+    {"cudaDeviceSetSharedMemConfig", "changes the device-wide shared-memory configuration", true},
+    {"cuCtxResetPersistingL2Cache", "changes the L2 persistence state", true},
+    {"cudaCtxResetPersistingL2Cache", "changes the L2 persistence state", true},
+    {"cuStreamSetAttribute", "changes the given stream's attributes (they outlive the call)", true},
+    {"cudaStreamSetAttribute", "changes the given stream's attributes (they outlive the call)", true},
+    {"cuLaunchHostFunc", "runs host code after the call returns", true},
+    {"cudaLaunchHostFunc", "runs host code after the call returns", true},
+    {"cuStreamAddCallback", "runs host code after the call returns", true},
+    {"cudaStreamAddCallback", "runs host code after the call returns", true},
+    {"cuMulticastCreate", "creates multicast objects", true},
+    {"cuIpcGetMemHandle", "shares memory with another process", true},
+    {"cudaIpcGetMemHandle", "shares memory with another process", true},
+    {"cuIpcOpenMemHandle", "maps another process's memory", true},
+    {"cudaIpcOpenMemHandle", "maps another process's memory", true},
+};
+
+bool all_digits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+}  // namespace
+
+std::string api_base_name(std::string_view name) {
+  std::string n(name);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::string_view suffix : {"_ptsz", "_ptds"})
+      if (n.size() > suffix.size() && n.ends_with(suffix)) n.resize(n.size() - suffix.size()), changed = true;
+    const size_t v = n.rfind("_v");
+    if (v != std::string::npos && v > 0 && all_digits(std::string_view(n).substr(v + 2))) n.resize(v), changed = true;
+  }
+  return n;
+}
+
+bool entry_point_allowed(std::string_view symbol) {
+  const std::string base = api_base_name(symbol);
+  for (auto allowed : kAllowedEntryPoints)
+    if (base == allowed) return true;
+  return false;
+}
+
+std::string forbidden_api_reason(std::string_view api, bool top_level) {
+  const std::string base = api_base_name(api);
+  for (const auto& r : kForbidden)
+    if (base == r.name && (top_level || r.even_when_nested)) return std::string(r.why);
+  return "";
+}
+
+bool enqueues_gpu_work(std::string_view api) {
+  const std::string b = api_base_name(api);
+  return b.starts_with("cuLaunch") ? b != "cuLaunchHostFunc"
+                                   : b == "cuGraphLaunch" || b.starts_with("cuMemcpy") || b.starts_with("cuMemset");
+}
+
+bool is_kernel_launch(std::string_view api) {
+  const std::string b = api_base_name(api);
+  return b == "cuLaunchKernel" || b == "cuLaunchKernelEx" || b == "cuLaunchCooperativeKernel";
+}
+
+}  // namespace ptxbench::integrity

@@ -1,0 +1,206 @@
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "runner/integrity/observations.h"
+
+namespace ptxbench::integrity {
+
+std::string_view to_string(Actor a) {
+  switch (a) {
+    case Actor::harness: return "harness";
+    case Actor::baseline: return "baseline";
+    case Actor::candidate_load: return "candidate_load";
+    case Actor::candidate_call: return "candidate_call";
+  }
+  return "harness";
+}
+
+namespace {
+
+constexpr size_t kMaxPerRule = 3;  // enough to say what happened; the count says the rest
+
+struct Index {
+  const Observations& o;
+  std::unordered_map<uint32_t, const Launch*> launch_of;
+  std::map<int, const CallInfo*> call_of;
+  std::set<std::string> candidate_functions, foreign_functions;
+  uint64_t t0 = 0;
+
+  explicit Index(const Observations& obs) : o(obs) {
+    for (const auto& l : o.launches) launch_of.emplace(l.correlation, &l);
+    for (const auto& c : o.calls) call_of.emplace(c.index, &c);
+    for (const auto& m : o.modules)
+      for (const auto& f : m.functions) (m.candidate_image ? candidate_functions : foreign_functions).insert(f);
+    t0 = UINT64_MAX;
+    for (const auto& w : o.work) t0 = std::min(t0, w.start);
+    if (t0 == UINT64_MAX) t0 = 0;
+  }
+  const Launch* launch(uint32_t c) const {
+    auto it = launch_of.find(c);
+    return it == launch_of.end() ? nullptr : it->second;
+  }
+  std::string call_name(int index) const {
+    auto it = call_of.find(index);
+    if (it == call_of.end()) return index < 0 ? "outside any call" : "call #" + std::to_string(index);
+    const CallInfo& c = *it->second;
+    return std::string(c.actor == Actor::baseline ? "baseline sample" : "candidate call") + " #" + std::to_string(c.index) +
+           " (" + c.what + (c.shape.empty() ? "" : ", " + c.shape) + ")";
+  }
+  std::string at(uint64_t ns) const {
+    char b[48];
+    std::snprintf(b, sizeof b, "+%.3f ms", (ns - t0) / 1e6);
+    return b;
+  }
+  std::string describe(const DeviceWork& w) const {
+    std::string what = w.kind == DeviceWork::Kind::kernel ? "kernel " + w.name
+                       : w.kind == DeviceWork::Kind::memcpy ? std::string("a memory copy") : std::string("a memory set");
+    return what + " on stream " + std::to_string(w.stream) + " at " + at(w.start) + " for " +
+           std::to_string((w.end - w.start) / 1000) + " us";
+  }
+  bool is_candidate_work(const DeviceWork& w) const {
+    const Launch* l = launch(w.correlation);
+    if (l && is_candidate(l->actor)) return true;
+    return w.kind == DeviceWork::Kind::kernel && candidate_functions.count(w.name) && !foreign_functions.count(w.name);
+  }
+};
+
+class Collector {
+ public:
+  void add(const std::string& rule, std::string message) {
+    auto& n = counts_[rule];
+    if (n++ < kMaxPerRule) out_.push_back({rule, std::move(message)});
+  }
+  std::vector<Violation> finish() {
+    for (auto& v : out_) {
+      const size_t n = counts_[v.rule];
+      if (n > kMaxPerRule && &v == &*std::find_if(out_.begin(), out_.end(), [&](const Violation& x) { return x.rule == v.rule; }))
+        v.message += " (and " + std::to_string(n - kMaxPerRule) + " more like it)";
+    }
+    return std::move(out_);
+  }
+
+ private:
+  std::vector<Violation> out_;
+  std::map<std::string, size_t> counts_;
+};
+
+}  // namespace
+
+std::vector<Violation> audit(const Observations& o) {
+  Collector v;
+  if (!o.active) return {};
+  const Index ix(o);
+
+  // Modules: a candidate may only get its own cubins loaded.
+  for (const auto& m : o.modules)
+    if (is_candidate(m.actor) && !m.candidate_image) {
+      std::string fns;
+      for (size_t i = 0; i < m.functions.size() && i < 3; ++i) fns += (i ? ", " : "") + m.functions[i];
+      v.add("hidden_module", "a module of " + std::to_string(m.bytes) + " bytes that is not in the candidate's shared object was loaded during " +
+                                 ix.call_name(m.call) + (fns.empty() ? "" : " (kernels: " + fns + ")") +
+                                 ": code loaded at run time is not the code that was inspected");
+    }
+
+  // Work the candidate enqueued, and candidate kernels enqueued by anyone.
+  std::set<uint32_t> seen;
+  for (const auto& w : o.work) {
+    seen.insert(w.correlation);
+    const Launch* l = ix.launch(w.correlation);
+    if (l && l->actor == Actor::candidate_load) {
+      v.add("gpu_work_at_load", ix.describe(w) + " was enqueued while the candidate's library was being loaded");
+      continue;
+    }
+    if (l && l->actor == Actor::candidate_call) {
+      if (w.stream != o.candidate_stream)
+        v.add("foreign_stream", ix.describe(w) + ", enqueued during " + ix.call_name(l->call) + ", is not on the given stream " +
+                                    std::to_string(o.candidate_stream));
+      if (w.kind == DeviceWork::Kind::kernel) {
+        if (!ix.candidate_functions.count(w.name))
+          v.add("foreign_kernel", ix.describe(w) + ", launched during " + ix.call_name(l->call) +
+                                      ", is not a kernel of the candidate's own code (a library's or the harness's)");
+        else if (ix.foreign_functions.count(w.name))
+          v.add("foreign_kernel", ix.describe(w) + ", launched during " + ix.call_name(l->call) +
+                                      ", has the name of a kernel that a library or the harness also defines");
+      }
+      continue;
+    }
+    if (w.kind == DeviceWork::Kind::kernel && ix.candidate_functions.count(w.name) && !ix.foreign_functions.count(w.name))
+      v.add("ran_outside_call", ix.describe(w) + " is the candidate's kernel but was enqueued " +
+                                    (l ? "by the " + std::string(to_string(l->actor)) + " (" + l->api + ")" : "by no call the harness saw") +
+                                    ", not inside a candidate call");
+  }
+
+  // Launches: counted calls are judged from the callback (no activity records then); every other
+  // kernel launch must have produced its record (otherwise tracing was disabled or lost).
+  for (const auto& l : o.launches) {
+    if (l.actor == Actor::candidate_call && l.counted && !l.on_given_stream)
+      v.add("foreign_stream", l.api + (l.function.empty() ? "" : " of " + l.function) + " during " + ix.call_name(l.call) +
+                                  " enqueued work on a stream other than the given one");
+    if (l.kernel_launch && !l.counted && !seen.count(l.correlation) && o.dropped_records == 0)
+      v.add("unaccounted_launch", l.api + (l.function.empty() ? "" : " of " + l.function) + " by the " +
+                                      std::string(to_string(l.actor)) + " (" + ix.call_name(l.call) +
+                                      ") produced no activity record: GPU tracing was disabled or tampered with");
+  }
+
+  // Nothing of the candidate's may run while a baseline sample runs.
+  struct Span { uint64_t start, end; int call; };
+  std::map<int, Span> baseline_spans;
+  for (const auto& w : o.work) {
+    const Launch* l = ix.launch(w.correlation);
+    if (!l || l->actor != Actor::baseline) continue;
+    auto [it, fresh] = baseline_spans.try_emplace(l->call, Span{w.start, w.end, l->call});
+    if (!fresh) it->second.start = std::min(it->second.start, w.start), it->second.end = std::max(it->second.end, w.end);
+  }
+  if (!baseline_spans.empty()) {
+    std::vector<Span> spans;
+    for (auto& [k, s] : baseline_spans) spans.push_back(s);
+    std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
+    for (const auto& w : o.work) {
+      if (!ix.is_candidate_work(w)) continue;
+      auto it = std::upper_bound(spans.begin(), spans.end(), w.end, [](uint64_t t, const Span& s) { return t < s.start; });
+      // Spans starting before w ends; the latest of them may overlap, and so may earlier long ones.
+      for (auto s = spans.begin(); s != it; ++s)
+        if (s->end > w.start) {
+          v.add("overlaps_baseline", ix.describe(w) + " ran during " + ix.call_name(s->call) + " (" + ix.at(s->start) + " to " +
+                                         ix.at(s->end) + "): the library's time would include the candidate's work");
+          break;
+        }
+    }
+  }
+
+  // API calls that ran although forbidden (refused entry points are reported, not violations).
+  for (const auto& e : o.api_events)
+    if (!e.refused) v.add("forbidden_api", e.api + " was called by the candidate during " + ix.call_name(e.call));
+
+  // The kernels a counted call ran must be those the timed calls of the same shape ran.
+  std::map<int, std::set<std::string>> kernels_of_call;
+  for (const auto& l : o.launches)
+    if (l.actor == Actor::candidate_call && l.counted && !l.function.empty()) kernels_of_call[l.call].insert(l.function);
+  for (const auto& w : o.work) {
+    const Launch* l = ix.launch(w.correlation);
+    if (l && l->actor == Actor::candidate_call && w.kind == DeviceWork::Kind::kernel) kernels_of_call[l->call].insert(w.name);
+  }
+  for (const auto& counted : o.calls) {
+    if (!counted.counted) continue;
+    const auto& want = kernels_of_call[counted.index];
+    for (const auto& timed : o.calls) {
+      if (timed.counted || timed.what != "timing" || timed.shape != counted.shape || timed.actor != Actor::candidate_call) continue;
+      const auto& got = kernels_of_call[timed.index];
+      if (got == want) continue;
+      auto list = [](const std::set<std::string>& s) {
+        std::string out;
+        for (const auto& k : s) out += (out.empty() ? "" : ", ") + k;
+        return out.empty() ? std::string("none") : out;
+      };
+      v.add("counted_call_differs", "on " + counted.shape + " the call whose instructions were counted ran {" + list(want) +
+                                        "} but timed call #" + std::to_string(timed.index) + " ran {" + list(got) + "}");
+      break;
+    }
+  }
+  return v.finish();
+}
+
+}  // namespace ptxbench::integrity

@@ -1,0 +1,321 @@
+#include "runner/integrity/gpu_activity_monitor.h"
+
+#include <cuda.h>
+#include <cupti.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string_view>
+
+#include "core/error.h"
+#include "runner/integrity/api_rules.h"
+
+namespace ptxbench::integrity {
+
+struct GpuActivityMonitor::State {
+  mutable std::mutex mu;
+  Observations obs;
+  std::vector<CubinImage> images;
+  cudaStream_t given_stream = nullptr;
+  CUpti_SubscriberHandle subscriber = nullptr;
+  // The call in progress (the harness makes calls from one thread).
+  Actor actor = Actor::harness;
+  int call = -1;
+  bool counted = false;
+  decltype(&cuFuncGetName) func_name = nullptr;
+  decltype(&cuStreamIsCapturing) is_capturing = nullptr;
+  decltype(&cuKernelGetName) kernel_name = nullptr;
+};
+
+namespace {
+
+GpuActivityMonitor* g_monitor = nullptr;
+GpuActivityMonitor::State* g_state = nullptr;
+
+thread_local int t_runtime_depth = 0;            // runtime API calls in progress on this thread
+thread_local const char* t_runtime_api = nullptr;  // the outermost one
+thread_local bool t_in_callback = false;
+
+void check(CUptiResult r, const char* what) {
+  if (r == CUPTI_SUCCESS) return;
+  const char* msg = nullptr;
+  cuptiGetResultString(r, &msg);
+  fail(std::string("CUPTI: ") + what + " failed: " + (msg ? msg : "unknown error"));
+}
+
+constexpr size_t kBufferBytes = 8u << 20;
+
+void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *size = kBufferBytes;
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  *max_records = 0;
+}
+
+void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
+  std::vector<DeviceWork> batch;
+  CUpti_Activity* record = nullptr;
+  while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+    DeviceWork w;
+    if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || record->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
+      auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+      w.kind = DeviceWork::Kind::kernel;
+      w.correlation = k->correlationId, w.stream = k->streamId, w.start = k->start, w.end = k->end;
+      w.name = k->name ? k->name : "";
+      w.graph = k->graphId != 0;
+    } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+      auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+      w.kind = DeviceWork::Kind::memcpy;
+      w.correlation = m->correlationId, w.stream = m->streamId, w.start = m->start, w.end = m->end;
+      w.graph = m->graphId != 0;
+    } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
+      auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+      w.kind = DeviceWork::Kind::memset;
+      w.correlation = m->correlationId, w.stream = m->streamId, w.start = m->start, w.end = m->end;
+      w.graph = m->graphId != 0;
+    } else {
+      continue;
+    }
+    batch.push_back(std::move(w));
+  }
+  std::free(buffer);
+  if (g_state) {
+    std::lock_guard<std::mutex> lock(g_state->mu);
+    auto& work = g_state->obs.work;
+    work.insert(work.end(), std::make_move_iterator(batch.begin()), std::make_move_iterator(batch.end()));
+  }
+}
+
+bool is_entry_point_query(const char* runtime_api) {
+  return runtime_api && std::string_view(runtime_api).starts_with("cudaGetDriverEntryPoint");
+}
+
+void on_module_loaded(GpuActivityMonitor::State& st, const CUpti_ResourceData* rd) {
+  auto* m = static_cast<const CUpti_ModuleResourceData*>(rd->resourceDescriptor);
+  LoadedModule lm;
+  lm.id = m->moduleId;
+  lm.bytes = m->cubinSize;
+  const std::string_view image(m->pCubin ? m->pCubin : "", m->pCubin ? m->cubinSize : 0);
+  try {
+    lm.functions = cubin_functions(image);
+  } catch (const Error&) {
+    // Not an ELF image the parser knows: no names (kernels from it are then nobody's own).
+  }
+  std::lock_guard<std::mutex> lock(st.mu);
+  lm.actor = st.actor, lm.call = st.call;
+  for (const auto& c : st.images) lm.candidate_image = lm.candidate_image || c.matches(image);
+  st.obs.modules.push_back(std::move(lm));
+}
+
+void record_api_event(GpuActivityMonitor::State& st, std::string api, bool refused) {
+  std::lock_guard<std::mutex> lock(st.mu);
+  st.obs.api_events.push_back({st.actor, st.call, std::move(api), refused});
+}
+
+// The kernel and stream a launch names (single-kernel launches only).
+void launch_target(const CUpti_CallbackData* cd, CUfunction* f, CUstream* stream, bool* known) {
+  const std::string base = api_base_name(cd->functionName);
+  *known = true;
+  if (base == "cuLaunchKernel" || base == "cuLaunchCooperativeKernel") {
+    auto* p = static_cast<const cuLaunchKernel_params*>(cd->functionParams);  // same leading layout
+    *f = p->f, *stream = p->hStream;
+  } else if (base == "cuLaunchKernelEx") {
+    auto* p = static_cast<const cuLaunchKernelEx_params*>(cd->functionParams);
+    *f = p->f, *stream = p->config ? p->config->hStream : nullptr;
+  } else if (base == "cuGraphLaunch") {
+    auto* p = static_cast<const cuGraphLaunch_params*>(cd->functionParams);
+    *f = nullptr, *stream = p->hStream;
+  } else {
+    *known = false;
+  }
+}
+
+void on_driver_api(GpuActivityMonitor::State& st, const CUpti_CallbackData* cd) {
+  Actor actor;
+  int call;
+  bool counted;
+  {
+    std::lock_guard<std::mutex> lock(st.mu);
+    actor = st.actor, call = st.call, counted = st.counted;
+  }
+  const bool candidate = is_candidate(actor);
+  const bool top_level = t_runtime_depth == 0;
+  if (cd->callbackSite == CUPTI_API_ENTER) {
+    if (candidate && !(cd->functionName && std::string_view(cd->functionName).starts_with("cuGetProcAddress"))) {
+      if (auto why = forbidden_api_reason(cd->functionName, top_level); !why.empty())
+        record_api_event(st, std::string(cd->functionName) + " (" + why + ")", false);
+    }
+    if (!enqueues_gpu_work(cd->functionName)) return;
+    Launch l;
+    l.correlation = cd->correlationId;
+    l.actor = actor, l.call = call, l.counted = counted && actor == Actor::candidate_call;
+    l.api = cd->functionName;
+    l.kernel_launch = is_kernel_launch(cd->functionName);
+    CUfunction f = nullptr;
+    CUstream stream = nullptr;
+    bool known = false;
+    launch_target(cd, &f, &stream, &known);
+    t_in_callback = true;  // the queries below are driver calls themselves: do not recurse
+    if (l.kernel_launch && st.is_capturing) {
+      // A launch into a stream being captured runs nothing now: its kernel runs (and is
+      // recorded) when the graph is launched, under that launch's correlation.
+      CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+      if (st.is_capturing(stream, &capture) == CUDA_SUCCESS && capture != CU_STREAM_CAPTURE_STATUS_NONE)
+        l.kernel_launch = false, l.captured = true;
+    }
+    if (candidate) {
+      if (known) l.on_given_stream = stream == reinterpret_cast<CUstream>(st.given_stream);
+      const char* name = nullptr;
+      // The runtime launches through CUkernel handles (lazy loading) passed as CUfunction.
+      if (f && st.func_name && st.func_name(&name, f) == CUDA_SUCCESS && name) l.function = name;
+      else if (f && st.kernel_name && st.kernel_name(&name, reinterpret_cast<CUkernel>(f)) == CUDA_SUCCESS && name)
+        l.function = name;
+    }
+    t_in_callback = false;
+    std::lock_guard<std::mutex> lock(st.mu);
+    st.obs.launches.push_back(std::move(l));
+    return;
+  }
+  // Exit: a driver entry point asked for by the candidate resolves only when allowed.
+  if (candidate && cd->functionName && std::string_view(cd->functionName).starts_with("cuGetProcAddress") &&
+      (top_level || is_entry_point_query(t_runtime_api))) {
+    auto* p = static_cast<const cuGetProcAddress_v2_params*>(cd->functionParams);
+    const std::string symbol = p->symbol ? p->symbol : "";
+    if (!entry_point_allowed(symbol)) {
+      if (p->pfn) *p->pfn = nullptr;
+      if (cd->functionReturnValue) *static_cast<CUresult*>(cd->functionReturnValue) = CUDA_ERROR_NOT_FOUND;
+      record_api_event(st, "driver entry point " + symbol + " (not on the allowlist: answered not found)", true);
+    }
+  }
+}
+
+void on_runtime_api(GpuActivityMonitor::State& st, const CUpti_CallbackData* cd) {
+  if (cd->callbackSite == CUPTI_API_ENTER) {
+    if (t_runtime_depth++ == 0) t_runtime_api = cd->functionName;
+    if (t_runtime_depth != 1) return;
+    Actor actor;
+    {
+      std::lock_guard<std::mutex> lock(st.mu);
+      actor = st.actor;
+    }
+    if (is_candidate(actor))
+      if (auto why = forbidden_api_reason(cd->functionName, true); !why.empty())
+        record_api_event(st, std::string(cd->functionName) + " (" + why + ")", false);
+  } else {
+    if (--t_runtime_depth == 0) t_runtime_api = nullptr;
+    if (t_runtime_depth < 0) t_runtime_depth = 0;
+  }
+}
+
+void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
+  GpuActivityMonitor::State* st = g_state;
+  if (!st || t_in_callback) return;
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    auto* rd = static_cast<const CUpti_ResourceData*>(data);
+    if (id == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
+      on_module_loaded(*st, rd);
+    } else if (id == CUPTI_CBID_RESOURCE_STREAM_CREATED || id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+      Actor actor;
+      {
+        std::lock_guard<std::mutex> lock(st->mu);
+        actor = st->actor;
+      }
+      if (is_candidate(actor))
+        record_api_event(*st, id == CUPTI_CBID_RESOURCE_STREAM_CREATED ? "a stream was created" : "a context was created", false);
+    }
+  } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+    on_driver_api(*st, static_cast<const CUpti_CallbackData*>(data));
+  } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+    on_runtime_api(*st, static_cast<const CUpti_CallbackData*>(data));
+  }
+}
+
+}  // namespace
+
+GpuActivityMonitor::GpuActivityMonitor(cudaStream_t given_stream) : state_(std::make_unique<State>()) {
+  state_->given_stream = given_stream;
+  g_state = state_.get();
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  if (cudaGetDriverEntryPointByVersion("cuFuncGetName", &fn, 12030, cudaEnableDefault, &found) == cudaSuccess &&
+      found == cudaDriverEntryPointSuccess)
+    state_->func_name = reinterpret_cast<decltype(&cuFuncGetName)>(fn);
+  if (cudaGetDriverEntryPointByVersion("cuKernelGetName", &fn, 12030, cudaEnableDefault, &found) == cudaSuccess &&
+      found == cudaDriverEntryPointSuccess)
+    state_->kernel_name = reinterpret_cast<decltype(&cuKernelGetName)>(fn);
+  if (cudaGetDriverEntryPointByVersion("cuStreamIsCapturing", &fn, 10000, cudaEnableDefault, &found) == cudaSuccess &&
+      found == cudaDriverEntryPointSuccess)
+    state_->is_capturing = reinterpret_cast<decltype(&cuStreamIsCapturing)>(fn);
+  check(cuptiSubscribe(&state_->subscriber, on_callback, nullptr), "cuptiSubscribe");
+  check(cuptiEnableDomain(1, state_->subscriber, CUPTI_CB_DOMAIN_RESOURCE), "enabling resource callbacks");
+  check(cuptiEnableDomain(1, state_->subscriber, CUPTI_CB_DOMAIN_DRIVER_API), "enabling driver API callbacks");
+  check(cuptiEnableDomain(1, state_->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API), "enabling runtime API callbacks");
+  check(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "cuptiActivityRegisterCallbacks");
+  for (auto kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET})
+    check(cuptiActivityEnable(kind), "cuptiActivityEnable");
+  uint32_t id = 0;
+  check(cuptiGetStreamIdEx(nullptr, given_stream, 0, &id), "cuptiGetStreamIdEx");
+  state_->obs.candidate_stream = id;
+  state_->obs.active = true;
+}
+
+GpuActivityMonitor& GpuActivityMonitor::start(cudaStream_t given_stream) {
+  if (!g_monitor) g_monitor = new GpuActivityMonitor(given_stream);  // lives until the process ends
+  return *g_monitor;
+}
+
+GpuActivityMonitor* GpuActivityMonitor::instance() { return g_monitor; }
+
+void GpuActivityMonitor::expect_candidate_images(std::vector<CubinImage> images) {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->images = std::move(images);
+}
+
+int GpuActivityMonitor::begin_call(Actor actor, const std::string& what, const std::string& shape, bool counted) {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  const int index = static_cast<int>(state_->obs.calls.size());
+  state_->obs.calls.push_back({index, actor, what, shape, counted});
+  state_->actor = actor, state_->call = index, state_->counted = counted;
+  return index;
+}
+
+void GpuActivityMonitor::end_call() {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->actor = Actor::harness, state_->call = -1, state_->counted = false;
+}
+
+void GpuActivityMonitor::pause_kernel_records() {
+  flush();
+  check(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "pausing kernel records");
+}
+
+void GpuActivityMonitor::resume_kernel_records() {
+  check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "resuming kernel records");
+}
+
+void GpuActivityMonitor::flush() {
+  check(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
+  size_t dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS && dropped) {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    state_->obs.dropped_records += dropped;
+  }
+}
+
+Observations GpuActivityMonitor::observations() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->obs;
+}
+
+CallScope::CallScope(Actor actor, const std::string& what, const std::string& shape, bool counted) {
+  if (auto* m = GpuActivityMonitor::instance()) {
+    m->begin_call(actor, what, shape, counted);
+    active_ = true;
+  }
+}
+
+CallScope::~CallScope() {
+  if (active_) GpuActivityMonitor::instance()->end_call();
+}
+
+}  // namespace ptxbench::integrity

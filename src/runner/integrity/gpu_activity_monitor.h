@@ -1,0 +1,63 @@
+// Watches the GPU from inside the worker with CUPTI: callbacks on every driver and runtime API
+// call and on module loads (who called, refused entry points, forbidden calls), and activity
+// records of every kernel, copy and set as it ran (stream, time). The harness announces whose
+// code runs (CallScope) and reads everything back as Observations for audit().
+//
+// One per process (CUPTI's callbacks are process-wide). Not used under compute-sanitizer or ncu,
+// which inject their own tools.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runner/integrity/cubin_image.h"
+#include "runner/integrity/observations.h"
+
+namespace ptxbench::integrity {
+
+class GpuActivityMonitor {
+ public:
+  // Subscribes and starts the activity records; `given_stream` is the stream every candidate
+  // call gets. Throws Error with CUPTI's message when tracing cannot start.
+  static GpuActivityMonitor& start(cudaStream_t given_stream);
+  static GpuActivityMonitor* instance();  // null before start()
+
+  // The cubins of the candidate's shared object, read from the file before it is loaded.
+  void expect_candidate_images(std::vector<CubinImage> images);
+
+  // Announces a candidate call, a baseline sample, or the loading of the candidate; returns its
+  // index. Until end_call(), every API call made on this thread is attributed to it.
+  int begin_call(Actor actor, const std::string& what, const std::string& shape, bool counted = false);
+  void end_call();
+
+  // SASS counting and kernel activity records cannot be on together (counts read 0, measured on
+  // the H200): kernel records pause for a counted call, whose launches the callbacks judge.
+  void pause_kernel_records();
+  void resume_kernel_records();
+
+  // Delivers every pending record (synchronize the device first for complete results).
+  void flush();
+  Observations observations() const;
+
+  struct State;
+
+ private:
+  explicit GpuActivityMonitor(cudaStream_t given_stream);
+  std::unique_ptr<State> state_;
+};
+
+// RAII: begin_call/end_call around one call; a no-op when no monitor runs.
+class CallScope {
+ public:
+  CallScope(Actor actor, const std::string& what, const std::string& shape, bool counted = false);
+  ~CallScope();
+  CallScope(const CallScope&) = delete;
+  CallScope& operator=(const CallScope&) = delete;
+
+ private:
+  bool active_ = false;
+};
+
+}  // namespace ptxbench::integrity

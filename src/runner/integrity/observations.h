@@ -1,0 +1,88 @@
+// What the worker sees of the GPU while a candidate is loaded: every host call that enqueued GPU
+// work (who made it, and when), every piece of work as it ran (CUPTI activity records), every
+// module the driver loaded, and every refused or forbidden API call. Filled by GpuActivityMonitor,
+// judged by audit(); plain data so the rules are tested on the CPU.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ptxbench::integrity {
+
+// Whose code was running on the host when a call was made.
+enum class Actor : uint8_t { harness, baseline, candidate_load, candidate_call };
+std::string_view to_string(Actor a);
+inline bool is_candidate(Actor a) { return a == Actor::candidate_load || a == Actor::candidate_call; }
+
+// One candidate call or baseline sample, as the harness announced it.
+struct CallInfo {
+  int index = 0;
+  Actor actor = Actor::candidate_call;
+  std::string what;   // "correctness", "timing", "target_run", ...
+  std::string shape;  // shape label
+  bool counted = false;  // SASS counting was on: no activity records, launches judged from the callback
+};
+
+// One host API call that enqueues GPU work (driver-API callback, at the call).
+struct Launch {
+  uint32_t correlation = 0;
+  Actor actor = Actor::harness;
+  int call = -1;             // CallInfo::index; -1 outside any call
+  std::string api;           // cuLaunchKernel, cuLaunchKernelEx, cuGraphLaunch, cuMemcpyAsync, ...
+  std::string function;      // the kernel's name when the call names one (candidate calls only)
+  bool kernel_launch = false;     // a single kernel: exactly one activity record must follow
+  bool on_given_stream = true;    // the stream argument is the stream the candidate was given
+  bool captured = false;          // into a stream being captured (runs later, as a graph)
+  bool counted = false;
+};
+
+// One piece of GPU work as it ran (activity record).
+struct DeviceWork {
+  enum class Kind : uint8_t { kernel, memcpy, memset };
+  Kind kind = Kind::kernel;
+  uint32_t correlation = 0;
+  uint32_t stream = 0;
+  uint64_t start = 0, end = 0;  // ns, CUPTI's clock
+  std::string name;             // kernel name (mangled); empty for copies and sets
+  bool graph = false;
+};
+
+struct LoadedModule {
+  uint32_t id = 0;
+  Actor actor = Actor::harness;
+  int call = -1;
+  bool candidate_image = false;  // byte-identical to a cubin of the candidate's shared object
+  size_t bytes = 0;
+  std::vector<std::string> functions;
+};
+
+// An API call made by candidate code that the rules refuse (answered "not found") or forbid.
+struct ApiEvent {
+  Actor actor = Actor::candidate_call;
+  int call = -1;
+  std::string api;     // e.g. "cuGetProcAddress(cuStreamCreate)", "cuStreamCreate"
+  bool refused = false;  // refused: the candidate got CUDA_ERROR_NOT_FOUND; else it ran and is forbidden
+};
+
+struct Observations {
+  std::vector<CallInfo> calls;
+  std::vector<Launch> launches;
+  std::vector<DeviceWork> work;
+  std::vector<LoadedModule> modules;
+  std::vector<ApiEvent> api_events;
+  uint32_t candidate_stream = 0;  // CUPTI stream id of the stream the candidate is given
+  uint64_t dropped_records = 0;   // activity records CUPTI could not deliver
+  bool active = false;            // accounting ran at all
+};
+
+struct Violation {
+  std::string rule;     // foreign_stream, foreign_kernel, hidden_module, gpu_work_at_load, ran_outside_call,
+                        // overlaps_baseline, forbidden_api, unaccounted_launch, counted_call_differs
+  std::string message;  // names the kernel, its stream and its time
+};
+
+// The rules (docs/architecture.md, "Every GPU kernel is accounted for").
+std::vector<Violation> audit(const Observations& o);
+
+}  // namespace ptxbench::integrity

@@ -1,0 +1,128 @@
+#include "runner/integrity/sass_counter.h"
+
+#include <cuda.h>
+#include <cupti.h>
+#include <cupti_profiler_target.h>
+#include <cupti_sass_metrics.h>
+#include <cupti_target.h>
+
+#include <cstdlib>
+
+#include "core/error.h"
+
+namespace ptxbench::integrity {
+namespace {
+
+std::string cupti_message(CUptiResult r) {
+  const char* msg = nullptr;
+  cuptiGetResultString(r, &msg);
+  return msg ? msg : "CUPTI error " + std::to_string(int(r));
+}
+
+void check(CUptiResult r, const char* what) {
+  if (r != CUPTI_SUCCESS) fail(std::string("CUPTI SASS metrics: ") + what + ": " + cupti_message(r));
+}
+
+CUcontext current_context() {
+  static auto get = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 4000, cudaEnableDefault, &found);
+    return reinterpret_cast<decltype(&cuCtxGetCurrent)>(fn);
+  }();
+  CUcontext ctx = nullptr;
+  if (get) get(&ctx);
+  return ctx;
+}
+
+}  // namespace
+
+std::unique_ptr<SassCounter> SassCounter::create(int device, std::string* why) {
+  try {
+    CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+    check(cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
+    CUpti_Profiler_DeviceSupported_Params sup{CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
+    sup.cuDevice = device;
+    sup.api = CUPTI_PROFILER_SASS_METRICS;
+    check(cuptiProfilerDeviceSupported(&sup), "cuptiProfilerDeviceSupported");
+    if (sup.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+      fail("SASS metrics are not supported on this device (architecture " + std::to_string(sup.architecture) +
+           ", vGPU " + std::to_string(sup.vGpu) + ", confidential compute " + std::to_string(sup.confidentialCompute) + ")");
+    CUpti_Device_GetChipName_Params chip{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+    chip.deviceIndex = device;
+    check(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName");
+    CUpti_SassMetrics_GetProperties_Params prop{CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE};
+    prop.pChipName = chip.pChipName;
+    prop.pMetricName = "smsp__sass_inst_executed";
+    check(cuptiSassMetricsGetProperties(&prop), "looking up smsp__sass_inst_executed");
+    std::unique_ptr<SassCounter> c(new SassCounter);
+    c->device_ = device;
+    c->metric_id_ = prop.metric.metricId;
+    CUpti_SassMetrics_Config config{c->metric_id_, CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU};
+    CUpti_SassMetricsSetConfig_Params set{CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE};
+    set.pConfigs = &config;
+    set.numOfMetricConfig = 1;
+    set.deviceIndex = device;
+    check(cuptiSassMetricsSetConfig(&set), "cuptiSassMetricsSetConfig");
+    return c;
+  } catch (const Error& e) {
+    if (why) *why = e.what();
+    return nullptr;
+  }
+}
+
+SassCounter::~SassCounter() {
+  if (enabled_) {
+    CUpti_SassMetricsDisable_Params dis{CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
+    dis.ctx = current_context();
+    cuptiSassMetricsDisable(&dis);
+  }
+  CUpti_SassMetricsUnsetConfig_Params unset{CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE};
+  unset.deviceIndex = device_;
+  cuptiSassMetricsUnsetConfig(&unset);
+}
+
+void SassCounter::begin() {
+  CUpti_SassMetricsEnable_Params en{CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
+  en.ctx = current_context();
+  en.enableLazyPatching = 1;  // patch each kernel at its first launch in the range (modules load lazily)
+  check(cuptiSassMetricsEnable(&en), "cuptiSassMetricsEnable");
+  enabled_ = true;
+}
+
+std::vector<ExecutedInstruction> SassCounter::end() {
+  CUcontext ctx = current_context();
+  std::vector<ExecutedInstruction> out;
+  CUpti_SassMetricsGetDataProperties_Params props{CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE};
+  props.ctx = ctx;
+  check(cuptiSassMetricsGetDataProperties(&props), "cuptiSassMetricsGetDataProperties");
+  if (props.numOfPatchedInstructionRecords && props.numOfInstances) {
+    std::vector<CUpti_SassMetrics_Data> data(props.numOfPatchedInstructionRecords);
+    std::vector<CUpti_SassMetrics_InstanceValue> values(data.size() * props.numOfInstances);
+    for (size_t i = 0; i < data.size(); ++i) {
+      data[i].structSize = sizeof(CUpti_SassMetrics_Data);
+      data[i].pInstanceValues = &values[i * props.numOfInstances];
+    }
+    CUpti_SassMetricsFlushData_Params flush{CUpti_SassMetricsFlushData_Params_STRUCT_SIZE};
+    flush.ctx = ctx;
+    flush.numOfPatchedInstructionRecords = props.numOfPatchedInstructionRecords;
+    flush.numOfInstances = props.numOfInstances;
+    flush.pMetricsData = data.data();
+    check(cuptiSassMetricsFlushData(&flush), "cuptiSassMetricsFlushData");
+    out.reserve(data.size());
+    for (const auto& d : data) {
+      uint64_t n = 0;
+      for (size_t k = 0; k < props.numOfInstances; ++k)
+        if (d.pInstanceValues[k].metricId == metric_id_) n += d.pInstanceValues[k].value;
+      out.push_back({d.functionName ? d.functionName : "", d.pcOffset, n});
+      std::free(const_cast<char*>(d.functionName));  // CUPTI allocates the names; the caller frees them
+    }
+  }
+  CUpti_SassMetricsDisable_Params dis{CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
+  dis.ctx = ctx;
+  check(cuptiSassMetricsDisable(&dis), "cuptiSassMetricsDisable");
+  enabled_ = false;
+  return out;
+}
+
+}  // namespace ptxbench::integrity

@@ -1,0 +1,40 @@
+#include "service/target_counts.h"
+
+#include "core/error.h"
+
+namespace ptxbench {
+
+ExecutedTargets executed_targets(const json& ev, const SassListing& listing,
+                                 const std::vector<std::vector<std::string>>& groups) {
+  ExecutedTargets out;
+  try {
+    out.problem_flops = ev.at("flops").get<double>();
+    out.check_passed = ev.at("check_passed").get<bool>();
+    for (const auto& fn : ev.at("functions")) {
+      const std::string name = fn.at("function").get<std::string>();
+      const auto f = listing.find(name);
+      OpcodeCounts mine;
+      for (const auto& pc : fn.at("pcs")) {
+        const auto offset = pc.at(0).get<uint32_t>();
+        const auto executed = pc.at(1).get<long long>();
+        const SassInstruction* ins = nullptr;
+        if (f != listing.end())
+          if (auto it = f->second.find(offset); it != f->second.end()) ins = &it->second;
+        if (!ins) {
+          out.unmatched += executed;
+          continue;
+        }
+        mine[ins->opcode] += executed;
+        const double flops = tensor_flops_per_warp_execution(*ins) * double(executed);
+        (is_warpgroup_mma(*ins) ? out.warpgroup_mma_flops : out.other_tensor_flops) += flops;
+      }
+      for (const auto& [op, n] : mine) out.opcodes[op] += n;
+      out.kernels.push_back({{"name", name}, {"targets", select_families(mine, groups)}, {"in_listing", f != listing.end()}});
+    }
+  } catch (const json::exception& e) {
+    throw InputError(std::string("malformed target_counts event: ") + e.what());
+  }
+  return out;
+}
+
+}  // namespace ptxbench

@@ -1,0 +1,28 @@
+// Executed instructions of counted calls (the worker's target_counts events: per kernel, executed
+// count by program-counter offset) read through the candidate's SASS listing: executed opcodes,
+// whether every target group ran, and the FLOPs the tensor instructions did against the problem's.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "build/sass_listing.h"
+#include "build/static_checks.h"
+#include "core/json.h"
+
+namespace ptxbench {
+
+struct ExecutedTargets {
+  OpcodeCounts opcodes;                 // executed (warp-level) count per opcode, candidate kernels
+  double warpgroup_mma_flops = 0;       // FLOPs done by the target tensor family (HGMMA, ...)
+  double other_tensor_flops = 0;        // by older tensor instructions (HMMA)
+  double problem_flops = 0;             // the problem's nominal FLOPs for the counted shape
+  long long unmatched = 0;              // executed offsets the listing does not know
+  bool check_passed = false;            // the counted call's full check
+  json kernels = json::array();         // per kernel: executed target opcodes
+};
+
+// One counted shape. Throws InputError on a malformed event.
+ExecutedTargets executed_targets(const json& target_counts_event, const SassListing& listing,
+                                 const std::vector<std::vector<std::string>>& groups);
+
+}  // namespace ptxbench
