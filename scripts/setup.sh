@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config binutils nlohmann-json3-dev libcli11-dev
   libtomlplusplus-dev libsqlite3-dev libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libelf-dev
-  libssl-dev zlib1g-dev python3-pip)
+  libssl-dev zlib1g-dev python3-pip libcurl4-openssl-dev libcpp-httplib-dev)
 PIP_PACKAGES=(nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm nvidia-nvml-dev)
 # Only its C++ headers are used: its Python dependencies (the CUTLASS DSL, ~0.5 GB) are not installed.
 PIP_NODEPS_PACKAGES=(nvidia-cudnn-frontend)

@@ -14,6 +14,8 @@
 
 namespace ptxbench::agent {
 
+class RetryClock;  // agent/http/retry.h
+
 struct ChatMessage {
   std::string role;  // "user" or "assistant" (the system text is ChatRequest::system)
   std::string content;
@@ -96,6 +98,9 @@ struct ClientConfig {
   std::string provider;
   std::string model;  // for replay: PATH; for files: DIR
   json args = json::object();
+  // The time source of the HTTP clients' retry waits; nullptr: the real clock. Tests pass a clock
+  // that skips its sleeps (agent/http/retry.h: SkippingClock). Other clients ignore it.
+  std::shared_ptr<RetryClock> clock = nullptr;
 };
 
 using ClientFactory = std::function<std::unique_ptr<ModelClient>(const ClientConfig&)>;
