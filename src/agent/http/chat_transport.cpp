@@ -187,7 +187,7 @@ ChatReply ChatTransport::post(const std::string& url, const http::Headers& heade
     say(line);
     clock_->sleep_for(*decision.wait);
   }
-  reply.seconds = double(elapsed().count()) / 1000.0;
+  reply.seconds = std::chrono::duration<double>(clock_->now() - start).count();
   return reply;
 }
 
