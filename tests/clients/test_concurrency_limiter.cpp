@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -75,6 +76,25 @@ TEST(ConcurrencyLimiter, BlocksBeyondTheLimit) {
     });
   for (auto& t : threads) t.join();
   EXPECT_EQ(most.load(), 2);
+  EXPECT_EQ(limiter.in_flight(), 0);
+}
+
+TEST(ConcurrencyLimiter, ALongWaitIsReported) {
+  ConcurrencyLimiter limiter(1);
+  auto held = std::make_unique<ConcurrencyLimiter::Slot>(limiter.acquire());
+  std::atomic<int> reports{0};
+  std::thread waiter([&] {
+    auto s = limiter.acquire(std::chrono::milliseconds(20), [&](int limit, int in_flight) {
+      EXPECT_EQ(limit, 1);
+      EXPECT_EQ(in_flight, 1);
+      ++reports;
+    });
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(reports.load(), 1);
+  held.reset();  // frees the slot: the waiter gets it
+  waiter.join();
+  EXPECT_EQ(reports.load(), 1);
   EXPECT_EQ(limiter.in_flight(), 0);
 }
 

@@ -68,7 +68,7 @@ struct ChatReply {
   int http_status = 0;        // of the last attempt (0: none, e.g. replay)
   int attempts = 0;
   double seconds = 0;                 // wall time of the whole call, retries included
-  std::vector<std::string> retries;   // one line per retry: "429, retry in 12 s"
+  std::vector<std::string> retries;   // one line per retry: "retrying (429, 12 s): attempt 1 of at most 10 failed: ..."
   std::string request_body;           // the exact bytes sent (no key: keys travel in headers only)
   std::string response_body;          // the exact bytes of the last response received
 };

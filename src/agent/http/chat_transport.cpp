@@ -142,7 +142,10 @@ ChatReply ChatTransport::post(const std::string& url, const http::Headers& heade
     ChatReply parsed;
     http::Response response;
     {
-      auto slot = limiter_.acquire();
+      auto slot = limiter_.acquire(Millis(5000), [&](int limit, int in_flight) {
+        say(provider_ + ": waiting for a request slot (" + std::to_string(in_flight) + " of " + std::to_string(limit) +
+            " in flight)");
+      });
       response = http::perform(request);
       result = response.transport == http::Transport::ok ? interpret(response, parsed) : read_transport_failure(response);
       if (result.rate_limited) {

@@ -25,6 +25,21 @@ ConcurrencyLimiter::Slot ConcurrencyLimiter::acquire() {
   return Slot(this, epoch_);
 }
 
+ConcurrencyLimiter::Slot ConcurrencyLimiter::acquire(std::chrono::milliseconds report_after,
+                                                     const std::function<void(int, int)>& waiting) {
+  std::unique_lock lock(mutex_);
+  const auto free = [this] { return in_flight_ < limit_; };
+  if (!freed_.wait_for(lock, report_after, free)) {
+    const int limit = limit_, in_flight = in_flight_;
+    lock.unlock();
+    if (waiting) waiting(limit, in_flight);
+    lock.lock();
+    freed_.wait(lock, free);
+  }
+  ++in_flight_;
+  return Slot(this, epoch_);
+}
+
 void ConcurrencyLimiter::release() {
   {
     std::lock_guard lock(mutex_);

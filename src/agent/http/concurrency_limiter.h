@@ -2,7 +2,9 @@
 // 429 (once per burst: only a request that started after the last cut can cut again) and grows back
 // by one after `limit` successes in a row (additive increase), up to the maximum.
 #pragma once
+#include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <optional>
 
@@ -28,6 +30,9 @@ class ConcurrencyLimiter {
   };
 
   Slot acquire();  // blocks while `limit()` requests are in flight
+  // The same; when the wait passes `report_after`, calls `waiting(limit, in_flight)` once (so a
+  // long queue is a visible line, never a silent stall).
+  Slot acquire(std::chrono::milliseconds report_after, const std::function<void(int limit, int in_flight)>& waiting);
 
   // Feedback from the request that holds `slot`. rate_limited returns the new limit when it shrank.
   std::optional<int> rate_limited(const Slot& slot);
