@@ -107,6 +107,8 @@ TEST_F(AnthropicClient, ErrorInside200BodyIsReadByType) {
   EXPECT_EQ(bad.outcome, ProviderOutcome::provider_error);
   EXPECT_EQ(bad.attempts, 1);
   EXPECT_EQ(bad.http_status, 200);
+  expect_clean(retried);
+  expect_clean(bad);
 }
 
 TEST_F(AnthropicClient, StopReasons) {
@@ -131,6 +133,7 @@ TEST_F(AnthropicClient, StopReasons) {
     if (outcome != ProviderOutcome::ok) {
       EXPECT_FALSE(reply.error.empty()) << stop;
     }
+    expect_clean(reply);
   }
   EXPECT_EQ(server.requests(), 7u);
 }
@@ -160,6 +163,7 @@ TEST_F(AnthropicClient, RequestTooLarge) {
     EXPECT_EQ(reply.outcome, ProviderOutcome::request_too_large) << reply.error;
     EXPECT_EQ(reply.http_status, status);
     EXPECT_EQ(reply.attempts, 1);
+    expect_clean(reply);
   }
 }
 
@@ -174,6 +178,7 @@ TEST_F(AnthropicClient, RequestErrorsAreNotRetried) {
   EXPECT_EQ(auth.outcome, ProviderOutcome::infra_error);  // the key, not the model
   EXPECT_EQ(auth.attempts, 1);
   EXPECT_NE(auth.error.find("authentication_error"), std::string::npos) << auth.error;
+  expect_clean(auth);
   EXPECT_EQ(server.requests(), 3u);
 }
 
@@ -197,6 +202,8 @@ TEST_F(AnthropicClient, MissingUsage) {
   EXPECT_EQ(reply.outcome, ProviderOutcome::ok);
   EXPECT_FALSE(reply.usage.input_tokens.has_value());
   EXPECT_FALSE(reply.usage.output_tokens.has_value());
+  EXPECT_EQ(reply.attempts, 1);
+  expect_clean(reply);
 }
 
 TEST_F(AnthropicClient, DroppedAndStalledConnections) {

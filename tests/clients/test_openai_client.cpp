@@ -219,6 +219,8 @@ TEST_F(OpenAiClient, HiddenReasoningTokensAlsoMeanReasoningOnly) {
   const auto reply = complete(*c);
   EXPECT_EQ(reply.outcome, ProviderOutcome::reasoning_only) << reply.error;
   EXPECT_EQ(reply.usage.reasoning_tokens, 100);
+  EXPECT_EQ(reply.attempts, 1);
+  expect_clean(reply);
 }
 
 TEST_F(OpenAiClient, EmptyAnswerWithNothing) {
@@ -228,6 +230,7 @@ TEST_F(OpenAiClient, EmptyAnswerWithNothing) {
   EXPECT_EQ(reply.outcome, ProviderOutcome::empty);
   EXPECT_EQ(reply.attempts, 1);
   EXPECT_FALSE(reply.error.empty());
+  expect_clean(reply);
 }
 
 TEST_F(OpenAiClient, ErrorObjectInsideA200Body) {
@@ -264,6 +267,7 @@ TEST_F(OpenAiClient, HugeReplyIsKeptIntact) {
   EXPECT_EQ(reply.outcome, ProviderOutcome::ok) << reply.error;
   EXPECT_EQ(reply.content.size(), huge.size());
   EXPECT_TRUE(reply.content == huge);
+  EXPECT_EQ(reply.attempts, 1);
   EXPECT_EQ(reply.response_body.size(), body.dump().size());
   expect_clean(reply);
 }
@@ -278,6 +282,7 @@ TEST_F(OpenAiClient, RefusalAndContentFilter) {
   const auto filtered = complete(*c);
   EXPECT_EQ(filtered.outcome, ProviderOutcome::refused);
   EXPECT_EQ(filtered.finish_reason, "content_filter");
+  EXPECT_EQ(refusal.attempts + filtered.attempts, 2);
   EXPECT_EQ(server.requests(), 2u);
   expect_clean(refusal);
   expect_clean(filtered);
@@ -297,6 +302,8 @@ TEST_F(OpenAiClient, MissingUsageLeavesUsageUnknown) {
     EXPECT_FALSE(reply.usage.input_tokens.has_value());
     EXPECT_FALSE(reply.usage.output_tokens.has_value());
     EXPECT_FALSE(reply.usage.reasoning_tokens.has_value());
+    EXPECT_EQ(reply.attempts, 1);
+    expect_clean(reply);
   }
 }
 
@@ -313,6 +320,7 @@ TEST_F(OpenAiClient, RequestTooLargeIsNotRetried) {
     EXPECT_EQ(reply.http_status, status);
     EXPECT_EQ(reply.attempts, 1);
     EXPECT_TRUE(reply.retries.empty());
+    expect_clean(reply);
   }
   EXPECT_EQ(server.requests(), 3u);
 }
@@ -326,6 +334,7 @@ TEST_F(OpenAiClient, BadRequestIsProviderErrorWithoutRetry) {
   EXPECT_EQ(reply.attempts, 1);
   EXPECT_NE(reply.error.find("Unsupported value"), std::string::npos) << reply.error;
   EXPECT_EQ(server.requests(), 1u);
+  expect_clean(reply);
 }
 
 TEST_F(OpenAiClient, KeyEchoedByTheServerIsRedacted) {
@@ -362,6 +371,7 @@ TEST_F(OpenAiClient, RetryAfterPastTheDeadlineGivesUpAtOnce) {
   EXPECT_TRUE(reply.retries.empty());
   EXPECT_NE(reply.error.find("deadline"), std::string::npos) << reply.error;
   EXPECT_EQ(clock->slept().count(), 0);
+  expect_clean(reply);
 }
 
 TEST_F(OpenAiClient, ConnectionRefusedIsRetriedThenInfraError) {
@@ -379,6 +389,7 @@ TEST_F(OpenAiClient, ConnectionRefusedIsRetriedThenInfraError) {
   EXPECT_EQ(reply.attempts, 3);
   EXPECT_EQ(retry_lines_starting("retrying (connection failed, "), 2u);
   EXPECT_EQ(reply.http_status, 0);
+  expect_clean(reply);
 }
 
 TEST_F(OpenAiClient, MaxCompletionTokensForOpenAiReasoningModels) {
