@@ -17,7 +17,8 @@ struct EvalArgs {
   std::string problem = "gemm";
   std::vector<std::string> files;
   std::string arch = "sm_90a";
-  bool json = false, no_gpu = false, no_sanitize = false, no_probe = false, no_timing = false, no_store = false;
+  bool json = false, no_gpu = false, no_sanitize = false, no_probe = false, no_timing = false, no_store = false,
+       no_accounting = false;
   int device = 0;
   std::string worker;
   std::vector<std::string> include_dirs;
@@ -44,6 +45,7 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
   opt.sanitize = !a.no_sanitize;
   opt.probe = !a.no_probe;
   opt.timing = !a.no_timing;
+  opt.accounting = !a.no_accounting;
   opt.device = a.device;
   for (const auto& d : a.include_dirs) opt.include_dirs.emplace_back(d);
   size_t index = 0;
@@ -89,9 +91,11 @@ void add_eval_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   cmd->add_flag("--json", a->json, "Print the evaluation record(s) as JSON on stdout");
   cmd->add_flag("--no-gpu", a->no_gpu, "Build and run static checks only");
   cmd->add_flag("--no-sanitize", a->no_sanitize, "Skip compute-sanitizer");
-  cmd->add_flag("--no-probe", a->no_probe, "Skip the ncu target-instruction run");
+  cmd->add_flag("--no-probe", a->no_probe, "Skip counting the executed target instructions");
   cmd->add_flag("--no-timing", a->no_timing, "Skip timing");
   cmd->add_flag("--no-store", a->no_store, "Do not save records in the workspace database");
+  cmd->add_flag("--no-accounting", a->no_accounting,
+                "Do not audit GPU activity or count instructions in-process (only to measure their effect on timing)");
   cmd->add_option("--device", a->device, "CUDA device index")->check(CLI::NonNegativeNumber);
   cmd->add_option("--worker", a->worker, "Path to ptxbench-worker (default: beside ptxbench)");
   cmd->add_option("-I,--include", a->include_dirs, "Extra include folder for candidates")->check(CLI::ExistingDirectory);

@@ -17,6 +17,13 @@ namespace {
 // forbidden above the second when the baseline alone is back to normal afterwards.
 constexpr double kDriftReported = 0.03, kDriftForbidden = 0.10;
 
+std::vector<std::string> executed_kernels(const std::vector<integrity::ExecutedInstruction>& counts) {
+  std::set<std::string> names;
+  for (const auto& c : counts)
+    if (c.executed > 0) names.insert(c.function);
+  return {names.begin(), names.end()};
+}
+
 // One checked call: fresh inputs, poison, the call, inputs generated again, reference, full check.
 CheckOutcome checked_call(WorkerContext& ctx, const json& tol, const std::string& what, double flops,
                           const std::string& stage, const std::string& label, bool counted,
@@ -35,7 +42,10 @@ CheckOutcome checked_call(WorkerContext& ctx, const json& tol, const std::string
   call_candidate_checked(ctx, what, flops, stage, label, counted);
   if (counted) {
     *counts = ctx.counter->end();
-    if (monitor) monitor->resume_kernel_records();
+    if (monitor) {
+      monitor->resume_kernel_records();
+      monitor->record_counted_kernels(monitor->last_call(), executed_kernels(*counts));
+    }
   }
   regenerate_inputs(ctx, seed, false, 0);
   ctx.workload.compute_reference(s);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <set>
 #include <numeric>
 
 #include "runner/device_ops.h"
@@ -102,7 +103,13 @@ struct Sampler {
     PTXBENCH_CUDA(cudaEventElapsedTime(&elapsed, start.get(), end.get()));
     if (counted) {
       counts = ctx.counter->end();
-      if (monitor) monitor->resume_kernel_records();
+      if (monitor) {
+        monitor->resume_kernel_records();
+        std::set<std::string> names;
+        for (const auto& c : counts)
+          if (c.executed > 0) names.insert(c.function);
+        monitor->record_counted_kernels(monitor->last_call(), {names.begin(), names.end()});
+      }
     }
     regenerate_inputs(ctx, seed, true, slots);
     ctx.workload.check_timed_call(slots, ctx.draw_seed(), s);

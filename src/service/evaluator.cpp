@@ -366,6 +366,11 @@ std::string first_finding(const std::string& report) {
 
 // Executed targets from the counted calls, into the record: target_executed only when every
 // counted shape executed every target group.
+bool correct_stage_ran(const EvaluationRecord& r) {
+  const auto* c = r.stage("correctness");
+  return c && c->status != StageStatus::skipped;
+}
+
 StageResult apply_target_counts(const std::vector<json>& events, const SassListing& listing, const ProblemSpec& p,
                                 EvaluationRecord& r, json detail) {
   const auto& groups = p.targets_for(r.arch)->groups;
@@ -380,6 +385,7 @@ StageResult apply_target_counts(const std::vector<json>& events, const SassListi
     mma_flops += t.warpgroup_mma_flops, problem_flops += t.problem_flops;
     for (const auto& [op, n] : t.opcodes) all[op] += n;
     shapes.push_back({{"shape", ev.at("shape")},
+                      {"when", ev.value("when", "")},
                       {"targets_executed", satisfied},
                       {"executed_families", select_families(t.opcodes, groups)},
                       {"tensor_flop_share", t.problem_flops > 0 ? t.warpgroup_mma_flops / t.problem_flops : 0.0},
@@ -509,7 +515,7 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Prepare
   add_checks(p.benchmark_shapes, false);
   json job = base;
   job["mode"] = "eval";
-  job["accounting"] = true;
+  job["accounting"] = opt_.accounting;
   if (opt_.seed) job["fixed_seed"] = *opt_.seed;
   job["correctness"] = correctness;
   job["gate_shape"] = p.probe_shape;
@@ -533,6 +539,7 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Prepare
 
   // Integrity: what the GPU activity audit found (a violation decides the verdict).
   if (auto ev = run.stage("integrity")) r.add_stage(timed(from_worker_stage(*ev), run));
+  else if (!opt_.accounting) r.add_stage(skipped_stage("integrity", "--no-accounting: the GPU activity was not audited"));
   else r.add_stage(skipped_stage("integrity", run.done ? "the worker reported no GPU activity audit"
                                                        : "the worker ended before its GPU activity audit"));
   const bool violated = r.stage("integrity")->status == StageStatus::failed;
@@ -577,6 +584,10 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Prepare
     } else {
       r.add_stage(s);
     }
+  } else if (!counted && !run.done && correct_stage_ran(r) && !violated) {
+    // The worker ended during its counted calls: the candidate's failure, at that stage.
+    r.add_stage(timed(abnormal_end("target_run", run), run));
+    runtime_failed = true;
   } else if (counted || (run.done && !violated && disciplined)) {
     const std::string why = counted ? counted->value("message", "") : "the worker did not count instructions";
     json detail = {{"in_process", why}};
@@ -633,7 +644,7 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Prepare
     for (const auto& b : run.of_type("baseline_alone")) { json x = b; x.erase("type"); alone.push_back(x); }
     s.detail["baseline_alone"] = alone;
     r.add_stage(s);
-  } else if (correct && opt_.timing && !violated && r.stage("target_run")->status != StageStatus::failed) {
+  } else if (correct && opt_.timing && !violated && !runtime_failed && r.stage("target_run")->status != StageStatus::failed) {
     r.add_stage(abnormal_end("timing", run));
   } else {
     r.add_stage(skipped_stage("timing", !opt_.timing ? "--no-timing" : violated ? "the GPU activity audit failed"

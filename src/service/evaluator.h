@@ -21,6 +21,9 @@ struct EvalOptions {
   std::filesystem::path worker;                  // ptxbench-worker; empty: beside this executable
   bool use_gpu = true;                           // false: static stages only (--no-gpu)
   bool sanitize = true, probe = true, timing = true;
+  // The GPU activity audit and in-process counting (CUPTI). Off only to measure their own effect
+  // on timing (bench/eval_stability --accounting-ab): the record then says nothing was audited.
+  bool accounting = true;
   int device = 0;
   std::vector<std::filesystem::path> include_dirs;  // beyond the problem's folder and the arch's knowledge pack
   std::filesystem::path knowledge_root;             // knowledge/ (packs per arch); empty: beside the problems

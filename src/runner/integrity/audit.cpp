@@ -22,6 +22,10 @@ namespace {
 
 constexpr size_t kMaxPerRule = 3;  // enough to say what happened; the count says the rest
 
+// Records of work that never ran (e.g. operations recorded into a graph during stream capture)
+// carry no timestamps: they take no part in the timing rules.
+bool timed(const DeviceWork& w) { return w.start != 0 && w.end >= w.start; }
+
 struct Index {
   const Observations& o;
   std::unordered_map<uint32_t, const Launch*> launch_of;
@@ -35,7 +39,8 @@ struct Index {
     for (const auto& m : o.modules)
       for (const auto& f : m.functions) (m.candidate_image ? candidate_functions : foreign_functions).insert(f);
     t0 = UINT64_MAX;
-    for (const auto& w : o.work) t0 = std::min(t0, w.start);
+    for (const auto& w : o.work)
+      if (timed(w)) t0 = std::min(t0, w.start);
     if (t0 == UINT64_MAX) t0 = 0;
   }
   const Launch* launch(uint32_t c) const {
@@ -109,10 +114,7 @@ std::vector<Violation> audit(const Observations& o) {
   for (const auto& w : o.work) {
     seen.insert(w.correlation);
     const Launch* l = ix.launch(w.correlation);
-    if (l && l->actor == Actor::candidate_load) {
-      v.add("gpu_work_at_load", ix.describe(w) + " was enqueued while the candidate's library was being loaded");
-      continue;
-    }
+    if (l && l->actor == Actor::candidate_load) continue;  // judged from the launch below
     if (l && l->actor == Actor::candidate_call) {
       if (w.stream != o.candidate_stream)
         v.add("foreign_stream", ix.describe(w) + ", enqueued during " + ix.call_name(l->call) + ", is not on the given stream " +
@@ -136,6 +138,11 @@ std::vector<Violation> audit(const Observations& o) {
   // Launches: counted calls are judged from the callback (no activity records then); every other
   // kernel launch must have produced its record (otherwise tracing was disabled or lost).
   for (const auto& l : o.launches) {
+    if (l.actor == Actor::candidate_load) {
+      v.add("gpu_work_at_load", l.api + (l.function.empty() ? "" : " of " + l.function) +
+                                    " was called while the candidate's library was being loaded (GPU work outside any call)");
+      continue;
+    }
     if (l.actor == Actor::candidate_call && l.counted && !l.on_given_stream)
       v.add("foreign_stream", l.api + (l.function.empty() ? "" : " of " + l.function) + " during " + ix.call_name(l.call) +
                                   " enqueued work on a stream other than the given one");
@@ -150,7 +157,7 @@ std::vector<Violation> audit(const Observations& o) {
   std::map<int, Span> baseline_spans;
   for (const auto& w : o.work) {
     const Launch* l = ix.launch(w.correlation);
-    if (!l || l->actor != Actor::baseline) continue;
+    if (!l || l->actor != Actor::baseline || !timed(w)) continue;
     auto [it, fresh] = baseline_spans.try_emplace(l->call, Span{w.start, w.end, l->call});
     if (!fresh) it->second.start = std::min(it->second.start, w.start), it->second.end = std::max(it->second.end, w.end);
   }
@@ -159,7 +166,7 @@ std::vector<Violation> audit(const Observations& o) {
     for (auto& [k, s] : baseline_spans) spans.push_back(s);
     std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
     for (const auto& w : o.work) {
-      if (!ix.is_candidate_work(w)) continue;
+      if (!ix.is_candidate_work(w) || !timed(w)) continue;
       auto it = std::upper_bound(spans.begin(), spans.end(), w.end, [](uint64_t t, const Span& s) { return t < s.start; });
       // Spans starting before w ends; the latest of them may overlap, and so may earlier long ones.
       for (auto s = spans.begin(); s != it; ++s)
@@ -177,8 +184,8 @@ std::vector<Violation> audit(const Observations& o) {
 
   // The kernels a counted call ran must be those the timed calls of the same shape ran.
   std::map<int, std::set<std::string>> kernels_of_call;
-  for (const auto& l : o.launches)
-    if (l.actor == Actor::candidate_call && l.counted && !l.function.empty()) kernels_of_call[l.call].insert(l.function);
+  for (const auto& c : o.calls)
+    if (c.counted) kernels_of_call[c.index].insert(c.counted_kernels.begin(), c.counted_kernels.end());
   for (const auto& w : o.work) {
     const Launch* l = ix.launch(w.correlation);
     if (l && l->actor == Actor::candidate_call && w.kind == DeviceWork::Kind::kernel) kernels_of_call[l->call].insert(w.name);

@@ -284,6 +284,16 @@ void GpuActivityMonitor::end_call() {
   state_->actor = Actor::harness, state_->call = -1, state_->counted = false;
 }
 
+int GpuActivityMonitor::last_call() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return static_cast<int>(state_->obs.calls.size()) - 1;
+}
+
+void GpuActivityMonitor::record_counted_kernels(int call, std::vector<std::string> kernels) {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  if (call >= 0 && call < static_cast<int>(state_->obs.calls.size())) state_->obs.calls[call].counted_kernels = std::move(kernels);
+}
+
 void GpuActivityMonitor::pause_kernel_records() {
   flush();
   check(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "pausing kernel records");

@@ -31,6 +31,10 @@ class GpuActivityMonitor {
   // index. Until end_call(), every API call made on this thread is attributed to it.
   int begin_call(Actor actor, const std::string& what, const std::string& shape, bool counted = false);
   void end_call();
+  int last_call() const;  // index of the most recent call
+  // The kernels whose instructions a counted call executed (from the counts: graph launches and
+  // every other way of launching included).
+  void record_counted_kernels(int call, std::vector<std::string> kernels);
 
   // SASS counting and kernel activity records cannot be on together (counts read 0, measured on
   // the H200): kernel records pause for a counted call, whose launches the callbacks judge.

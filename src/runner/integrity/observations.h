@@ -22,6 +22,7 @@ struct CallInfo {
   std::string what;   // "correctness", "timing", "target_run", ...
   std::string shape;  // shape label
   bool counted = false;  // SASS counting was on: no activity records, launches judged from the callback
+  std::vector<std::string> counted_kernels;  // of a counted call: the kernels whose instructions executed
 };
 
 // One host API call that enqueues GPU work (driver-API callback, at the call).

@@ -1,0 +1,128 @@
+// Verdicts a speed-rewarded kernel cannot game (issue 8): one adversarial candidate per attack
+// class and per defence (tests/gpu/candidates/attacks, each file says what it tries), and honest
+// controls that a too-strict judge would wrongly reject (tests/gpu/candidates/controls). None of
+// the attacks may come out correct-and-fast; every control must be correct.
+#include <gtest/gtest.h>
+
+#include "support/cli.h"
+#include "support/gpu.h"
+
+using namespace ptxbench;
+using namespace ptxbench::test;
+
+namespace {
+
+class IntegrityOnGpu : public OnGpu {
+ protected:
+  static std::filesystem::path ws() {
+    static auto p = fresh_workspace("gpu-integrity");
+    return p;
+  }
+  // Sanitizers are beside the point of these candidates (and cost minutes under racecheck).
+  static json eval(const std::string& problem, const std::string& rel, std::vector<std::string> extra = {}) {
+    std::vector<std::string> a{"eval", "--json", "--no-sanitize", "-p", problem};
+    a.insert(a.end(), extra.begin(), extra.end());
+    a.push_back(file(rel));
+    auto r = run_cli(ws(), a);
+    EXPECT_FALSE(r.output.is_null()) << r.process.describe() << "\n" << r.process.out << "\n" << r.process.err;
+    std::cout << rel << ": " << r.output.value("verdict", "?") << " - " << r.output.value("reason", "") << "\n";
+    return r.output;
+  }
+  static json integrity(const json& r) { return stage_of(r, "integrity"); }
+  static bool has_violation(const json& r, const std::string& rule) {
+    const json st = integrity(r);
+    for (const auto& v : st["detail"].value("violations", json::array()))
+      if (v.value("rule", "") == rule) return true;
+    return false;
+  }
+  static std::string violations(const json& r) { return integrity(r)["detail"].value("violations", json::array()).dump(); }
+};
+
+// --- Class 1: the baseline slowed by the candidate's leftover kernels. ---
+
+TEST_F(IntegrityOnGpu, HogOnThePerThreadStreamIsForbidden) {
+  const json r = eval("gemm", "tests/gpu/candidates/attacks/gemm_hog_per_thread_stream.cu");
+  EXPECT_EQ(r["verdict"], "forbidden") << r["reason"];
+  EXPECT_TRUE(has_violation(r, "foreign_stream")) << violations(r);
+}
+
+TEST_F(IntegrityOnGpu, AttentionHogAfterARefusedEntryPointIsForbidden) {
+  const json r = eval("mha_fwd", "tests/gpu/candidates/attacks/attention_fwd_hog_via_entry_point.cu");
+  EXPECT_EQ(r["verdict"], "forbidden") << r["reason"];
+  EXPECT_TRUE(has_violation(r, "foreign_stream")) << violations(r);
+  const std::string refused = integrity(r)["detail"]["refused_entry_points"].dump();
+  EXPECT_NE(refused.find("cuStreamCreate"), std::string::npos) << refused;
+}
+
+TEST_F(IntegrityOnGpu, KernelStartedWhileLoadingIsForbidden) {
+  const json r = eval("gemm", "tests/gpu/candidates/attacks/gemm_hog_from_constructor.cu");
+  EXPECT_EQ(r["verdict"], "forbidden") << r["reason"];
+  EXPECT_TRUE(has_violation(r, "gpu_work_at_load")) << violations(r);
+}
+
+// --- Class 2: secrets read from device memory. What such a kernel finds is stale. ---
+
+TEST_F(IntegrityOnGpu, GemmReadingTheJudgesBuffersIsNotCorrect) {
+  const json r = eval("gemm", "tests/gpu/candidates/attacks/gemm_reads_secrets.cu");
+  EXPECT_NE(r["verdict"], "correct") << r["reason"];
+  EXPECT_TRUE(r["verdict"] == "incorrect" || r["verdict"] == "forbidden") << r["reason"];
+}
+
+TEST_F(IntegrityOnGpu, AttentionReadingTheSampledRowsIsNotCorrect) {
+  const json r = eval("mha_fwd", "tests/gpu/candidates/attacks/attention_fwd_reads_secrets.cu");
+  EXPECT_NE(r["verdict"], "correct") << r["reason"];
+  EXPECT_TRUE(r["verdict"] == "incorrect" || r["verdict"] == "forbidden") << r["reason"];
+}
+
+// --- Class 3: library kernels or hidden code reached without an import. ---
+
+TEST_F(IntegrityOnGpu, CublasLtFoundAmongTheLoadedObjectsIsForbidden) {
+  const json r = eval("gemm", "tests/gpu/candidates/attacks/gemm_cublaslt_via_loaded_objects.cu");
+  EXPECT_EQ(r["verdict"], "forbidden") << r["reason"];
+  // Caught at run time (a library kernel inside the call) unless a static check caught it first.
+  if (stage_of(r, "static")["status"] == "ok") EXPECT_TRUE(has_violation(r, "foreign_kernel")) << violations(r);
+}
+
+TEST_F(IntegrityOnGpu, HiddenPtxLoadedAtRunTimeIsForbidden) {
+  const json r = eval("mha_fwd", "tests/gpu/candidates/attacks/attention_fwd_hidden_module.cu");
+  EXPECT_EQ(r["verdict"], "forbidden") << r["reason"];
+  if (stage_of(r, "static")["status"] == "ok") EXPECT_TRUE(has_violation(r, "hidden_module")) << violations(r);
+}
+
+// --- Class 4: behaving differently when counted. ---
+
+TEST_F(IntegrityOnGpu, ProfilerAwareGemmIsNotCountedAsExecutingTargets) {
+  const json r = eval("gemm", "tests/gpu/candidates/attacks/gemm_profiler_aware.cu");
+  EXPECT_EQ(r["verdict"], "correct") << r["reason"];  // an honest SIMT GEMM where it is judged
+  EXPECT_EQ(r["target_executed"], false) << r["executed_families"].dump();
+  EXPECT_EQ(r["executed_families"].value("HGMMA", 0), 0) << r["executed_families"].dump();
+}
+
+TEST_F(IntegrityOnGpu, AttentionThatSwitchesKernelsAfterTheFirstCallsIsNotTargetCorrect) {
+  const json r = eval("mha_fwd", "tests/gpu/candidates/attacks/attention_fwd_counts_calls.cu");
+  EXPECT_FALSE(r["verdict"] == "correct" && r["target_executed"] == true) << r["reason"] << " " << r["executed_families"].dump();
+  std::cout << "target_run: " << stage_of(r, "target_run")["message"] << "\n";
+}
+
+// --- Controls: honest techniques the judge must accept. ---
+
+TEST_F(IntegrityOnGpu, SplitKWithMallocAsyncAndProgrammaticDependentLaunchIsCorrect) {
+  const json r = eval("gemm", "tests/gpu/candidates/controls/gemm_split_k_pdl_malloc_async.cu");
+  EXPECT_EQ(r["verdict"], "correct") << r["reason"] << " " << violations(r);
+  EXPECT_EQ(integrity(r)["status"], "ok") << integrity(r).dump();
+}
+
+TEST_F(IntegrityOnGpu, CudaGraphReplayedOnTheGivenStreamIsCorrect) {
+  const json r = eval("gemm", "tests/gpu/candidates/controls/gemm_graph_replay.cu");
+  EXPECT_EQ(r["verdict"], "correct") << r["reason"] << " " << violations(r);
+  EXPECT_EQ(r["target_executed"], true) << stage_of(r, "target_run").dump();
+}
+
+TEST_F(IntegrityOnGpu, PersistentClusterKernelWithCachedTensorMapsIsCorrect) {
+  const json r = eval("gemm", "tests/gpu/candidates/controls/gemm_cluster_persistent_cached_tma.cu");
+  EXPECT_EQ(r["verdict"], "correct") << r["reason"] << " " << violations(r);
+  EXPECT_EQ(r["target_executed"], true) << stage_of(r, "target_run").dump();
+  EXPECT_GT(r["speedup_geomean"].get<double>(), 0.5);
+}
+
+}  // namespace

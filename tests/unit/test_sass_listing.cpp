@@ -1,0 +1,77 @@
+// The SASS listing by kernel and offset, the FLOPs of tensor instructions, and counted
+// instructions read through a listing.
+#include <gtest/gtest.h>
+
+#include "build/sass_listing.h"
+#include "core/error.h"
+#include "service/target_counts.h"
+
+using namespace ptxbench;
+
+namespace {
+
+const char* kListing = R"SASS(
+	code for sm_90a
+		Function : _Z6kernelPf
+	.headerflags	@"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_ACCELERATORS EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
+        /*0000*/                   LDC R1, c[0x0][0x28] ;                                  /* 0x00000a00ff017b82 */
+                                                                                           /* 0x000fe40000000800 */
+        /*0010*/                   UTMALDG.2D [UR8], [UR4] ;                               /* 0x00000008040075b4 */
+        /*0020*/                   HGMMA.64x256x16.F32.BF16 R24, gdesc[UR4], R24, gsb0 ;   /* 0x03e00004181879f0 */
+        /*0030*/              @!P0 HGMMA.64x128x16.F32.BF16 R24, gdesc[UR4], RZ, !UPT, gsb0 ;
+        /*0040*/                   HMMA.16816.F32.BF16 R4, R8, R12, R4 ;
+        /*0050*/                   EXIT ;
+		.........
+		Function : _Z5otherv
+        /*0000*/                   EXIT ;
+)SASS";
+
+TEST(SassListing, ParsesKernelsOffsetsAndOpcodes) {
+  const SassListing l = parse_sass_functions(kListing);
+  ASSERT_EQ(l.size(), 2u);
+  const auto& k = l.at("_Z6kernelPf");
+  ASSERT_EQ(k.size(), 6u);
+  EXPECT_EQ(k.at(0x10).opcode, "UTMALDG");
+  EXPECT_EQ(k.at(0x20).opcode, "HGMMA");
+  EXPECT_EQ(k.at(0x20).text, "HGMMA.64x256x16.F32.BF16 R24, gdesc[UR4], R24, gsb0");
+  EXPECT_EQ(k.at(0x30).opcode, "HGMMA");  // predicated
+  EXPECT_EQ(l.at("_Z5otherv").at(0).opcode, "EXIT");
+}
+
+TEST(SassListing, TensorFlopsPerWarpExecution) {
+  const SassListing l = parse_sass_functions(kListing);
+  const auto& k = l.at("_Z6kernelPf");
+  EXPECT_DOUBLE_EQ(tensor_flops_per_warp_execution(k.at(0x20)), 2.0 * 64 * 256 * 16 / 4);
+  EXPECT_DOUBLE_EQ(tensor_flops_per_warp_execution(k.at(0x30)), 2.0 * 64 * 128 * 16 / 4);
+  EXPECT_DOUBLE_EQ(tensor_flops_per_warp_execution(k.at(0x40)), 2.0 * 16 * 8 * 16);
+  EXPECT_DOUBLE_EQ(tensor_flops_per_warp_execution(k.at(0x10)), 0);
+  EXPECT_TRUE(is_warpgroup_mma(k.at(0x20)));
+  EXPECT_FALSE(is_warpgroup_mma(k.at(0x40)));
+  EXPECT_DOUBLE_EQ(tensor_flops_per_warp_execution({"HMMA", "HMMA.1688.F32.TF32 R0, R2, R4, R0"}), 2.0 * 16 * 8 * 8);
+}
+
+TEST(TargetCounts, CountsAreReadAsOpcodesFamiliesAndTheTensorShare) {
+  const SassListing l = parse_sass_functions(kListing);
+  // A 128x256x64 GEMM tile on one warpgroup: 4 k-steps of m64n256k16 per 64 rows, so the
+  // HGMMA at 0x20 executes 2 (row halves) x 4 (k) x 4 warps = 32 times.
+  const double flops = 2.0 * 128 * 256 * 64;
+  const json ev = {{"flops", flops}, {"check_passed", true},
+                   {"functions", json::array({{{"function", "_Z6kernelPf"},
+                                               {"pcs", json::array({json::array({0x0, 4}), json::array({0x10, 1}),
+                                                                    json::array({0x20, 32}), json::array({0x70, 9})})}},
+                                              {{"function", "_Z7unknownv"}, {"pcs", json::array({json::array({0, 5})})}}})}};
+  const ExecutedTargets t = executed_targets(ev, l, {{"*GMMA"}, {"UTMALDG", "UTMASTG"}});
+  EXPECT_EQ(t.opcodes.at("HGMMA"), 32);
+  EXPECT_EQ(t.opcodes.at("UTMALDG"), 1);
+  EXPECT_EQ(t.opcodes.at("LDC"), 4);
+  EXPECT_DOUBLE_EQ(t.warpgroup_mma_flops, flops);
+  EXPECT_EQ(t.unmatched, 9 + 5);  // an offset the listing lacks, and a kernel it lacks
+  EXPECT_TRUE(groups_satisfied(t.opcodes, {{"*GMMA"}, {"UTMALDG", "UTMASTG"}}));
+  EXPECT_TRUE(t.check_passed);
+}
+
+TEST(TargetCounts, AMalformedEventIsAClearError) {
+  EXPECT_THROW(executed_targets(json{{"flops", 1}}, {}, {}), ptxbench::InputError);
+}
+
+}  // namespace
