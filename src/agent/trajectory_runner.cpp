@@ -126,8 +126,10 @@ std::optional<agent::ChatReply> TrajectoryRunner::counted_reply(int turn, const 
   req.system = problem_.parts.system;
   req.messages = plan.messages;
   req.options = ctx_.config.model_args;
-  for (;; ++attempt) {
-    if (ctx_.stopping()) return std::nullopt;
+  // A claimed turn makes its call even when the run started stopping meanwhile (no new turn is
+  // claimed then); only a signal, or a stop while retrying, ends it before the call.
+  for (bool retry = false;; ++attempt, retry = true) {
+    if (ctx_.interrupted() || (retry && ctx_.stopping())) return std::nullopt;
     const std::string started = utc_timestamp_ms();
     const auto t0 = std::chrono::steady_clock::now();
     agent::ChatReply reply;
