@@ -43,8 +43,12 @@ std::string RunProgress::line() const {
 }
 
 void RunProgress::draw_locked(bool force_line) {
-  if (interactive_) out_ << "\r\033[K" << line_locked() << std::flush;
-  else if (force_line) out_ << line_locked() << "\n" << std::flush;
+  if (interactive_) {
+    out_ << "\r\033[K" << line_locked() << std::flush;
+  } else if (force_line) {
+    last_line_ = line_locked();
+    out_ << last_line_ << "\n" << std::flush;
+  }
 }
 
 void RunProgress::turn_done(const std::string& state, bool trajectory_complete) {
@@ -76,7 +80,7 @@ void RunProgress::redraw() {
 void RunProgress::finish() {
   std::lock_guard lock(mutex_);
   if (interactive_) out_ << "\r\033[K" << line_locked() << "\n" << std::flush;
-  else out_ << line_locked() << "\n" << std::flush;
+  else if (const std::string l = line_locked(); l != last_line_) out_ << l << "\n" << std::flush;
 }
 
 }  // namespace ptxbench

@@ -35,6 +35,7 @@ class RunProgress {
   std::ostream& out_;
   bool interactive_;
   std::function<ServiceLoad()> load_;
+  std::string last_line_;  // the last line printed (not on a terminal), so finish() does not repeat it
   mutable std::mutex mutex_;
 };
 
