@@ -61,7 +61,9 @@ RescoreOutcome rescore_run(RunStore& store, const std::string& run_id, const std
       continue;
     }
     bool first = true;
+    std::optional<long long> evaluation_id;  // inserted with the first turn, shared by the others
     for (TurnRow* t : job.turns) {
+      if (!first) t->evaluation_id = evaluation_id;
       const std::string before = t->state;
       t->verdict = std::string(to_string(r.verdict));
       t->state = *t->verdict;
@@ -78,6 +80,7 @@ RescoreOutcome rescore_run(RunStore& store, const std::string& run_id, const std
         progress.message(out.errors.back());
         break;
       }
+      if (first) evaluation_id = t->evaluation_id;
       first = false;
       ++out.turns;
       if (before != t->state) ++out.changed[before + " -> " + t->state];

@@ -235,16 +235,13 @@ DbStatus read_turn(const Statement& st, TurnRow* t) {
 }
 
 void bind_turn(Statement& st, const TurnRow& t) {
-  int c = 1;
-  st.bind(c++, t.run_id).bind(c++, t.problem).bind(c++, t.trajectory).bind(c++, t.turn);
-  st.bind(c++, t.phase).bind(c++, t.state).bind(c++, t.provider_outcome).bind(c++, t.model_call_id);
-  st.bind(c++, t.candidate_sha256).bind(c++, t.extraction.dump()).bind(c++, t.evaluation_id);
-  st.bind(c++, t.reused_evaluation).bind(c++, t.verdict).bind(c++, t.target_static).bind(c++, t.target_executed);
-  st.bind(c++, t.target_correct).bind(c++, t.speedup_geomean).bind_blob(c++, t.feedback).bind(c++, t.feedback_version);
-  st.bind(c++, t.context.dump()).bind(c++, t.input_tokens).bind(c++, t.output_tokens).bind(c++, t.reasoning_tokens);
-  st.bind(c++, t.reasoning_chars).bind(c++, t.cost_usd).bind(c++, t.model_seconds).bind(c++, t.compile_wait_seconds);
-  st.bind(c++, t.prepare_seconds).bind(c++, t.build_seconds).bind(c++, t.gpu_wait_seconds).bind(c++, t.gpu_seconds);
-  st.bind(c++, t.started_at).bind(c++, t.replied_at).bind(c++, t.finished_at);
+  sqlite::Params(st) << t.run_id << t.problem << t.trajectory << t.turn << t.phase << t.state << t.provider_outcome
+                     << t.model_call_id << t.candidate_sha256 << t.extraction.dump() << t.evaluation_id
+                     << t.reused_evaluation << t.verdict << t.target_static << t.target_executed << t.target_correct
+                     << t.speedup_geomean << sqlite::Blob{t.feedback} << t.feedback_version << t.context.dump()
+                     << t.input_tokens << t.output_tokens << t.reasoning_tokens << t.reasoning_chars << t.cost_usd
+                     << t.model_seconds << t.compile_wait_seconds << t.prepare_seconds << t.build_seconds
+                     << t.gpu_wait_seconds << t.gpu_seconds << t.started_at << t.replied_at << t.finished_at;
 }
 
 std::string placeholders(int n) {
@@ -407,13 +404,10 @@ DbStatus RunStore::insert_model_call(ModelCallRow& c) {
                    "reasoning_tokens, request_sha256, request_is_canonical, request_json, response_sha256, content, "
                    "reasoning) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!st.ok()) return sql_error(h_, "preparing model call insert");
-  int i = 1;
-  st.bind(i++, c.run_id).bind(i++, c.problem).bind(i++, c.trajectory).bind(i++, c.turn).bind(i++, c.attempt);
-  st.bind(i++, c.started_at).bind(i++, c.seconds).bind(i++, c.outcome).bind(i++, c.finish_reason).bind(i++, c.model);
-  st.bind(i++, c.http_status).bind(i++, c.attempts).bind(i++, c.error).bind(i++, c.retries.dump());
-  st.bind(i++, c.input_tokens).bind(i++, c.output_tokens).bind(i++, c.reasoning_tokens).bind(i++, request_sha);
-  st.bind(i++, c.request_is_canonical).bind(i++, c.request.dump()).bind(i++, response_sha);
-  st.bind_blob(i++, c.content).bind_blob(i++, c.reasoning);
+  sqlite::Params(st) << c.run_id << c.problem << c.trajectory << c.turn << c.attempt << c.started_at << c.seconds
+                     << c.outcome << c.finish_reason << c.model << c.http_status << c.attempts << c.error << c.retries.dump()
+                     << c.input_tokens << c.output_tokens << c.reasoning_tokens << request_sha << c.request_is_canonical
+                     << c.request.dump() << response_sha << sqlite::Blob{c.content} << sqlite::Blob{c.reasoning};
   if (st.step() != SQLITE_DONE) return sql_error(h_, "storing model call");
   c.id = sqlite3_last_insert_rowid(h_);
   return {};

@@ -76,6 +76,30 @@ class Statement {
   int rc_;
 };
 
+// Bytes to bind as a BLOB (not TEXT) through Params.
+struct Blob {
+  const std::string& bytes;
+};
+
+// Binds parameters 1, 2, 3, ... in order: `Params(st) << a << b << Blob{c};`.
+class Params {
+ public:
+  explicit Params(Statement& st) : st_(st) {}
+  template <class T>
+  Params& operator<<(const T& v) {
+    st_.bind(next_++, v);
+    return *this;
+  }
+  Params& operator<<(const Blob& b) {
+    st_.bind_blob(next_++, b.bytes);
+    return *this;
+  }
+
+ private:
+  Statement& st_;
+  int next_ = 1;
+};
+
 // BEGIN IMMEDIATE on construction (the write lock up front, so two writers never deadlock);
 // ROLLBACK on destruction unless commit() succeeded.
 class Transaction {

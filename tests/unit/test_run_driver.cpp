@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "agent/rescorer.h"
 #include "agent/run_driver.h"
 #include "core/error.h"
 #include "problems/registry.h"
@@ -349,4 +350,36 @@ TEST_F(Agent, SameNameWithOtherSettingsIsRefused) {
   ASSERT_EQ(run(c, client, service).status, "complete");
   c.knowledge = "none";
   EXPECT_THROW(run(c, client, service), InputError);
+}
+
+TEST_F(Agent, RescoreJudgesEachDistinctCandidateOnceAndKeepsTheFeedback) {
+  test::ScriptedClient client([](const ChatRequest& r) { return test::cuda_reply(kernel("not_run", 0, r.at.turn % 2)); });
+  test::FakeCandidateService cpu;
+  const RunOutcome out = run(config(2, 3), client, cpu);
+  ASSERT_EQ(out.status, "complete");
+  const auto before = turns(out.run.id);
+  // "On the GPU host": the same sources now judge correct.
+  class Regrade : public test::FakeCandidateService {
+   public:
+    CandidateTicket submit(CandidateJob job) override {
+      std::string s = job.source;
+      s.replace(s.find("verdict: not_run"), 16, "verdict: correct");
+      job.source = s;
+      return FakeCandidateService::submit(job);
+    }
+  } gpu;
+  std::ostringstream sink;
+  RunProgress progress("rescore", 0, 6, sink, false, {});
+  const RescoreOutcome r = rescore_run(*store_, out.run.id, {gemm_}, gpu, progress);
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_EQ(r.candidates, 2) << "two distinct candidates over six turns";
+  EXPECT_EQ(gpu.submits(), 2);
+  EXPECT_EQ(r.turns, 6);
+  EXPECT_EQ(r.changed.at("not_run -> correct"), 6);
+  const auto after = turns(out.run.id);
+  for (size_t i = 0; i < after.size(); ++i) {
+    EXPECT_EQ(after[i].state, "correct");
+    EXPECT_EQ(after[i].feedback, before[i].feedback) << "what the model saw is kept";
+    EXPECT_NE(after[i].evaluation_id, before[i].evaluation_id);
+  }
 }
