@@ -235,7 +235,8 @@ void add_run_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   };
   opt(cmd->add_option("--model", f->model,
                       "PROVIDER:MODEL, e.g. openai:gpt-5, anthropic:claude-opus-4-8, replay:PATH (a JSONL export or "
-                      "workspace), files:DIR (DIR/<problem>/<trajectory>/<turn>.cu, numbered from 0)"));
+                      "workspace), files:DIR (DIR/<problem>/<trajectory>/<turn>.cu, numbered from 0; a missing <turn>.cu is a "
+                      "turn without code, a missing folder an error)"));
   cmd->add_option("--model-arg", f->model_args,
                   "Provider option KEY=VALUE (repeatable): base_url, temperature, max_tokens, max_completion_tokens, "
                   "reasoning_effort, seed, api_key_env; replay: run, latency_ms; files: latency_ms");
