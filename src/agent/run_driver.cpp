@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/timestamp.h"
 #include "service/toolchain_info.h"
+#include "store/run_lock.h"
 
 namespace ptxbench {
 
@@ -77,6 +78,8 @@ RunOutcome RunDriver::run() {
     history.push_back(previous);
     wanted.provenance["earlier_invocations"] = history;
   }
+  RunLock lock(options_.workspace, wanted.id);
+  if (!lock.held()) throw InputError(lock.error());
   RunInfo run;
   if (auto s = store_.open_run(wanted, &run, &outcome.created); !s.ok) {
     if (s.error.find("different configuration") != std::string::npos) throw InputError(s.error);

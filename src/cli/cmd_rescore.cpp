@@ -11,6 +11,7 @@
 #include "problems/registry.h"
 #include "report/run_tables.h"
 #include "service/local_candidate_service.h"
+#include "store/run_lock.h"
 #include "store/run_store.h"
 
 namespace ptxbench::cli {
@@ -27,6 +28,8 @@ void rescore_command(const RescoreArgs& a, const GlobalOptions& g, ExitCode& cod
   if (!store.status().ok) throw InputError(store.status().error);
   RunInfo run;
   if (auto s = store.get_run(a.run, &run); !s.ok) throw InputError(s.error);
+  RunLock lock(workspace_dir(g), run.id);
+  if (!lock.held()) throw InputError(lock.error());
   ProblemRegistry registry(problems_root(g));
   std::vector<ProblemSpec> specs;
   for (const auto& p : run.problems) specs.push_back(registry.load(p));

@@ -167,7 +167,7 @@ void run_command(const RunFlags& f, const GlobalOptions& g, ExitCode& code) {
   cc.args = config.model_args;
   std::unique_ptr<agent::ModelClient> client = agent::make_client(cc);
 
-  // Signals are blocked before the service's threads start, so one thread takes them all.
+  // SIGINT/SIGTERM: the first stops the run gracefully, a second exits at once.
   RunDriver* driver_ptr = nullptr;
   std::mutex driver_mutex;
   StopSignals signals([&](const char* name) {

@@ -3,37 +3,52 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <cstdlib>
-#include <ctime>
+#include <chrono>
 
 namespace ptxbench::cli {
+namespace {
+
+volatile sig_atomic_t g_signals = 0;
+volatile sig_atomic_t g_first = 0;
+struct sigaction g_old_int, g_old_term;
+
+void on_signal(int sig) {
+  if (g_signals++ == 0) {
+    g_first = sig;
+    return;
+  }
+  static const char msg[] = "\n[ptxbench] second signal: exiting now (every stored turn is kept; re-run to resume)\n";
+  [[maybe_unused]] auto n = write(STDERR_FILENO, msg, sizeof msg - 1);
+  _exit(130);
+}
+
+}  // namespace
 
 StopSignals::StopSignals(std::function<void(const char*)> on_first) : on_first_(std::move(on_first)) {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  waiter_ = std::thread([this, set] {
-    int seen = 0;
+  g_signals = 0;
+  g_first = 0;
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &sa, &g_old_int);
+  sigaction(SIGTERM, &sa, &g_old_term);
+  watcher_ = std::thread([this] {
     while (!done_.load()) {
-      timespec wait{0, 200 * 1000 * 1000};
-      const int sig = sigtimedwait(&set, nullptr, &wait);
-      if (sig <= 0) continue;
-      if (++seen == 1) {
-        on_first_(sig == SIGINT ? "SIGINT" : "SIGTERM");
-      } else {
-        static const char msg[] = "\n[ptxbench] second signal: exiting now (every stored turn is kept; re-run to resume)\n";
-        [[maybe_unused]] auto n = write(STDERR_FILENO, msg, sizeof msg - 1);
-        std::_Exit(130);
+      if (g_first != 0) {
+        on_first_(g_first == SIGINT ? "SIGINT" : "SIGTERM");
+        return;
       }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   });
 }
 
 StopSignals::~StopSignals() {
   done_ = true;
-  waiter_.join();
+  watcher_.join();
+  sigaction(SIGINT, &g_old_int, nullptr);
+  sigaction(SIGTERM, &g_old_term, nullptr);
 }
 
 }  // namespace ptxbench::cli

@@ -1,5 +1,6 @@
 // The run store: runs, turns in two commits, model calls with exact bytes, export and read-back.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <sstream>
@@ -7,6 +8,7 @@
 #include "store/content_hash.h"
 #include "store/recorded_replies.h"
 #include "store/run_export.h"
+#include "store/run_lock.h"
 #include "store/run_store.h"
 #include "support/temp_dir.h"
 
@@ -297,4 +299,20 @@ TEST(RecordedReplies, MalformedJsonlNamesTheLine) {
   std::ofstream(d.path() / "other.jsonl") << "{\"format\": \"something\"}\n";
   s = read_recorded_run(d.path() / "other.jsonl", "", &rec);
   EXPECT_NE(s.error.find("expected ptxbench.turn/1"), std::string::npos) << s.error;
+}
+
+TEST(RunLock, OneHolderPerRunAndReleasedWithTheHolder) {
+  test::TempDir d;
+  {
+    RunLock first(d.path(), "r1");
+    ASSERT_TRUE(first.held()) << first.error();
+    RunLock second(d.path(), "r1");
+    EXPECT_FALSE(second.held());
+    EXPECT_NE(second.error().find("in use by another ptxbench process (pid " + std::to_string(getpid()) + ")"), std::string::npos)
+        << second.error();
+    RunLock other(d.path(), "r2");
+    EXPECT_TRUE(other.held()) << "another run is not blocked";
+  }
+  RunLock again(d.path(), "r1");
+  EXPECT_TRUE(again.held()) << "released when its holder went away";
 }
