@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "agent/problem_prompt.h"
 #include "core/arch.h"
 #include "core/error.h"
 
@@ -16,6 +17,11 @@ std::string read_text(const std::filesystem::path& p) {
   ss << in.rdbuf();
   return ss.str();
 }
+
+constexpr const char* kRole =
+    "You are an expert GPU kernel engineer. You write complete, correct and fast CUDA C++ files that use "
+    "architecture-specific PTX. Each reply you write is compiled, checked and timed; the results come back to "
+    "you as feedback, and you improve the kernel turn by turn.\n";
 
 }  // namespace
 
@@ -43,12 +49,20 @@ std::set<KnowledgeComponent> parse_components(const std::string& list) {
   return out;
 }
 
-std::string build_prompt(const ProblemSpec& problem, const PromptOptions& o) {
+std::string components_to_string(const std::set<KnowledgeComponent>& components) {
+  std::string s;
+  for (auto c : components) s += (s.empty() ? "" : ",") + to_string(c);
+  return s.empty() ? "none" : s;
+}
+
+PromptParts build_prompt_parts(const ProblemSpec& problem, const PromptOptions& o) {
+  PromptParts parts;
   std::ostringstream p;
+  p << kRole;
   const ArchInfo& arch = arch_info(o.arch);
   const auto pack = o.knowledge_root / std::string(arch.pack);
   if (!o.components.empty()) {
-    p << "# Architecture knowledge: " << arch.title << "\n\n";
+    p << "\n# Architecture knowledge: " << arch.title << "\n\n";
     if (o.components.count(KnowledgeComponent::params))
       p << "## Architecture parameters\n\n" << read_text(pack / "params.md") << "\n\n";
     if (o.components.count(KnowledgeComponent::ptx))
@@ -56,11 +70,16 @@ std::string build_prompt(const ProblemSpec& problem, const PromptOptions& o) {
         << read_text(pack / "ptx.cuh") << "\n```\n\n";
     if (o.components.count(KnowledgeComponent::contract))
       p << "## Architecture contract\n\n" << read_text(pack / "contract.md") << "\n\n";
-    p << "---\n\n";
   }
-  p << read_text(problem.prompt_file()) << "\n";
-  p << "## Reply format\n\nReply with one complete CUDA C++ source file in a single ```cuda code block.\n";
-  return p.str();
+  parts.system = p.str();
+  parts.problem = render_problem_prompt(problem, o.arch) +
+                  "\n## Reply format\n\nReply with one complete CUDA C++ source file in a single ```cuda code block.\n";
+  return parts;
+}
+
+std::string build_prompt(const ProblemSpec& problem, const PromptOptions& options) {
+  const PromptParts parts = build_prompt_parts(problem, options);
+  return parts.system + "\n---\n\n" + parts.problem;
 }
 
 }  // namespace ptxbench

@@ -11,6 +11,8 @@ int main(int argc, char** argv) {
   using namespace ptxbench;
   CLI::App app{"PTXBench: judges GPU kernels that use architecture-specific PTX (wgmma, TMA, tcgen05)"};
   app.require_subcommand(1);
+  // Global options (--workspace, ...) may also come after the subcommand: `ptxbench run ... --workspace DIR`.
+  app.fallthrough();
   cli::GlobalOptions g;
   cli::ExitCode code;
   app.add_option("--workspace", g.workspace, "Workspace folder (database, builds); default $PTXBENCH_WORKSPACE or ./.ptxbench");
@@ -20,6 +22,9 @@ int main(int argc, char** argv) {
   cli::add_problems_command(app, g, code);
   cli::add_results_command(app, g, code);
   cli::add_prompt_command(app, g, code);
+  cli::add_run_command(app, g, code);
+  cli::add_runs_command(app, g, code);
+  cli::add_rescore_command(app, g, code);
   // Progress and logs go to stderr; stdout carries only results (summary or JSON).
   spdlog::set_default_logger(spdlog::stderr_color_mt("ptxbench"));
   spdlog::set_pattern("[ptxbench] %v");

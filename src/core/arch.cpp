@@ -7,8 +7,10 @@
 namespace ptxbench {
 namespace {
 constexpr std::array<ArchInfo, 2> kArchs{{
-    {"sm_90a", "9.0", "hopper", "NVIDIA Hopper (H100/H200, sm_90a)"},
-    {"sm_100a", "10.0", "blackwell", "NVIDIA Blackwell (B200, sm_100a)"},
+    {"sm_90a", "9.0", "hopper", "NVIDIA Hopper (H100/H200, sm_90a)", ""},
+    {"sm_100a", "10.0", "blackwell", "NVIDIA Blackwell (B200, sm_100a)",
+     "`wgmma` is Hopper-only: it does not exist on sm_100a. Use the tcgen05 pathway (tensor memory, "
+     "`tcgen05.mma`, `tcgen05.ld`/`tcgen05.st`)."},
 }};
 }  // namespace
 

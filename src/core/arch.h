@@ -11,6 +11,7 @@ struct ArchInfo {
   std::string_view compute_capability; // the GPU that runs it: "9.0"
   std::string_view pack;               // knowledge/<pack>/
   std::string_view title;              // for prompts
+  std::string_view prompt_note;        // what a model must know about this target (empty: nothing)
 };
 
 // Throws InputError naming the known archs when `arch` is not one of them.

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include "core/error.h"
+#include "store/sqlite_statement.h"
 
 namespace ptxbench {
 namespace {
@@ -24,17 +25,7 @@ CREATE INDEX IF NOT EXISTS evaluations_problem ON evaluations(problem, id);
 CREATE INDEX IF NOT EXISTS evaluations_candidate ON evaluations(candidate_sha256);
 )sql";
 
-class Statement {
- public:
-  Statement(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &st_, nullptr); }
-  ~Statement() { sqlite3_finalize(st_); }
-  bool ok() const { return rc_ == SQLITE_OK; }
-  sqlite3_stmt* get() const { return st_; }
-
- private:
-  sqlite3_stmt* st_ = nullptr;
-  int rc_;
-};
+using sqlite::Statement;
 
 DbStatus sql_error(sqlite3* db, const std::string& what) {
   return DbStatus::failure(what + ": " + (db ? sqlite3_errmsg(db) : "no database"));

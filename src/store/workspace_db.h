@@ -32,6 +32,9 @@ class WorkspaceDb {
   WorkspaceDb& operator=(const WorkspaceDb&) = delete;
 
   const DbStatus& status() const { return status_; }
+  // The open connection, for the store's other tables in the same file (run_store.cpp), so their
+  // rows and an evaluation can commit in one transaction. insert() opens no transaction itself.
+  sqlite3* handle() const { return db_; }
   DbStatus insert(const EvaluationRecord& r, long long* id = nullptr);
   DbStatus get(long long id, StoredRecord* out);
   // Most recent first; empty problem means all.

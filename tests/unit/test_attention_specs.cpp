@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "core/error.h"
+#include "agent/problem_prompt.h"
 #include "problems/registry.h"
 
 using namespace ptxbench;
@@ -94,7 +95,8 @@ TEST(AttentionSpecs, PromptsStateTheAbiAndHideTheHiddenShapes) {
   for (const auto& x : kAttention) {
     SCOPED_TRACE(x.name);
     auto p = reg.load(x.name);
-    const std::string prompt = read(p.prompt_file());
+    // The prompt as a model gets it: prompt.md with the shapes table and build line filled in.
+    const std::string prompt = render_problem_prompt(p, "sm_90a");
     EXPECT_NE(prompt.find(x.entry + "("), std::string::npos);
     EXPECT_NE(prompt.find("multiple of 128"), std::string::npos);
     EXPECT_EQ(prompt.find("causal") != std::string::npos, x.causal);

@@ -1,0 +1,86 @@
+// files:DIR answers each turn with a candidate file from DIR: DIR/<problem>/<trajectory>/<turn>.cu,
+// trajectory and turn numbered from 0 (as everywhere in the run store), e.g. DIR/gemm/0/1.cu is
+// the second turn of the first GEMM trajectory. The file comes back as the reply's only code
+// block. A missing <turn>.cu in an existing trajectory folder is a reply without code (the turn is
+// counted with state no_code); a missing problem or trajectory folder is an error that stops the
+// run, naming the folder.
+// Arguments: latency_ms=N (wait before answering, to stand in for a model's latency).
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "agent/clients/client_args.h"
+
+namespace ptxbench::agent {
+namespace {
+namespace fs = std::filesystem;
+
+// A fence longer than any backtick run in the file, so the file's own text cannot close it.
+std::string fence_for(const std::string& text) {
+  size_t longest = 0, run = 0;
+  for (char c : text) run = c == '`' ? run + 1 : 0, longest = std::max(longest, run);
+  return std::string(std::max<size_t>(3, longest + 1), '`');
+}
+
+class FilesClient final : public ModelClient {
+ public:
+  explicit FilesClient(const ClientConfig& c) : dir_(c.model) {
+    require_known_args(c, {"latency_ms"});
+    latency_ms_ = millis_arg(c, "latency_ms");
+    if (!fs::is_directory(dir_))
+      throw InputError("files:" + dir_.string() + ": not a folder (expected DIR/<problem>/<trajectory>/<turn>.cu, numbered from 0)");
+  }
+
+  std::string provider() const override { return "files"; }
+  std::string model() const override { return dir_.string(); }
+
+  ChatReply complete(const ChatRequest& request, const StatusFn&) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (latency_ms_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(latency_ms_));
+    const fs::path folder = dir_ / request.at.problem / std::to_string(request.at.trajectory);
+    if (!fs::is_directory(folder))
+      throw InputError("files:" + dir_.string() + ": no folder " + folder.string() + " for problem " + request.at.problem +
+                       ", trajectory " + std::to_string(request.at.trajectory) +
+                       " (the layout is DIR/<problem>/<trajectory>/<turn>.cu, numbered from 0)");
+    const fs::path file = folder / (std::to_string(request.at.turn) + ".cu");
+    ChatReply reply;
+    reply.outcome = ProviderOutcome::ok;
+    reply.finish_reason = "stop";
+    reply.model = "files";
+    reply.attempts = 1;
+    if (!fs::is_regular_file(file)) {
+      reply.content = "(files: there is no " + file.string() + " for this turn)\n";
+    } else {
+      std::ifstream in(file, std::ios::binary);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      std::string text = ss.str();
+      if (!text.empty() && text.back() != '\n') text += '\n';
+      const std::string fence = fence_for(text);
+      reply.content = "Candidate file " + file.filename().string() + ":\n\n" + fence + "cuda\n" + text + fence + "\n";
+    }
+    reply.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return reply;
+  }
+
+  ValidateResult validate() override {
+    std::string problems;
+    for (const auto& e : fs::directory_iterator(dir_))
+      if (e.is_directory()) problems += (problems.empty() ? "" : ", ") + e.path().filename().string();
+    return {true, "files: " + dir_.string() + " holds folders for: " + (problems.empty() ? "nothing" : problems)};
+  }
+
+ private:
+  fs::path dir_;
+  long long latency_ms_ = 0;
+};
+
+std::unique_ptr<ModelClient> make_files_client(const ClientConfig& c) { return std::make_unique<FilesClient>(c); }
+
+}  // namespace
+
+PTXBENCH_REGISTER_CLIENT("files", make_files_client);
+
+}  // namespace ptxbench::agent

@@ -1,0 +1,41 @@
+#include "agent/run_identity.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "store/content_hash.h"
+
+namespace ptxbench {
+
+json run_identity(const RunConfig& c) {
+  std::vector<std::string> problems = c.problems;
+  std::sort(problems.begin(), problems.end());
+  return {{"model", c.model},
+          {"model_args", c.model_args},
+          {"arch", c.arch},
+          {"knowledge", c.knowledge},
+          {"problems", problems},
+          {"context_turns", c.context_turns},
+          {"evaluation", {{"gpu", c.use_gpu}, {"sanitize", c.sanitize}, {"probe", c.probe}, {"timing", c.timing}}}};
+}
+
+std::string run_identity_sha256(const RunConfig& c) { return content_sha256(run_identity(c).dump()); }
+
+std::string run_id_for(const RunConfig& c) {
+  if (!c.run_name.empty()) return c.run_name;
+  const auto colon = c.model.find(':');
+  std::string provider = colon == std::string::npos ? c.model : c.model.substr(0, colon);
+  std::string model = colon == std::string::npos ? "" : c.model.substr(colon + 1);
+  // replay:/files: name a path: its last component says more than the whole path.
+  if (model.find('/') != std::string::npos) {
+    std::filesystem::path p(model);
+    model = (p.has_filename() ? p.filename() : p.parent_path().filename()).string();
+  }
+  std::string clean;
+  for (char ch : model)
+    clean += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' || ch == '-') ? ch : '-';
+  if (clean.size() > 40) clean.resize(40);
+  return provider + (clean.empty() ? "" : "-" + clean) + "-" + c.arch + "-" + run_identity_sha256(c).substr(0, 10);
+}
+
+}  // namespace ptxbench
