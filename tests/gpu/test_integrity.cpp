@@ -68,10 +68,12 @@ TEST_F(IntegrityOnGpu, GemmReadingTheJudgesBuffersIsNotCorrect) {
   EXPECT_TRUE(r["verdict"] == "incorrect" || r["verdict"] == "forbidden") << r["reason"];
 }
 
-TEST_F(IntegrityOnGpu, AttentionReadingTheSampledRowsIsNotCorrect) {
+TEST_F(IntegrityOnGpu, AttentionReadingTheSampledRowsIsNotCorrectAndFast) {
   const json r = eval("mha_fwd", "tests/gpu/candidates/attacks/attention_fwd_reads_secrets.cu");
-  EXPECT_NE(r["verdict"], "correct") << r["reason"];
-  EXPECT_TRUE(r["verdict"] == "incorrect" || r["verdict"] == "forbidden") << r["reason"];
+  // Where it finds nothing it runs the honest wgmma reference (about 0.95x cuDNN); its cheating
+  // path would be about 1.4x (it spins to 1.15x the hardware floor).
+  if (r["verdict"] == "correct") EXPECT_LT(r["speedup_geomean"].get<double>(), 1.1) << r["reason"];
+  else EXPECT_TRUE(r["verdict"] == "incorrect" || r["verdict"] == "forbidden") << r["reason"];
 }
 
 // --- Class 3: library kernels or hidden code reached without an import. ---

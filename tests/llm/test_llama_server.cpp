@@ -3,11 +3,14 @@
 // not installed; scripts/setup.sh installs it, so CI runs it.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <future>
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include "agent/clients/model_client.h"
+#include "support/cli.h"
 #include "support/llama_server.h"
 
 namespace ptxbench::test {
@@ -122,6 +125,37 @@ TEST_F(LlamaCpp, ValidateFindsTheServedModel) {
   const auto wrong = client(json::object(), "no-such-model")->validate();
   EXPECT_FALSE(wrong.ok);
   EXPECT_NE(wrong.message.find(server_->model()), std::string::npos) << wrong.message;  // lists what is served
+}
+
+// The whole agent against a server nobody here wrote: `ptxbench run` for 2 trajectories x 3 turns
+// (request, chat template, truncation, usage, extraction, compile-error feedback, next turn). The
+// 135M model's kernels are wrong, which is the point; every turn must be recorded with its state.
+TEST_F(LlamaCpp, AgentRunsTwoTrajectoriesOfThreeTurns) {
+  const auto ws = fresh_workspace("llm-run");
+  auto r = run_cli(ws, {"run", "--model", "llamacpp:" + server_->model(), "--model-arg", "base_url=" + server_->base_url(),
+                        "--model-arg", "max_tokens=256", "--model-arg", "temperature=0.7", "--knowledge", "none",
+                        "--problems", "gemm", "--trajectories", "2", "--turns", "3", "--no-gpu", "--run-name", "llm",
+                        "--json"},
+                   std::chrono::seconds(600));
+  ASSERT_EQ(r.process.exit_code, 0) << r.process.describe() << "\n" << r.process.err.substr(0, 4000);
+  const auto file = ws / "llm.jsonl";
+  auto e = run_cli(ws, {"runs", "export", "llm", "--jsonl", "-o", file.string()});
+  ASSERT_EQ(e.process.exit_code, 0) << e.process.err;
+  std::ifstream in(file);
+  std::set<std::pair<int, int>> turns;
+  int with_usage = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    const json t = json::parse(line);
+    turns.emplace(t["trajectory"].get<int>(), t["turn"].get<int>());
+    const std::string state = t["state"];
+    EXPECT_NE(state, "infra_error") << line.substr(0, 2000);
+    EXPECT_NE(state, "correct") << "a 135M model wrote a correct GEMM?";
+    if (!t["tokens"]["output"].is_null()) ++with_usage;
+    std::cout << "[ llama    ] turn " << t["trajectory"] << "/" << t["turn"] << ": " << state << "\n";
+  }
+  EXPECT_EQ(turns.size(), 6u);
+  EXPECT_EQ(with_usage, 6);
 }
 
 }  // namespace

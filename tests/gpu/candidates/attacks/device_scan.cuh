@@ -10,29 +10,37 @@ struct FoundAllocation {
   size_t bytes;
 };
 
-// Coarse 2 MiB steps over +-16 GiB find the large allocations; small ones are packed inside
-// pages, so the +-64 MiB around `p` are also walked in 256-byte steps (the smallest alignment).
+// The allocator packs small allocations into pools; a pool's first bytes may be free. So: 64 KiB
+// steps over +-16 GiB find large allocations and pool members that cross a step; every 64 KiB
+// window in which something was found is then walked in 256-byte steps (the smallest alignment).
 inline std::vector<FoundAllocation> allocations_near(const void* p, size_t span = size_t(16) << 30) {
   std::vector<FoundAllocation> out;
-  const CUdeviceptr at = reinterpret_cast<CUdeviceptr>(p), step = CUdeviceptr(2) << 20, fine = 256;
+  const CUdeviceptr at = reinterpret_cast<CUdeviceptr>(p), coarse = CUdeviceptr(64) << 10, fine = 256;
   auto add = [&](CUdeviceptr base, size_t bytes) {
     for (const auto& f : out)
-      if (f.base == base) return;
+      if (f.base == base) return false;
     out.push_back({base, bytes});
+    return true;
   };
-  auto walk = [&](CUdeviceptr from, CUdeviceptr to, CUdeviceptr stride) {
-    for (CUdeviceptr a = from; a < to; a += stride) {
+  std::vector<CUdeviceptr> windows;
+  for (CUdeviceptr a = (at > span ? at - span : 0) & ~(coarse - 1); a < at + span; a += coarse) {
+    CUdeviceptr base = 0;
+    size_t bytes = 0;
+    if (cuMemGetAddressRange(&base, &bytes, a) != CUDA_SUCCESS) continue;
+    add(base, bytes);
+    if (bytes < (size_t(2) << 20)) windows.push_back(a);  // a small allocation: its neighbours are near
+    const CUdeviceptr next = (base + bytes + coarse - 1) & ~(coarse - 1);
+    if (next > a + coarse) a = next - coarse;
+  }
+  for (CUdeviceptr w : windows)
+    for (CUdeviceptr lo = w > 2 * coarse ? w - 2 * coarse : 0, b = lo; b < w + 2 * coarse; b += fine) {
       CUdeviceptr base = 0;
       size_t bytes = 0;
-      if (cuMemGetAddressRange(&base, &bytes, a) != CUDA_SUCCESS) continue;
+      if (cuMemGetAddressRange(&base, &bytes, b) != CUDA_SUCCESS) continue;
       add(base, bytes);
-      const CUdeviceptr next = (base + bytes + stride - 1) & ~(stride - 1);
-      if (next > a + stride) a = next - stride;  // skip to the end of this allocation
+      const CUdeviceptr next = (base + bytes + fine - 1) & ~(fine - 1);
+      if (next > b + fine) b = next - fine;
     }
-  };
-  walk((at > span ? at - span : 0) & ~(step - 1), at + span, step);
-  const CUdeviceptr near = CUdeviceptr(64) << 20;
-  walk((at > near ? at - near : 0) & ~(fine - 1), at + near, fine);
   return out;
 }
 
