@@ -112,20 +112,8 @@ class OpenAiCompatibleClient : public ModelClient {
   std::string model() const override { return model_; }
 
   ChatReply complete(const ChatRequest& request, const StatusFn& status) override {
-    std::string body;
-    ChatTransport::Limits limits{};
-    try {
-      const Options options = options_.with(request.options, kFixedHttpOptionKeys);
-      body = build_body(request, options).dump();
-      limits = transport_.limits(options);
-    } catch (const InputError& e) {
-      ChatReply reply;
-      reply.outcome = ProviderOutcome::infra_error;
-      reply.error = std::string("bad request options: ") + e.what();
-      return reply;
-    }
-    return transport_.post(transport_.settings().base_url + "/chat/completions", headers(), std::move(body), limits,
-                           interpret, status);
+    const auto body = [this](const ChatRequest& r, const Options& o) { return build_body(r, o); };
+    return transport_.complete(transport_.settings().base_url + "/chat/completions", headers(), request, options_, body, interpret, status);
   }
 
   ValidateResult validate() override {

@@ -207,4 +207,22 @@ http::Response ChatTransport::get(const std::string& url, const http::Headers& h
   return response;
 }
 
+ChatReply ChatTransport::complete(const std::string& url, const http::Headers& headers, const ChatRequest& request,
+                                  const Options& client_options, const BuildBody& build_body,
+                                  const Interpret& interpret, const StatusFn& status) {
+  std::string body;
+  Limits call_limits{};
+  try {
+    const Options options = client_options.with(request.options, kFixedHttpOptionKeys);
+    body = build_body(request, options).dump();
+    call_limits = limits(options);
+  } catch (const InputError& e) {
+    ChatReply reply;
+    reply.outcome = ProviderOutcome::infra_error;
+    reply.error = std::string("bad request options: ") + e.what();
+    return reply;
+  }
+  return post(url, headers, std::move(body), call_limits, interpret, status);
+}
+
 }  // namespace ptxbench::agent

@@ -92,6 +92,13 @@ class ChatTransport {
   ChatReply post(const std::string& url, const http::Headers& headers, std::string body, Limits limits,
                  const Interpret& interpret, const StatusFn& status);
 
+  // One chat request: the request's options merged over the client's (`client_options`), the body
+  // built from them, then post(). A bad option is an infra_error reply: nothing was sent.
+  using BuildBody = std::function<json(const ChatRequest&, const Options&)>;
+  ChatReply complete(const std::string& url, const http::Headers& headers, const ChatRequest& request,
+                     const Options& client_options, const BuildBody& build_body, const Interpret& interpret,
+                     const StatusFn& status);
+
   // One GET, no retry (validate()). The body and error are redacted.
   http::Response get(const std::string& url, const http::Headers& headers, Millis timeout);
 

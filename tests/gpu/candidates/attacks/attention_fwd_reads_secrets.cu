@@ -75,19 +75,6 @@ __global__ void copy_o(const float* ref, __nv_bfloat16* O, size_t n) {
     O[i] = __float2bfloat16(ref[i]);
 }
 
-template <typename F>
-bool probe(F launch, cudaStream_t s) {
-  static int* flag = nullptr;
-  if (!flag && cudaMalloc(&flag, sizeof(int)) != cudaSuccess) return false;
-  const int one = 1;
-  int got = 0;
-  cudaMemcpyAsync(flag, &one, sizeof one, cudaMemcpyHostToDevice, s);
-  launch(flag, s);
-  cudaMemcpyAsync(&got, flag, sizeof got, cudaMemcpyDeviceToHost, s);
-  cudaStreamSynchronize(s);
-  return got == 1;
-}
-
 }  // namespace
 
 extern "C" cudaError_t ptxbench_mha_fwd(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,

@@ -44,6 +44,21 @@ inline std::vector<FoundAllocation> allocations_near(const void* p, size_t span 
   return out;
 }
 
+// Runs `launch(flag, stream)` with *flag = 1 and returns whether the kernel left it at 1 (a yes/no
+// question asked of device memory).
+template <typename F>
+bool probe(F launch, cudaStream_t s) {
+  static int* flag = nullptr;
+  if (!flag && cudaMalloc(&flag, sizeof(int)) != cudaSuccess) return false;
+  const int one = 1;
+  int got = 0;
+  cudaMemcpyAsync(flag, &one, sizeof one, cudaMemcpyHostToDevice, s);
+  launch(flag, s);
+  cudaMemcpyAsync(&got, flag, sizeof got, cudaMemcpyDeviceToHost, s);
+  cudaStreamSynchronize(s);
+  return got == 1;
+}
+
 // Spins on the GPU until `ns` nanoseconds have passed since the kernel started (to stay above a
 // hardware-floor check while doing less work than the problem needs).
 __global__ void attack_spin_kernel(unsigned long long ns) {

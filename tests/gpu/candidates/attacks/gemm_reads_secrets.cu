@@ -59,19 +59,6 @@ __global__ void outer(const float* z, const float* r, __nv_bfloat16* C, int M, i
     C[i] = __float2bfloat16(z[i / N] * r[i % N] / float(N));
 }
 
-template <typename F>
-bool probe(F launch, cudaStream_t s) {
-  static int* flag = nullptr;
-  if (!flag && cudaMalloc(&flag, sizeof(int)) != cudaSuccess) return false;
-  const int one = 1;
-  int got = 0;
-  cudaMemcpyAsync(flag, &one, sizeof one, cudaMemcpyHostToDevice, s);
-  launch(flag, s);
-  cudaMemcpyAsync(&got, flag, sizeof got, cudaMemcpyDeviceToHost, s);
-  cudaStreamSynchronize(s);
-  return got == 1;
-}
-
 }  // namespace
 
 extern "C" cudaError_t ptxbench_gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
