@@ -18,6 +18,7 @@ void add_eval_command(CLI::App& app, GlobalOptions& g, ExitCode& code);
 void add_problems_command(CLI::App& app, GlobalOptions& g, ExitCode& code);
 void add_results_command(CLI::App& app, GlobalOptions& g, ExitCode& code);
 void add_prompt_command(CLI::App& app, GlobalOptions& g, ExitCode& code);
+void add_report_command(CLI::App& app, GlobalOptions& g, ExitCode& code);
 
 std::string workspace_dir(const GlobalOptions& g);
 
