@@ -14,10 +14,12 @@
 #include "build/nvcc_driver.h"
 #include "build/static_checks.h"
 #include "core/arch.h"
+#include "core/build_info.h"
 #include "core/error.h"
 #include "probes/ncu_probe.h"
 #include "probes/sanitizer_probe.h"
 #include "service/target_counts.h"
+#include "service/toolchain_info.h"
 #include "service/worker_client.h"
 
 namespace ptxbench {
@@ -342,6 +344,12 @@ EvaluationRecord Evaluator::judge(const ProblemSpec& p, PreparedCandidate prep) 
   }
   r.environment["tools"] = {{"nvcc", find_nvcc().string()}, {"cuobjdump", find_cuobjdump().string()},
                             {"ncu", find_ncu().string()}, {"compute_sanitizer", find_compute_sanitizer().string()}};
+  // Provenance every record carries (reports print it): the harness, the compiler, the seed policy.
+  static const std::string nvcc = nvcc_version();
+  r.environment["harness"] = harness_info();
+  r.environment["nvcc_version"] = nvcc;
+  r.environment["seed_policy"] = opt_.seed ? "fixed seed " + std::to_string(*opt_.seed) + " (--seed, for debugging)"
+                                           : "fresh random seed per candidate (std::random_device), never shown to it";
   std::error_code ec;
   fs::remove_all(prep.build_dir, ec);  // the record keeps what matters; builds are cheap to redo
   return r;

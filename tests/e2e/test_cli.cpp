@@ -147,8 +147,16 @@ TEST_F(Cli, ResultsListWhatEvalStored) {
   long long id = r.output["id"];
   auto list = cli({"results", "--json", "--problem", "gemm"});
   ASSERT_FALSE(list.output.is_null()) << list.process.err;
+  // The list is the result schema's "evaluations" table (src/report/results_report.h).
+  ASSERT_EQ(list.output["format"], "ptxbench.results/1") << list.process.out;
   bool found = false;
-  for (const auto& row : list.output) found = found || row["id"] == id;
+  for (const auto& row : list.output["tables"][0]["rows"]) {
+    if (row["id"] != id) continue;
+    found = true;
+    EXPECT_EQ(row["arch"], "sm_90a");
+    EXPECT_EQ(row["harness_version"], "0.1.0");
+    EXPECT_EQ(row["harness_commit"].get<std::string>().size(), 40u) << row.dump();
+  }
   EXPECT_TRUE(found);
   auto one = cli({"results", "--id", std::to_string(id), "--json"});
   ASSERT_FALSE(one.output.is_null());

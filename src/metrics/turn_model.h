@@ -1,0 +1,75 @@
+// The in-memory model every metric and report works on: runs, and the turns of their trajectories,
+// as plain rows. Loaders (load_jsonl.h, load_workspace.h) fill it; nothing here knows a file format.
+// docs/metrics.md defines each field and how the metrics read it.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/json.h"
+
+namespace ptxbench::metrics {
+
+// What a turn ended in: a verdict of the evaluator, or a provider / agent state.
+enum class TurnState {
+  compile_error, forbidden, runtime_error, sanitizer_error, incorrect, correct,  // judged
+  no_code, truncated, refused, empty, reasoning_only, request_too_large, provider_error,  // the model's, no kernel
+  infra_error, quota_exhausted, not_run,  // excluded: say nothing about the model
+  pending,                                // reply stored, not judged yet: missing
+};
+std::string_view to_string(TurnState s);
+std::optional<TurnState> turn_state_from_string(std::string_view s);
+std::string known_turn_states();  // "compile_error, forbidden, ..." for error messages
+
+// Counted: the turn is in the denominators (the model's turn, judged or not answered with a kernel).
+bool is_counted(TurnState s);
+// Excluded: infra_error, quota_exhausted (harness or account failed), not_run (no GPU stage ran).
+bool is_excluded(TurnState s);
+
+struct ShapeResult {
+  std::string shape;  // "M=4096 N=4096 K=4096"
+  double speedup = 0;
+  std::optional<double> median_ms, baseline_median_ms;
+};
+
+struct TurnRow {
+  std::string run, model, arch, gpu, knowledge, problem, split;
+  int trajectory = 0;  // as recorded; unique per (run, problem)
+  int turn = 1;        // 1-based
+  TurnState state = TurnState::pending;
+  std::optional<bool> target_executed;  // nullopt: unknown (not measured, or the tool failed)
+  std::optional<double> speedup_geomean;
+  std::vector<ShapeResult> shapes;
+  std::optional<long long> reasoning_tokens, output_tokens;  // nullopt: the provider reported none
+  long long reasoning_chars = 0;
+  bool finished = true;  // the trajectory this turn belongs to is complete
+  // Drill-down only (HTML report): the candidate, the feedback the model got, why this verdict.
+  std::string code, feedback, reason;
+
+  bool correct() const { return state == TurnState::correct; }
+  bool target_correct() const { return correct() && target_executed.value_or(false); }
+};
+
+struct RunInfo {
+  std::string id, model, arch, gpu, knowledge, suite, status;
+  std::vector<std::string> problems; // in the run's order (reports list problems in this order)
+  int trajectories = 0, turns = 0;  // the budget: trajectories per problem, turns per trajectory
+  json provenance = json::object(); // harness {version, commit, dirty}, nvcc, gpu, driver, seed_policy, ...
+  std::string source;               // the file or workspace it was read from
+};
+
+struct TurnSet {
+  std::vector<RunInfo> runs;
+  std::vector<TurnRow> turns;
+  const RunInfo* run(const std::string& id) const;
+  RunInfo* run(const std::string& id);
+  void append(TurnSet other);  // a run id present in both is an InputError naming both sources
+};
+
+// Derives TurnRow::finished for runs whose loader could not tell: a trajectory is finished when
+// it holds a stored, non-pending turn for every k in 1..run.turns.
+void derive_finished(TurnSet& set, const std::string& run_id);
+
+}  // namespace ptxbench::metrics

@@ -1,0 +1,32 @@
+#include "report/printers.h"
+
+namespace ptxbench::report {
+namespace {
+
+// RFC 4180: quote a cell holding a comma, quote, CR or LF; double the quotes inside.
+std::string cell(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+}  // namespace
+
+std::string print_csv(const Report& r) {
+  std::string out;
+  for (const auto& t : r.tables) {
+    if (!out.empty()) out += "\n";
+    out += "table";
+    for (const auto& f : t.fields) out += "," + cell(f.name);
+    out += "\n";
+    for (const auto& row : t.rows) {
+      out += cell(t.name);
+      for (const auto& v : row) out += "," + cell(value_text(v));
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace ptxbench::report
