@@ -209,7 +209,7 @@ class MhaBackwardWorkload final : public Workload {
   CudnnSdpa sdpa_;
 };
 
-PTXBENCH_REGISTER_WORKLOAD("mha_bwd", MhaBackwardWorkload);
+PTXBENCH_REGISTER_WORKLOAD("mha_bwd", MhaBackwardWorkload, "cudnn");
 
 }  // namespace
 }  // namespace ptxbench

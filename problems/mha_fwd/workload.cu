@@ -146,7 +146,7 @@ class MhaForwardWorkload final : public Workload {
   CudnnSdpa sdpa_;
 };
 
-PTXBENCH_REGISTER_WORKLOAD("mha_fwd", MhaForwardWorkload);
+PTXBENCH_REGISTER_WORKLOAD("mha_fwd", MhaForwardWorkload, "cudnn");
 
 }  // namespace
 }  // namespace ptxbench

@@ -1,5 +1,6 @@
 // Runs the built ptxbench binaries from tests and parses their JSON output.
 #pragma once
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -10,7 +11,12 @@
 namespace ptxbench::test {
 
 inline std::filesystem::path source_dir() { return PTXBENCH_SOURCE_DIR; }
-inline std::filesystem::path bin_dir() { return PTXBENCH_BIN_DIR; }
+// $PTXBENCH_TEST_BIN_DIR runs the tests against other binaries (e.g. a build of the code before a
+// change, to see a new test fail there).
+inline std::filesystem::path bin_dir() {
+  if (const char* d = std::getenv("PTXBENCH_TEST_BIN_DIR"); d && *d) return d;
+  return PTXBENCH_BIN_DIR;
+}
 
 struct CliRun {
   ProcessResult process;
@@ -19,11 +25,12 @@ struct CliRun {
 
 // `ptxbench --workspace <ws> <args...>` run from the source dir (so problems/ is found).
 inline CliRun run_cli(const std::filesystem::path& workspace, const std::vector<std::string>& args,
-                      std::chrono::seconds timeout = std::chrono::seconds(900)) {
+                      std::chrono::seconds timeout = std::chrono::seconds(900), const std::vector<std::string>& env = {}) {
   std::vector<std::string> argv{(bin_dir() / "ptxbench").string(), "--workspace", workspace.string()};
   argv.insert(argv.end(), args.begin(), args.end());
   ProcessOptions opt;
   opt.timeout = timeout;
+  opt.extra_env = env;
   opt.working_dir = source_dir().string();
   CliRun r;
   r.process = run_process(argv, opt);
