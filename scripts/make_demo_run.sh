@@ -25,7 +25,7 @@ self_contained() {
   fi
 }
 
-for p in gemm mha_fwd mha_fwd_causal mha_bwd mha_bwd_causal; do
+for p in $(ls problems/*/problem.toml | xargs -n1 dirname | xargs -n1 basename); do
   mkdir -p "$tmp/files/$p/0"
   self_contained "problems/$p/reference/naive.cu" | sed '0,/return cudaGetLastError();/s//return cudaGetLastErorr();/' \
     > "$tmp/files/$p/0/0.cu"

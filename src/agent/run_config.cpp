@@ -136,9 +136,13 @@ void validate_run_config(const RunConfig& c) {
 json RunConfig::to_json() const {
   json p = json::object();
   for (const auto& [m, t] : prices) p[m] = {{"input_per_mtok", t.input_per_mtok}, {"output_per_mtok", t.output_per_mtok}};
+  json s = json::object();
+  for (const auto& [problem, split] : splits) s[problem] = split;
   return {{"model", model},
           {"model_args", model_args},
           {"problems", problems},
+          {"suite", suite},
+          {"splits", s},
           {"arch", arch},
           {"trajectories", trajectories},
           {"turns", turns},
@@ -171,12 +175,13 @@ RunConfig load_run_config_file(const std::filesystem::path& file, RunConfig c) {
     const auto& src = e.source();
     throw InputError(file.string() + ":" + std::to_string(src.begin.line) + ": " + std::string(e.description()));
   }
-  const std::set<std::string> top{"model", "problems", "arch", "trajectories", "turns", "knowledge", "context_turns",
+  const std::set<std::string> top{"model", "problems", "suite", "arch", "trajectories", "turns", "knowledge", "context_turns",
                                   "max_infra_errors", "infra_retry_delay_s", "parallel", "compile_jobs", "limit",
                                   "run_name", "rejudge", "model_args", "evaluation", "prices"};
   for_each_key(root, file, "", top, [&](const std::string& key, const toml::node& v, const std::string& at) {
     if (key == "model") c.model = string_of(v, at);
     else if (key == "problems") c.problems = split_list(list_of(v, at));
+    else if (key == "suite") c.suite = string_of(v, at);
     else if (key == "arch") c.arch = string_of(v, at);
     else if (key == "trajectories") c.trajectories = int_of(v, at);
     else if (key == "turns") c.turns = int_of(v, at);

@@ -1,7 +1,7 @@
 // The resolved configuration of one `ptxbench run`: defaults, then a TOML run config file
 // (--config), then the command line (a flag given overrides the file). Stored with the run.
 // File format (every key optional; an unknown key is an error naming the file and key):
-//   model = "openai:gpt-5"            problems = "all" | ["gemm", "mha_fwd"]
+//   model = "openai:gpt-5"            problems = "all" | ["gemm", "mha_fwd"]   suite = "4ops" (not both)
 //   arch = "sm_90a"                   trajectories = 12        turns = 8
 //   knowledge = "params,ptx,contract" | ["params", "ptx"] | "none"
 //   context_turns = 3 | "all"         max_infra_errors = 10    infra_retry_delay_s = 5
@@ -29,6 +29,10 @@ struct RunConfig {
   std::string model;                  // PROVIDER:MODEL
   json model_args = json::object();   // provider options ([model_args] and --model-arg k=v)
   std::vector<std::string> problems{"all"};
+  // The suite the problems come from (suites/<name>.toml), and each problem's split there ("train"
+  // or "held-out"); empty without a suite. Stored with the run, so reports group by split.
+  std::string suite;
+  std::map<std::string, std::string> splits;
   std::string arch = "sm_90a";
   int trajectories = 12, turns = 8;   // the paper's budget: 12 trajectories x 8 turns per problem
   std::string knowledge = "params,ptx,contract";

@@ -10,13 +10,17 @@ namespace ptxbench {
 json run_identity(const RunConfig& c) {
   std::vector<std::string> problems = c.problems;
   std::sort(problems.begin(), problems.end());
-  return {{"model", c.model},
-          {"model_args", c.model_args},
-          {"arch", c.arch},
-          {"knowledge", c.knowledge},
-          {"problems", problems},
-          {"context_turns", c.context_turns},
-          {"evaluation", {{"gpu", c.use_gpu}, {"sanitize", c.sanitize}, {"probe", c.probe}, {"timing", c.timing}}}};
+  json id = {{"model", c.model},
+             {"model_args", c.model_args},
+             {"arch", c.arch},
+             {"knowledge", c.knowledge},
+             {"problems", problems},
+             {"context_turns", c.context_turns},
+             {"evaluation", {{"gpu", c.use_gpu}, {"sanitize", c.sanitize}, {"probe", c.probe}, {"timing", c.timing}}}};
+  // A suite labels the problems with their splits: part of the identity when given (runs without a
+  // suite keep the ids they had before suites existed).
+  if (!c.suite.empty()) id["suite"] = c.suite;
+  return id;
 }
 
 std::string run_identity_sha256(const RunConfig& c) { return content_sha256(run_identity(c).dump()); }

@@ -1,6 +1,7 @@
 // ptxbench run --model PROVIDER:MODEL [--problems LIST|all] [--arch A] [--trajectories N] [--turns N]
-//   [--knowledge LIST] [--config FILE] [--model-arg k=v]... : run (or resume) a model against the
-// problems, turn by turn, recording everything in the workspace database.
+//   [--knowledge LIST] [--config FILE] [--model-arg k=v]... [--suite NAME]: run (or resume) a model
+// against the problems (or a suite's, each recorded with its split), turn by turn, recording
+// everything in the workspace database.
 #include <unistd.h>
 
 #include <iostream>
@@ -18,6 +19,7 @@
 #include "core/arch.h"
 #include "core/error.h"
 #include "problems/registry.h"
+#include "problems/suite_spec.h"
 #include "report/run_tables.h"
 #include "service/local_candidate_service.h"
 #include "service/toolchain_info.h"
@@ -27,7 +29,7 @@ namespace ptxbench::cli {
 namespace {
 
 struct RunFlags {
-  std::string config_file, model, problems, arch, knowledge, context_turns, run_name, worker;
+  std::string config_file, model, problems, suite, arch, knowledge, context_turns, run_name, worker;
   std::vector<std::string> model_args;
   int trajectories = 0, turns = 0, limit = 0, max_infra_errors = 0, parallel = 0, compile_jobs = 0, device = 0;
   double infra_retry_delay = 0;
@@ -60,6 +62,7 @@ RunConfig resolve_config(const RunFlags& f, const ProblemRegistry& registry) {
     c.model_args[k] = v;
   }
   if (f.has("--problems")) c.problems = split(f.problems);
+  if (f.has("--suite")) c.suite = f.suite;
   if (f.has("--arch")) c.arch = f.arch;
   if (f.has("--trajectories")) c.trajectories = f.trajectories;
   if (f.has("--turns")) c.turns = f.turns;
@@ -81,7 +84,17 @@ RunConfig resolve_config(const RunFlags& f, const ProblemRegistry& registry) {
   // Canonical forms, so the same settings always give the same run identity.
   arch_info(c.arch);
   c.knowledge = components_to_string(parse_components(c.knowledge));
-  if (c.problems.size() == 1 && c.problems[0] == "all") c.problems = registry.names();
+  const bool all_problems = c.problems.size() == 1 && c.problems[0] == "all";
+  if (!c.suite.empty()) {
+    // The suite decides the problems, and says which are trained on and which held out.
+    if (!all_problems)
+      throw InputError("give --problems or --suite, not both (suite '" + c.suite + "' names its own problems)");
+    const SuiteSpec suite = SuiteRegistry(SuiteRegistry::default_root(registry.root())).load(c.suite, registry);
+    c.problems = suite.evaluated();
+    c.splits = suite.splits();
+  } else if (all_problems) {
+    c.problems = registry.names();
+  }
   for (const auto& p : c.problems) registry.load(p);  // an unknown name is an InputError listing the known ones
   validate_run_config(c);
   agent::parse_model_spec(c.model);
@@ -242,6 +255,9 @@ void add_run_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
                   "reasoning_effort, seed, api_key_env; replay: run, latency_ms; files: latency_ms");
   cmd->add_option("--config", f->config_file, "Run config file (TOML); flags given here override it")->check(CLI::ExistingFile);
   opt(cmd->add_option("--problems", f->problems, "Problem names, comma-separated, or all (default all)"));
+  opt(cmd->add_option("--suite", f->suite,
+                      "Run a suite's problems (suites/<name>.toml, e.g. paper, 4ops, 8ops; see 'ptxbench problems --suites'); "
+                      "each is recorded with its split (train / held-out). Not with --problems"));
   opt(cmd->add_option("--arch", f->arch, "Target architecture (default sm_90a)")->check(arch_validator()));
   opt(cmd->add_option("--trajectories", f->trajectories, "Trajectories per problem (default 12)"));
   opt(cmd->add_option("--turns", f->turns, "Counted turns per trajectory (default 8)"));
@@ -267,7 +283,8 @@ void add_run_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   cmd->footer(
       "Re-running the same command resumes the run: no turn is repeated or lost (a reply stored but not judged is "
       "judged without calling the model). The run is identified by the model, its arguments, the arch, the knowledge, "
-      "the problems, --context-turns and the GPU stage switches; --trajectories/--turns may grow on resume.\n"
+      "the problems (and the suite), --context-turns and the GPU stage switches; --trajectories/--turns may grow on "
+      "resume.\n"
       "Exit codes: 0 complete, 1 bad input, 3 stopped before finishing (--limit, quota, infra errors, a signal; "
       "resumable), 20 the store failed.");
   cmd->callback([f, &g, &code] { run_command(*f, g, code); });

@@ -194,6 +194,7 @@ struct Reader {
     t.trajectory = static_cast<int>(l.integer("trajectory", 0));
     t.turn = static_cast<int>(l.integer("turn", 0)) + 1;  // the export numbers turns from 0
     t.state = l.str("phase", false) == "judging" ? TurnState::pending : l.state("state");
+    if (const json* sp = l.find(l.obj(), "split"); sp && sp->is_string()) t.split = sp->get<std::string>();  // else the run's splits
     t.target_executed = l.opt_bool("target_executed");
     t.speedup_geomean = l.opt_positive("speedup_geomean");
     if (const json* tok = l.find(l.obj(), "tokens"); tok && tok->is_object()) {

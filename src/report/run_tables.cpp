@@ -67,6 +67,17 @@ std::string states_text(const std::map<std::string, int>& states) {
   return s.empty() ? "-" : s;
 }
 
+// The run's suite and a problem's split in it (from the stored config); "" without a suite.
+std::string suite_of(const RunInfo& run) {
+  return run.config.is_object() && run.config.contains("suite") && run.config["suite"].is_string() ? run.config["suite"].get<std::string>()
+                                                                                               : "";
+}
+std::string split_of(const RunInfo& run, const std::string& problem) {
+  if (!run.config.is_object() || !run.config.contains("splits") || !run.config["splits"].is_object()) return "";
+  const json& s = run.config["splits"];
+  return s.contains(problem) && s[problem].is_string() ? s[problem].get<std::string>() : "";
+}
+
 std::string gpu_line(const RunInfo& run) {
   const json& g = run.provenance.contains("gpu") ? run.provenance["gpu"] : json::object();
   const bool stages = g.is_object() && g.value("gpu_stages", false);
@@ -81,11 +92,14 @@ std::string format_run_summary(const RunInfo& run, const std::vector<TurnRow>& t
   std::ostringstream o;
   o << "run " << run.id << ": " << run.status << (run.stop_reason.empty() ? "" : " (" + run.stop_reason + ")") << "\n";
   o << run.model << ", " << run.arch << ", knowledge " << run.knowledge << ", " << run.trajectories << " trajectories x "
-    << run.turns << " turns per problem; " << gpu_line(run) << "\n\n";
-  o << pad("problem", 16) << pad("trajectories", 13) << pad("turns", 6) << pad("correct", 8) << pad("target-ok", 10)
+    << run.turns << " turns per problem; " << gpu_line(run) << "\n";
+  const std::string suite = suite_of(run);
+  if (!suite.empty()) o << "suite " << suite << " (split: train = trained on, held-out = evaluated only)\n";
+  o << "\n" << pad("problem", 16) << (suite.empty() ? "" : pad("split", 9)) << pad("trajectories", 13) << pad("turns", 6) << pad("correct", 8) << pad("target-ok", 10)
     << pad("best", 8) << pad("best-target", 12) << "states\n";
   for (const auto& [name, p] : tally(run, turns, trajectories)) {
-    o << pad(name, 16) << pad(std::to_string(p.complete) + "/" + std::to_string(p.trajectories), 13)
+    o << pad(name, 16) << (suite.empty() ? "" : pad(split_of(run, name), 9))
+      << pad(std::to_string(p.complete) + "/" + std::to_string(p.trajectories), 13)
       << pad(std::to_string(p.turns) + (p.pending ? "+" + std::to_string(p.pending) : ""), 6) << pad(std::to_string(p.correct), 8)
       << pad(std::to_string(p.target_correct), 10) << pad(opt_speedup(p.best), 8) << pad(opt_speedup(p.best_target), 12)
       << states_text(p.states) << "\n";
@@ -99,6 +113,7 @@ json run_summary_json(const RunInfo& run, const std::vector<TurnRow>& turns, con
   json problems = json::array();
   for (const auto& [name, p] : tally(run, turns, trajectories))
     problems.push_back({{"problem", name},
+                        {"split", split_of(run, name)},
                         {"trajectories", p.trajectories},
                         {"trajectories_complete", p.complete},
                         {"turns", p.turns},
@@ -110,7 +125,7 @@ json run_summary_json(const RunInfo& run, const std::vector<TurnRow>& turns, con
                         {"states", p.states}});
   return {{"run", {{"id", run.id}, {"status", run.status}, {"stop_reason", run.stop_reason}, {"model", run.model},
                    {"arch", run.arch}, {"knowledge", run.knowledge}, {"trajectories", run.trajectories}, {"turns", run.turns},
-                   {"provenance", run.provenance}}},
+                   {"suite", suite_of(run)}, {"provenance", run.provenance}}},
           {"problems", problems}};
 }
 

@@ -9,6 +9,11 @@ double flops_per_clock_per_sm(int cc_major, int /*cc_minor*/, const std::string&
     if (cc_major == 10) return 8192;
     if (cc_major == 8) return 2048;
   }
+  // Dense fp8 (e4m3/e5m2) tensor-core math: twice bf16 (Hopper 1979 TFLOP/s on 132 SMs).
+  if (math_class == "fp8") {
+    if (cc_major == 9) return 8192;
+    if (cc_major == 10) return 16384;
+  }
   return 0;
 }
 

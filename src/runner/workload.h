@@ -96,7 +96,7 @@ class Workload {
   virtual void snapshot_outputs(cudaStream_t s) = 0;
   virtual bool snapshot_matches_outputs() = 0;
 
-  // Tensor-core class of the arithmetic, for the hardware floor: "bf16" (dense).
+  // Tensor-core class of the arithmetic, for the hardware floor: "bf16" or "fp8" (dense).
   virtual std::string math_class() const = 0;
 };
 

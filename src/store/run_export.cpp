@@ -19,6 +19,9 @@ json turn_export_object(const RunInfo& run, const TurnRow& t, const ModelCallRow
               {"turns", run.turns},     {"status", run.status},         {"created_at", run.created_at},
               {"config", run.config},   {"provenance", run.provenance}};
   j["problem"] = t.problem;
+  // The problem's split in the run's suite ("train" / "held-out"), null without a suite.
+  const json* splits = run.config.is_object() && run.config.contains("splits") ? &run.config["splits"] : nullptr;
+  j["split"] = splits && splits->is_object() && splits->contains(t.problem) ? (*splits)[t.problem] : json(nullptr);
   j["trajectory"] = t.trajectory;
   j["turn"] = t.turn;
   j["phase"] = t.phase;

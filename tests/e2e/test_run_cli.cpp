@@ -174,7 +174,7 @@ TEST_F(RunCli, ValidateChecksEverythingAndGeneratesNothing) {
   auto r = run_cli(ws("v"), {"run", "--model", "files:" + files_.string(), "--problems", "all", "--validate", "--json"});
   ASSERT_EQ(r.process.exit_code, 0) << r.process.err;
   EXPECT_EQ(r.output["ok"], true);
-  EXPECT_EQ(r.output["prompts"].size(), 5u);
+  EXPECT_EQ(r.output["prompts"].size(), 9u) << "every problem: the paper's five and the extended suite's four";
   EXPECT_EQ(r.output["model"]["ok"], true);
   EXPECT_FALSE(std::filesystem::exists(ws("v") / "ptxbench.db")) << "nothing stored";
   auto bad = run_cli(ws("v"), {"run", "--model", "files:/no/such/folder", "--validate"});
@@ -226,7 +226,7 @@ TEST_F(RunCli, ShippedDemoReplaysEveryProblem) {
   auto r = run_cli(ws("demo"), {"run", "--model", "replay:examples/demo-run.jsonl", "--problems", "all", "--trajectories", "1",
                                 "--turns", "2", "--no-gpu", "--json"});
   ASSERT_EQ(r.process.exit_code, 0) << r.process.err;
-  ASSERT_EQ(r.output["problems"].size(), 5u);
+  ASSERT_EQ(r.output["problems"].size(), 9u);
   for (const auto& p : r.output["problems"])
     EXPECT_EQ(p["states"], json({{"compile_error", 1}, {"not_run", 1}})) << p.dump();
   // Again: the same command resumes a complete run, runs nothing and says the same.

@@ -133,7 +133,7 @@ TEST_F(LlamaCpp, ValidateFindsTheServedModel) {
 TEST_F(LlamaCpp, AgentRunsTwoTrajectoriesOfThreeTurns) {
   const auto ws = fresh_workspace("llm-run");
   auto r = run_cli(ws, {"run", "--model", "llamacpp:" + server_->model(), "--model-arg", "base_url=" + server_->base_url(),
-                        "--model-arg", "max_tokens=256", "--model-arg", "temperature=0.7", "--knowledge", "none",
+                        "--model-arg", "max_tokens=160", "--model-arg", "temperature=0.7", "--knowledge", "none",
                         "--problems", "gemm", "--trajectories", "2", "--turns", "3", "--no-gpu", "--run-name", "llm",
                         "--json"},
                    std::chrono::seconds(600));

@@ -32,6 +32,9 @@ void expect_prompt_for(const std::string& arch, const std::string& gencode, cons
     for (const auto& m : must) EXPECT_TRUE(has(text, m)) << m;
     for (const auto& m : must_not) EXPECT_FALSE(has(text, m)) << m;
     for (const auto& ptx : p.targets_for(arch)->ptx) EXPECT_TRUE(has(text, "`" + ptx + "`")) << ptx;
+    // The problem's own target groups (the fp8 GEMM names its fp8 family, QGMMA / UTCQMMA).
+    for (const auto& group : p.targets_for(arch)->groups)
+      for (const auto& glob : group) EXPECT_TRUE(has(text, "`" + glob + "`")) << glob;
     EXPECT_TRUE(has(text, benchmark_shapes_table(p)));
     for (const auto& s : p.benchmark_shapes) {
       std::string row = "|";
@@ -49,13 +52,13 @@ void expect_prompt_for(const std::string& arch, const std::string& gencode, cons
 
 TEST(PromptPerArch, HopperPromptSaysSm90aAndWgmma) {
   expect_prompt_for("sm_90a", "-gencode=arch=compute_90a,code=sm_90a",
-                    {"compiled for `sm_90a` only", "`*GMMA`", "one of `UTMALDG`, `UTMASTG` or `UTMAREDG`"},
+                    {"compiled for `sm_90a` only", "GMMA`", "one of `UTMALDG`, `UTMASTG` or `UTMAREDG`"},
                     {"compute_100a", "tcgen05"});
 }
 
 TEST(PromptPerArch, BlackwellPromptSaysSm100aAndTcgen05NotWgmma) {
   expect_prompt_for("sm_100a", "-gencode=arch=compute_100a,code=sm_100a",
-                    {"compiled for `sm_100a` only", "`UTC*`", "one of `LDTM` or `STTM`", "`wgmma` is Hopper-only"},
+                    {"compiled for `sm_100a` only", "`UTC", "one of `LDTM` or `STTM`", "`wgmma` is Hopper-only"},
                     {"compute_90a", "`wgmma.mma_async`"});
 }
 

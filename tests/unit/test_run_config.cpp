@@ -150,6 +150,27 @@ TEST(RunIdentity, BudgetIsNotIdentityButModelAndSettingsAre) {
   EXPECT_EQ(run_id_for(a), "mine");
 }
 
+TEST(RunIdentity, ASuiteIsPartOfTheIdentityAndTheStoredConfig) {
+  RunConfig a;
+  a.model = "files:/data/demo";
+  a.problems = {"mha_fwd", "gemm"};
+  RunConfig b = a;
+  b.suite = "4ops";
+  b.splits = {{"mha_fwd", "train"}, {"gemm", "held-out"}};
+  EXPECT_NE(run_identity_sha256(a), run_identity_sha256(b));
+  EXPECT_FALSE(run_identity(a).contains("suite")) << "runs without a suite keep their identity";
+  const json j = b.to_json();
+  EXPECT_EQ(j["suite"], "4ops");
+  EXPECT_EQ(j["splits"], json({{"gemm", "held-out"}, {"mha_fwd", "train"}}));
+  EXPECT_EQ(a.to_json()["splits"], json::object());
+}
+
+TEST(RunConfigFile, SuiteKeyIsRead) {
+  test::TempDir d;
+  const RunConfig c = load_run_config_file(write(d, "model = \"files:x\"\nsuite = \"8ops\"\n"));
+  EXPECT_EQ(c.suite, "8ops");
+}
+
 TEST(TurnPricing, CostNeedsPricesAndBothTokenCounts) {
   TokenPrices p{2.0, 8.0};
   EXPECT_DOUBLE_EQ(*call_cost_usd(p, 1'000'000, 500'000), 2.0 + 4.0);

@@ -71,13 +71,14 @@ void check(fe::error_t e, const std::string& what) {
   if (!e.is_good()) fail("cuDNN frontend: " + what + ": " + e.get_message());
 }
 
+// A [B, heads, S, D] tensor (heads = H for Q, O, dO; the key/value heads for K and V).
 std::shared_ptr<fe::graph::Tensor_attributes> bhsd(fe::graph::Graph& g, const char* name, int64_t uid,
-                                                   const SdpaShape& s) {
+                                                   const SdpaShape& s, int heads) {
   return g.tensor(fe::graph::Tensor_attributes()
                       .set_name(name)
                       .set_uid(uid)
-                      .set_dim({s.B, s.H, s.S, s.D})
-                      .set_stride({int64_t(s.H) * s.S * s.D, int64_t(s.S) * s.D, s.D, 1}));
+                      .set_dim({s.B, heads, s.S, s.D})
+                      .set_stride({int64_t(heads) * s.S * s.D, int64_t(s.S) * s.D, s.D, 1}));
 }
 std::shared_ptr<fe::graph::Tensor_attributes> stats(fe::graph::Graph& g, const SdpaShape& s) {
   return g.tensor(fe::graph::Tensor_attributes()
@@ -87,9 +88,9 @@ std::shared_ptr<fe::graph::Tensor_attributes> stats(fe::graph::Graph& g, const S
                       .set_stride({int64_t(s.H) * s.S, s.S, 1, 1})
                       .set_data_type(fe::DataType_t::FLOAT));
 }
-void mark_output(const std::shared_ptr<fe::graph::Tensor_attributes>& t, int64_t uid, const SdpaShape& s) {
-  t->set_output(true).set_uid(uid).set_dim({s.B, s.H, s.S, s.D}).set_stride(
-      {int64_t(s.H) * s.S * s.D, int64_t(s.S) * s.D, s.D, 1});
+void mark_output(const std::shared_ptr<fe::graph::Tensor_attributes>& t, int64_t uid, const SdpaShape& s, int heads) {
+  t->set_output(true).set_uid(uid).set_dim({s.B, heads, s.S, s.D}).set_stride(
+      {int64_t(heads) * s.S * s.D, int64_t(s.S) * s.D, s.D, 1});
 }
 
 std::shared_ptr<fe::graph::Graph> new_graph() {
@@ -102,14 +103,14 @@ std::shared_ptr<fe::graph::Graph> new_graph() {
 
 std::shared_ptr<fe::graph::Graph> forward_graph(const SdpaShape& s) {
   auto g = new_graph();
-  auto q = bhsd(*g, "Q", kQ, s), k = bhsd(*g, "K", kK, s), v = bhsd(*g, "V", kV, s);
+  auto q = bhsd(*g, "Q", kQ, s, s.H), k = bhsd(*g, "K", kK, s, s.kv_heads()), v = bhsd(*g, "V", kV, s, s.kv_heads());
   auto opt = fe::graph::SDPA_attributes()
                  .set_name("sdpa_forward")
                  .set_generate_stats(true)
                  .set_attn_scale(1.0f / std::sqrt(float(s.D)));
   if (s.causal) opt.set_diagonal_alignment(fe::DiagonalAlignment_t::TOP_LEFT).set_diagonal_band_right_bound(0);
   auto [o, lse] = g->sdpa(q, k, v, opt);
-  mark_output(o, kO, s);
+  mark_output(o, kO, s, s.H);
   lse->set_output(true).set_uid(kStats).set_data_type(fe::DataType_t::FLOAT).set_dim({s.B, s.H, s.S, 1}).set_stride(
       {int64_t(s.H) * s.S, s.S, 1, 1});
   return g;
@@ -117,23 +118,24 @@ std::shared_ptr<fe::graph::Graph> forward_graph(const SdpaShape& s) {
 
 std::shared_ptr<fe::graph::Graph> backward_graph(const SdpaShape& s) {
   auto g = new_graph();
-  auto q = bhsd(*g, "Q", kQ, s), k = bhsd(*g, "K", kK, s), v = bhsd(*g, "V", kV, s);
-  auto o = bhsd(*g, "O", kO, s), d_o = bhsd(*g, "dO", kDO, s);
+  auto q = bhsd(*g, "Q", kQ, s, s.H), k = bhsd(*g, "K", kK, s, s.kv_heads()), v = bhsd(*g, "V", kV, s, s.kv_heads());
+  auto o = bhsd(*g, "O", kO, s, s.H), d_o = bhsd(*g, "dO", kDO, s, s.H);
   auto lse = stats(*g, s);
   auto opt = fe::graph::SDPA_backward_attributes()
                  .set_name("sdpa_backward")
                  .set_attn_scale(1.0f / std::sqrt(float(s.D)));
   if (s.causal) opt.set_diagonal_alignment(fe::DiagonalAlignment_t::TOP_LEFT).set_diagonal_band_right_bound(0);
   auto [dq, dk, dv] = g->sdpa_backward(q, k, v, o, d_o, lse, opt);
-  mark_output(dq, kDQ, s);
-  mark_output(dk, kDK, s);
-  mark_output(dv, kDV, s);
+  mark_output(dq, kDQ, s, s.H);
+  mark_output(dk, kDK, s, s.kv_heads());  // dK and dV sum over the query heads of each group
+  mark_output(dv, kDV, s, s.kv_heads());
   return g;
 }
 
 std::string label(bool backward, const SdpaShape& s) {
   return std::string(backward ? "bwd" : "fwd") + " B=" + std::to_string(s.B) + " H=" + std::to_string(s.H) +
-         " S=" + std::to_string(s.S) + " D=" + std::to_string(s.D) + (s.causal ? " causal" : "");
+         (s.kv_heads() != s.H ? " Hkv=" + std::to_string(s.kv_heads()) : "") + " S=" + std::to_string(s.S) +
+         " D=" + std::to_string(s.D) + (s.causal ? " causal" : "");
 }
 
 // The baseline must be cuDNN's fused flash-attention engine, not a decomposition into GEMMs and a
@@ -160,7 +162,7 @@ struct Built {
 struct CudnnSdpa::Impl {
   std::string library;
   cudnnHandle_t handle = nullptr;
-  std::map<std::tuple<bool, int, int, int, int, bool>, Built> graphs;
+  std::map<std::tuple<bool, int, int, int, int, bool, int>, Built> graphs;
   void* workspace = nullptr;
   int64_t workspace_bytes = 0;
 
@@ -183,7 +185,10 @@ struct CudnnSdpa::Impl {
 
   Built& get(bool backward, const SdpaShape& s) {
     ensure_handle();
-    auto key = std::make_tuple(backward, s.B, s.H, s.S, s.D, s.causal);
+    if (s.kv_heads() <= 0 || s.H % s.kv_heads())
+      fail("cuDNN SDPA: the query heads (" + std::to_string(s.H) + ") must be a multiple of the key/value heads (" +
+           std::to_string(s.kv_heads()) + ")");
+    auto key = std::make_tuple(backward, s.B, s.H, s.S, s.D, s.causal, s.kv_heads());
     if (auto it = graphs.find(key); it != graphs.end()) return it->second;
     Built b;
     b.graph = backward ? backward_graph(s) : forward_graph(s);

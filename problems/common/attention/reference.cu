@@ -54,7 +54,7 @@ __device__ void tile_dots(const float* A, const float* B, float acc[4][4]) {
 template <int D, bool CAUSAL>
 __global__ void __launch_bounds__(kThreads) forward_kernel(const __nv_bfloat16* Q, const __nv_bfloat16* K,
                                                            const __nv_bfloat16* V, float* O, float* LSE, int S,
-                                                           float scale) {
+                                                           int group, float scale) {
   extern __shared__ float smem[];
   float* Qs = smem;
   float* Ks = Qs + T * (D + 1);
@@ -62,7 +62,8 @@ __global__ void __launch_bounds__(kThreads) forward_kernel(const __nv_bfloat16* 
   float* Ps = Vs + T * D;
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   const int qt = blockIdx.x, q0 = qt * T;
-  const size_t head = size_t(blockIdx.y) * S;
+  const size_t head = size_t(blockIdx.y) * S;              // query head (b*H + h)
+  const size_t kv_head = size_t(blockIdx.y / group) * S;   // its key/value head (b*Hkv + h/group)
   const int tiles = CAUSAL ? qt + 1 : S / T;
   load_tile<D>(Q + (head + q0) * D, Qs, D + 1);
 
@@ -71,7 +72,7 @@ __global__ void __launch_bounds__(kThreads) forward_kernel(const __nv_bfloat16* 
   for (int a = 0; a < 4; ++a) m[a] = -INFINITY, l[a] = 0.f;
   for (int kt = 0; kt < tiles; ++kt) {
     __syncthreads();
-    load_tile<D>(K + (head + kt * T) * D, Ks, D + 1);
+    load_tile<D>(K + (kv_head + kt * T) * D, Ks, D + 1);
     __syncthreads();
     float s[4][4];
     tile_dots<D>(Qs, Ks, s);
@@ -99,8 +100,8 @@ __global__ void __launch_bounds__(kThreads) forward_kernel(const __nv_bfloat16* 
   float acc[4][D / 16] = {};
   for (int kt = 0; kt < tiles; ++kt) {
     __syncthreads();
-    load_tile<D>(K + (head + kt * T) * D, Ks, D + 1);
-    load_tile<D>(V + (head + kt * T) * D, Vs, D);
+    load_tile<D>(K + (kv_head + kt * T) * D, Ks, D + 1);
+    load_tile<D>(V + (kv_head + kt * T) * D, Vs, D);
     __syncthreads();
     float s[4][4];
     tile_dots<D>(Qs, Ks, s);
@@ -157,12 +158,13 @@ __device__ void load_row_stats(const float* LSE, const float* Delta, size_t row0
   if (threadIdx.x < T) lse[threadIdx.x] = LSE[row0 + threadIdx.x], delta[threadIdx.x] = Delta[row0 + threadIdx.x];
 }
 
-// dK, dV: grid (S/64 key tiles, B*H); loops over the query tiles that attend the key tile.
+// dK, dV: grid (S/64 key tiles, B*Hkv); loops over the query heads of the key/value head's group
+// and, for each, over the query tiles that attend the key tile (dK and dV sum over the group).
 template <int D, bool CAUSAL>
 __global__ void __launch_bounds__(kThreads) dkdv_kernel(const __nv_bfloat16* Q, const __nv_bfloat16* K,
                                                         const __nv_bfloat16* V, const __nv_bfloat16* dO,
                                                         const float* LSE, const float* Delta, float* dK, float* dV,
-                                                        int S, float scale) {
+                                                        int S, int group, float scale) {
   extern __shared__ float smem[];
   float* Ks = smem;
   float* Vs = Ks + T * (D + 1);
@@ -174,11 +176,14 @@ __global__ void __launch_bounds__(kThreads) dkdv_kernel(const __nv_bfloat16* Q, 
   float* delta = lse + T;
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   const int kt = blockIdx.x, k0 = kt * T;
-  const size_t head = size_t(blockIdx.y) * S;
-  load_tile<D>(K + (head + k0) * D, Ks, D + 1);
-  load_tile<D>(V + (head + k0) * D, Vs, D + 1);
+  const size_t kv_head = size_t(blockIdx.y) * S;  // key/value head (b*Hkv + hk)
+  load_tile<D>(K + (kv_head + k0) * D, Ks, D + 1);
+  load_tile<D>(V + (kv_head + k0) * D, Vs, D + 1);
   float acc_v[4][D / 16] = {}, acc_k[4][D / 16] = {};  // rows: keys ty + 16a
-  for (int qt = CAUSAL ? kt : 0; qt < S / T; ++qt) {
+  const int qt0 = CAUSAL ? kt : 0, query_tiles = S / T - qt0;  // per query head of the group
+  for (int it = 0; it < group * query_tiles; ++it) {
+    const int qt = qt0 + it % query_tiles;
+    const size_t head = (size_t(blockIdx.y) * group + it / query_tiles) * S;  // query head b*H + hk*group + it/tiles
     const int q0 = qt * T;
     __syncthreads();
     load_tile<D>(Q + (head + q0) * D, Qs, D + 1);
@@ -212,7 +217,7 @@ __global__ void __launch_bounds__(kThreads) dkdv_kernel(const __nv_bfloat16* Q, 
   }
 #pragma unroll
   for (int a = 0; a < 4; ++a) {
-    const size_t row = head + k0 + ty + 16 * a;
+    const size_t row = kv_head + k0 + ty + 16 * a;
 #pragma unroll
     for (int j = 0; j < D / 16; ++j) {
       dV[row * D + tx + 16 * j] = acc_v[a][j];
@@ -221,12 +226,12 @@ __global__ void __launch_bounds__(kThreads) dkdv_kernel(const __nv_bfloat16* Q, 
   }
 }
 
-// dQ: grid (S/64 query tiles, B*H); loops over the key tiles the query tile attends.
+// dQ: grid (S/64 query tiles, B*H); loops over the key tiles (of its key/value head) the query tile attends.
 template <int D, bool CAUSAL>
 __global__ void __launch_bounds__(kThreads) dq_kernel(const __nv_bfloat16* Q, const __nv_bfloat16* K,
                                                       const __nv_bfloat16* V, const __nv_bfloat16* dO,
                                                       const float* LSE, const float* Delta, float* dQ, int S,
-                                                      float scale) {
+                                                      int group, float scale) {
   extern __shared__ float smem[];
   float* Qs = smem;
   float* dOs = Qs + T * (D + 1);
@@ -238,6 +243,7 @@ __global__ void __launch_bounds__(kThreads) dq_kernel(const __nv_bfloat16* Q, co
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   const int qt = blockIdx.x, q0 = qt * T;
   const size_t head = size_t(blockIdx.y) * S;
+  const size_t kv_head = size_t(blockIdx.y / group) * S;
   load_tile<D>(Q + (head + q0) * D, Qs, D + 1);
   load_tile<D>(dO + (head + q0) * D, dOs, D + 1);
   load_row_stats(LSE, Delta, head + q0, lse, delta);
@@ -245,8 +251,8 @@ __global__ void __launch_bounds__(kThreads) dq_kernel(const __nv_bfloat16* Q, co
   for (int kt = 0; kt < (CAUSAL ? qt + 1 : S / T); ++kt) {
     const int k0 = kt * T;
     __syncthreads();
-    load_tile<D>(K + (head + k0) * D, Ks, D + 1);
-    load_tile<D>(V + (head + k0) * D, Vs, D + 1);
+    load_tile<D>(K + (kv_head + k0) * D, Ks, D + 1);
+    load_tile<D>(V + (kv_head + k0) * D, Vs, D + 1);
     __syncthreads();
     float p[4][4], ds[4][4];
     p_and_ds<D, CAUSAL>(Qs, dOs, Ks, Vs, lse, delta, q0, k0, scale, p, ds);
@@ -299,24 +305,29 @@ void require_supported(const Dims& d) {
   if (d.S % T || (d.D != 64 && d.D != 128) || d.S <= 0 || d.B <= 0 || d.H <= 0)
     fail("attention reference: needs S a multiple of 64 and D 64 or 128, got S=" + std::to_string(d.S) +
          " D=" + std::to_string(d.D));
+  if (d.kv_heads_per_batch() <= 0 || d.H % d.kv_heads_per_batch())
+    fail("attention reference: the query heads (" + std::to_string(d.H) + ") must be a multiple of the key/value heads (" +
+         std::to_string(d.kv_heads_per_batch()) + ")");
 }
 
 template <int D, bool CAUSAL>
 void forward_impl(const Dims& d, const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, float* O,
                   float* LSE, cudaStream_t s) {
   const size_t smem = sizeof(float) * (2 * T * (D + 1) + T * D + T * LP);
-  launch(forward_kernel<D, CAUSAL>, dim3(d.S / T, unsigned(d.heads())), smem, s, Q, K, V, O, LSE, d.S, d.scale());
+  launch(forward_kernel<D, CAUSAL>, dim3(d.S / T, unsigned(d.heads())), smem, s, Q, K, V, O, LSE, d.S, d.group(),
+         d.scale());
 }
 
 template <int D, bool CAUSAL>
 void backward_impl(const Dims& d, const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                    const __nv_bfloat16* dO, const float* LSE, const float* Delta, float* dQ, float* dK, float* dV,
                    cudaStream_t s) {
-  const dim3 grid(d.S / T, unsigned(d.heads()));
   const size_t kv_smem = sizeof(float) * (4 * T * (D + 1) + 2 * T * LP + 2 * T);
-  launch(dkdv_kernel<D, CAUSAL>, grid, kv_smem, s, Q, K, V, dO, LSE, Delta, dK, dV, d.S, d.scale());
+  launch(dkdv_kernel<D, CAUSAL>, dim3(d.S / T, unsigned(d.kv_heads())), kv_smem, s, Q, K, V, dO, LSE, Delta, dK, dV,
+         d.S, d.group(), d.scale());
   const size_t q_smem = sizeof(float) * (4 * T * (D + 1) + T * LP + 2 * T);
-  launch(dq_kernel<D, CAUSAL>, grid, q_smem, s, Q, K, V, dO, LSE, Delta, dQ, d.S, d.scale());
+  launch(dq_kernel<D, CAUSAL>, dim3(d.S / T, unsigned(d.heads())), q_smem, s, Q, K, V, dO, LSE, Delta, dQ, d.S,
+         d.group(), d.scale());
 }
 
 }  // namespace

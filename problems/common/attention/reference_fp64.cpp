@@ -14,15 +14,19 @@ double dot(const float* a, const float* b, int n) {
   return acc;
 }
 
-// Row i of head h: the attended keys' probabilities (exact softmax) and the log-sum-exp.
+// Key/value head of query head `head` (b*H + h): b*Hkv + h/group.
+size_t kv_head_of(const Dims& d, size_t head) { return head / size_t(d.group()); }
+
+// Row i of query head `head`: the attended keys' probabilities (exact softmax) and the log-sum-exp.
 std::vector<double> probabilities(const Dims& d, const std::vector<float>& Q, const std::vector<float>& K, size_t head,
                                   int i, double* lse) {
   const int keys = d.causal ? i + 1 : d.S;
   const double scale = 1.0 / std::sqrt(double(d.D));
+  const size_t kv = kv_head_of(d, head);
   std::vector<double> s(keys);
   double m = -INFINITY;
   for (int j = 0; j < keys; ++j) {
-    s[j] = scale * dot(&Q[(head * d.S + i) * d.D], &K[(head * d.S + j) * d.D], d.D);
+    s[j] = scale * dot(&Q[(head * d.S + i) * d.D], &K[(kv * d.S + j) * d.D], d.D);
     m = std::max(m, s[j]);
   }
   double sum = 0;
@@ -41,15 +45,17 @@ Fp64Forward forward_fp64(const Dims& d, const std::vector<float>& Q, const std::
     for (int i = 0; i < d.S; ++i) {
       const size_t row = h * d.S + i;
       auto p = probabilities(d, Q, K, h, i, &f.LSE[row]);
+      const size_t kv = kv_head_of(d, h);
       for (size_t j = 0; j < p.size(); ++j)
-        for (int c = 0; c < d.D; ++c) f.O[row * d.D + c] += p[j] * V[(h * d.S + j) * d.D + c];
+        for (int c = 0; c < d.D; ++c) f.O[row * d.D + c] += p[j] * V[(kv * d.S + j) * d.D + c];
     }
   return f;
 }
 
 Fp64Backward backward_fp64(const Dims& d, const std::vector<float>& Q, const std::vector<float>& K,
                            const std::vector<float>& V, const std::vector<float>& O, const std::vector<float>& dO) {
-  Fp64Backward b{std::vector<double>(d.elements()), std::vector<double>(d.elements()), std::vector<double>(d.elements())};
+  Fp64Backward b{std::vector<double>(d.elements()), std::vector<double>(d.kv_elements()),
+                 std::vector<double>(d.kv_elements())};
   const double scale = 1.0 / std::sqrt(double(d.D));
   for (size_t h = 0; h < d.heads(); ++h)
     for (int i = 0; i < d.S; ++i) {
@@ -58,7 +64,7 @@ Fp64Backward backward_fp64(const Dims& d, const std::vector<float>& Q, const std
       auto p = probabilities(d, Q, K, h, i, &lse);
       const double delta = dot(&dO[qi], &O[qi], d.D);
       for (size_t j = 0; j < p.size(); ++j) {
-        const size_t kj = (h * d.S + j) * d.D;
+        const size_t kj = (kv_head_of(d, h) * d.S + j) * d.D;  // dK, dV sum over the group's query heads
         const double ds = p[j] * (dot(&dO[qi], &V[kj], d.D) - delta);
         for (int c = 0; c < d.D; ++c) {
           b.dV[kj + c] += p[j] * dO[qi + c];

@@ -16,7 +16,8 @@ struct Fp64Forward {
 Fp64Forward forward_fp64(const Dims& d, const std::vector<float>& Q, const std::vector<float>& K,
                          const std::vector<float>& V);
 
-// Delta from the O given (the bf16 O the candidates get), P from an exact fp64 softmax.
+// Delta from the O given (the bf16 O the candidates get), P from an exact fp64 softmax. dK and dV
+// are [B,Hkv,S,D]: each sums over the query heads of its group.
 struct Fp64Backward {
   std::vector<double> dQ, dK, dV;
 };

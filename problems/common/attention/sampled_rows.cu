@@ -80,11 +80,11 @@ __device__ void write_row_sum(float acc, float* parts, float* out, float factor)
 template <int D>
 __global__ void __launch_bounds__(kThreads) forward_rows_kernel(const __nv_bfloat16* Q, const __nv_bfloat16* K,
                                                                 const __nv_bfloat16* V, const uint32_t* rows, int S,
-                                                                bool causal, float scale, float* out_o,
+                                                                int group, bool causal, float scale, float* out_o,
                                                                 float* out_lse) {
   __shared__ float q[D], w[kThreads], parts[kThreads];
   const uint32_t row = rows[blockIdx.x];
-  const size_t head0 = size_t(row / S) * S;
+  const size_t head0 = size_t(row / S / group) * S;  // the query head's key/value head
   const int keys = causal ? int(row % S) + 1 : S;
   load_row<D>(Q + size_t(row) * D, q);
   __syncthreads();
@@ -114,10 +114,10 @@ template <int D>
 __global__ void __launch_bounds__(kThreads) dq_rows_kernel(const __nv_bfloat16* Q, const __nv_bfloat16* K,
                                                            const __nv_bfloat16* V, const __nv_bfloat16* dO,
                                                            const float* LSE, const float* Delta, const uint32_t* rows,
-                                                           int S, bool causal, float scale, float* out) {
+                                                           int S, int group, bool causal, float scale, float* out) {
   __shared__ float q[D], g[D], w[kThreads], parts[kThreads];
   const uint32_t row = rows[blockIdx.x];
-  const size_t head0 = size_t(row / S) * S;
+  const size_t head0 = size_t(row / S / group) * S;  // the query head's key/value head
   const int keys = causal ? int(row % S) + 1 : S;
   load_row<D>(Q + size_t(row) * D, q);
   load_row<D>(dO + size_t(row) * D, g);
@@ -145,32 +145,34 @@ template <int D>
 __global__ void __launch_bounds__(kThreads) dkdv_rows_kernel(const __nv_bfloat16* Q, const __nv_bfloat16* K,
                                                              const __nv_bfloat16* V, const __nv_bfloat16* dO,
                                                              const float* LSE, const float* Delta,
-                                                             const uint32_t* rows, int S, bool causal, float scale,
-                                                             float* out_dk, float* out_dv) {
+                                                             const uint32_t* rows, int S, int group, bool causal,
+                                                             float scale, float* out_dk, float* out_dv) {
   __shared__ float k[D], v[D], wp[kThreads], wds[kThreads], parts[kThreads];
-  const uint32_t row = rows[blockIdx.x];
-  const size_t head0 = size_t(row / S) * S;
+  const uint32_t row = rows[blockIdx.x];  // a key row: (b*Hkv + hk)*S + position
   const int first = causal ? int(row % S) : 0;
   load_row<D>(K + size_t(row) * D, k);
   load_row<D>(V + size_t(row) * D, v);
   __syncthreads();
   const int d = threadIdx.x % D, part = threadIdx.x / D;
   float acc_k = 0.f, acc_v = 0.f;
-  for (int c0 = first; c0 < S; c0 += kThreads) {
-    const int i = c0 + threadIdx.x;
-    float p = 0.f, ds = 0.f;
-    if (i < S) {
-      p = expf(scale * dot_row<D>(k, Q + (head0 + i) * D) - LSE[head0 + i]);
-      ds = p * (dot_row<D>(v, dO + (head0 + i) * D) - Delta[head0 + i]);
+  for (int g = 0; g < group; ++g) {  // dK and dV sum over the query heads of the group
+    const size_t head0 = (size_t(row / S) * group + g) * S;
+    for (int c0 = first; c0 < S; c0 += kThreads) {
+      const int i = c0 + threadIdx.x;
+      float p = 0.f, ds = 0.f;
+      if (i < S) {
+        p = expf(scale * dot_row<D>(k, Q + (head0 + i) * D) - LSE[head0 + i]);
+        ds = p * (dot_row<D>(v, dO + (head0 + i) * D) - Delta[head0 + i]);
+      }
+      wp[threadIdx.x] = p, wds[threadIdx.x] = ds;
+      __syncthreads();
+      for (int ii = part; ii < kThreads && c0 + ii < S; ii += kThreads / D) {
+        const size_t at = (head0 + c0 + ii) * D + d;
+        acc_v = fmaf(wp[ii], __bfloat162float(dO[at]), acc_v);
+        acc_k = fmaf(wds[ii], __bfloat162float(Q[at]), acc_k);
+      }
+      __syncthreads();
     }
-    wp[threadIdx.x] = p, wds[threadIdx.x] = ds;
-    __syncthreads();
-    for (int ii = part; ii < kThreads && c0 + ii < S; ii += kThreads / D) {
-      const size_t at = (head0 + c0 + ii) * D + d;
-      acc_v = fmaf(wp[ii], __bfloat162float(dO[at]), acc_v);
-      acc_k = fmaf(wds[ii], __bfloat162float(Q[at]), acc_k);
-    }
-    __syncthreads();
   }
   write_row_sum<D>(acc_k, parts, out_dk + size_t(blockIdx.x) * D, scale);
   write_row_sum<D>(acc_v, parts, out_dv + size_t(blockIdx.x) * D, 1.f);
@@ -236,18 +238,25 @@ void draw_rows(uint64_t seed, const Dims& d, int n, uint32_t* rows, cudaStream_t
   PTXBENCH_CUDA(cudaGetLastError());
 }
 
+void draw_kv_rows(uint64_t seed, const Dims& d, int n, uint32_t* rows, cudaStream_t s) {
+  draw_rows_kernel<<<(n + 255) / 256, 256, 0, s>>>(seed, d.kv_heads(), d.S, n, rows);
+  PTXBENCH_CUDA(cudaGetLastError());
+}
+
 void expected_forward_rows(const Dims& d, const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                            const uint32_t* rows, int n, float* o, float* lse, cudaStream_t s) {
-  if (d.D == 64) forward_rows_kernel<64><<<n, kThreads, 0, s>>>(Q, K, V, rows, d.S, d.causal, d.scale(), o, lse);
-  else forward_rows_kernel<128><<<n, kThreads, 0, s>>>(Q, K, V, rows, d.S, d.causal, d.scale(), o, lse);
+  if (d.D == 64) forward_rows_kernel<64><<<n, kThreads, 0, s>>>(Q, K, V, rows, d.S, d.group(), d.causal, d.scale(), o, lse);
+  else forward_rows_kernel<128><<<n, kThreads, 0, s>>>(Q, K, V, rows, d.S, d.group(), d.causal, d.scale(), o, lse);
   PTXBENCH_CUDA(cudaGetLastError());
 }
 
 void expected_dq_rows(const Dims& d, const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                       const __nv_bfloat16* dO, const float* LSE, const float* Delta, const uint32_t* rows, int n,
                       float* dq, cudaStream_t s) {
-  if (d.D == 64) dq_rows_kernel<64><<<n, kThreads, 0, s>>>(Q, K, V, dO, LSE, Delta, rows, d.S, d.causal, d.scale(), dq);
-  else dq_rows_kernel<128><<<n, kThreads, 0, s>>>(Q, K, V, dO, LSE, Delta, rows, d.S, d.causal, d.scale(), dq);
+  if (d.D == 64)
+    dq_rows_kernel<64><<<n, kThreads, 0, s>>>(Q, K, V, dO, LSE, Delta, rows, d.S, d.group(), d.causal, d.scale(), dq);
+  else
+    dq_rows_kernel<128><<<n, kThreads, 0, s>>>(Q, K, V, dO, LSE, Delta, rows, d.S, d.group(), d.causal, d.scale(), dq);
   PTXBENCH_CUDA(cudaGetLastError());
 }
 
@@ -255,9 +264,10 @@ void expected_dkdv_rows(const Dims& d, const __nv_bfloat16* Q, const __nv_bfloat
                         const __nv_bfloat16* dO, const float* LSE, const float* Delta, const uint32_t* rows, int n,
                         float* dk, float* dv, cudaStream_t s) {
   if (d.D == 64)
-    dkdv_rows_kernel<64><<<n, kThreads, 0, s>>>(Q, K, V, dO, LSE, Delta, rows, d.S, d.causal, d.scale(), dk, dv);
+    dkdv_rows_kernel<64><<<n, kThreads, 0, s>>>(Q, K, V, dO, LSE, Delta, rows, d.S, d.group(), d.causal, d.scale(), dk, dv);
   else
-    dkdv_rows_kernel<128><<<n, kThreads, 0, s>>>(Q, K, V, dO, LSE, Delta, rows, d.S, d.causal, d.scale(), dk, dv);
+    dkdv_rows_kernel<128><<<n, kThreads, 0, s>>>(Q, K, V, dO, LSE, Delta, rows, d.S, d.group(), d.causal, d.scale(), dk,
+                                                 dv);
   PTXBENCH_CUDA(cudaGetLastError());
 }
 

@@ -26,13 +26,16 @@ struct SampleTolerance {
 };
 
 // rows[k] for k < n: flat row index (head * S + position); head (k + r) % heads, position random.
+// draw_rows: query rows (heads = B*H); draw_kv_rows: key/value rows (heads = B*Hkv).
 void draw_rows(uint64_t seed, const Dims& d, int n, uint32_t* rows, cudaStream_t s);
+void draw_kv_rows(uint64_t seed, const Dims& d, int n, uint32_t* rows, cudaStream_t s);
 
 // Forward: o[k, :] and lse[k] of row rows[k].
 void expected_forward_rows(const Dims& d, const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                            const uint32_t* rows, int n, float* o, float* lse, cudaStream_t s);
 // Backward, with P from the given LSE and Delta = rowsum(dO * O) for every row:
-// dq[k, :] of query row rows[k]; dk[k, :] and dv[k, :] of key row rows[k].
+// dq[k, :] of query row rows[k]; dk[k, :] and dv[k, :] of key row rows[k] (a row of [B,Hkv,S]:
+// the sum over the query heads of its group).
 void expected_dq_rows(const Dims& d, const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                       const __nv_bfloat16* dO, const float* LSE, const float* Delta, const uint32_t* rows, int n,
                       float* dq, cudaStream_t s);

@@ -21,6 +21,16 @@ Dims dims_of(const WorkloadShape& shape, bool causal) {
   return d;
 }
 
+Dims gqa_dims_of(const WorkloadShape& shape, bool causal) {
+  Dims d;
+  d.B = int(shape.at("B")), d.Hkv = int(shape.at("Hkv")), d.S = int(shape.at("S")), d.D = int(shape.at("D"));
+  const long long g = shape.at("G");
+  if (g < 1 || d.Hkv < 1) fail("grouped-query attention: G and Hkv must be at least 1");
+  d.H = int(g * d.Hkv);
+  d.causal = causal;
+  return d;
+}
+
 OutputTolerance output_tolerance(const json& tolerances, const std::string& name) {
   if (!tolerances.contains(name)) fail("the problem gives no tolerance for output " + name);
   const auto& t = tolerances.at(name);
@@ -28,10 +38,11 @@ OutputTolerance output_tolerance(const json& tolerances, const std::string& name
 }
 
 OutputCheck judge_attention_output(const std::string& name, const ErrorStats& e, const OutputTolerance& t,
-                                   const Dims& d, int width) {
+                                   const Dims& d, int width, bool kv_tensor) {
   OutputCheck c = judge_output(name, e, t.rtol, t.atol, t.max_rel_l2, width);
-  if (e.count) c.detail["worst"]["at"] = d.where(e.worst, width);
-  if (!c.passed) c.summary += " [at " + d.where(e.nonfinite ? e.first_nonfinite : e.worst, width) + "]";
+  auto where = [&](size_t i) { return kv_tensor ? d.where_kv(i, width) : d.where(i, width); };
+  if (e.count) c.detail["worst"]["at"] = where(e.worst);
+  if (!c.passed) c.summary += " [at " + where(e.nonfinite ? e.first_nonfinite : e.worst) + "]";
   return c;
 }
 

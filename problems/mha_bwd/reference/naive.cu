@@ -17,6 +17,13 @@ namespace {
 #define PTXBENCH_CAUSAL 0
 #endif
 constexpr bool kCausal = PTXBENCH_CAUSAL;  // query i attends keys 0..i when true
+// Grouped-query attention: problems/gqa_bwd/reference/naive.cu is this file with PTXBENCH_GQA (and
+// PTXBENCH_CAUSAL) set to 1: query head h reads key/value head h / group (group = Hq / Hkv), and
+// dK, dV of a key/value head sum over the group's query heads.
+#ifndef PTXBENCH_GQA
+#define PTXBENCH_GQA 0
+#endif
+constexpr bool kGqa = PTXBENCH_GQA;
 constexpr int kTile = 64;
 constexpr int kThreads = 256;
 constexpr int kLd = kTile + 1;  // padded row of a 64x64 tile
@@ -82,7 +89,7 @@ __global__ void __launch_bounds__(kThreads)
 dk_dv_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K,
              const __nv_bfloat16* __restrict__ V, const __nv_bfloat16* __restrict__ dO, const float* __restrict__ LSE,
              const float* __restrict__ Delta, __nv_bfloat16* __restrict__ dK, __nv_bfloat16* __restrict__ dV, int S,
-             float scale) {
+             float scale, int group) {
   extern __shared__ float smem[];
   float* k_tile = smem;
   float* v_tile = k_tile + kTile * (D + 1);
@@ -94,9 +101,10 @@ dk_dv_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restric
   float* delta = lse + kTile;
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   const int k0 = blockIdx.x * kTile;
-  const size_t head = (size_t)blockIdx.y * S;
-  load_tile<D>(K + (head + k0) * D, k_tile);
-  load_tile<D>(V + (head + k0) * D, v_tile);
+  const size_t kv_head = (size_t)blockIdx.y * S;  // key/value head b*Hkv + hk
+  const int groups = kGqa ? group : 1;            // query heads reading it: b*Hq + hk*groups + g
+  load_tile<D>(K + (kv_head + k0) * D, k_tile);
+  load_tile<D>(V + (kv_head + k0) * D, v_tile);
 
   float acc_dv[4][D / 16], acc_dk[4][D / 16];  // rows: keys ty + 16a
 #pragma unroll
@@ -104,46 +112,49 @@ dk_dv_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restric
 #pragma unroll
     for (int j = 0; j < D / 16; ++j) acc_dv[a][j] = acc_dk[a][j] = 0.f;
 
-  for (int q0 = kCausal ? k0 : 0; q0 < S; q0 += kTile) {
-    __syncthreads();
-    load_tile<D>(Q + (head + q0) * D, q_tile);
-    load_tile<D>(dO + (head + q0) * D, do_tile);
-    if (threadIdx.x < kTile) {
-      lse[threadIdx.x] = LSE[head + q0 + threadIdx.x];
-      delta[threadIdx.x] = Delta[head + q0 + threadIdx.x];
-    }
-    __syncthreads();
-    float p[4][4], ds[4][4];
-    probabilities_and_grads<D>(q_tile, do_tile, k_tile, v_tile, lse, delta, q0, k0, scale, p, ds);
-#pragma unroll
-    for (int a = 0; a < 4; ++a)
-#pragma unroll
-      for (int b = 0; b < 4; ++b) {
-        p_tile[(ty + 16 * a) * kLd + tx + 16 * b] = p[a][b];
-        ds_tile[(ty + 16 * a) * kLd + tx + 16 * b] = ds[a][b];
+  for (int gh = 0; gh < groups; ++gh) {
+    const size_t head = ((size_t)blockIdx.y * groups + gh) * S;  // query head
+    for (int q0 = kCausal ? k0 : 0; q0 < S; q0 += kTile) {
+      __syncthreads();
+      load_tile<D>(Q + (head + q0) * D, q_tile);
+      load_tile<D>(dO + (head + q0) * D, do_tile);
+      if (threadIdx.x < kTile) {
+        lse[threadIdx.x] = LSE[head + q0 + threadIdx.x];
+        delta[threadIdx.x] = Delta[head + q0 + threadIdx.x];
       }
-    __syncthreads();
-    for (int r = 0; r < kTile; ++r) {
-      float pr[4], dsr[4];
+      __syncthreads();
+      float p[4][4], ds[4][4];
+      probabilities_and_grads<D>(q_tile, do_tile, k_tile, v_tile, lse, delta, q0, k0, scale, p, ds);
 #pragma unroll
-      for (int a = 0; a < 4; ++a) {
-        pr[a] = p_tile[r * kLd + ty + 16 * a];
-        dsr[a] = ds_tile[r * kLd + ty + 16 * a];
-      }
+      for (int a = 0; a < 4; ++a)
 #pragma unroll
-      for (int j = 0; j < D / 16; ++j) {
-        const float g = do_tile[r * (D + 1) + tx + 16 * j], q = q_tile[r * (D + 1) + tx + 16 * j];
+        for (int b = 0; b < 4; ++b) {
+          p_tile[(ty + 16 * a) * kLd + tx + 16 * b] = p[a][b];
+          ds_tile[(ty + 16 * a) * kLd + tx + 16 * b] = ds[a][b];
+        }
+      __syncthreads();
+      for (int r = 0; r < kTile; ++r) {
+        float pr[4], dsr[4];
 #pragma unroll
         for (int a = 0; a < 4; ++a) {
-          acc_dv[a][j] = fmaf(pr[a], g, acc_dv[a][j]);
-          acc_dk[a][j] = fmaf(dsr[a], q, acc_dk[a][j]);
+          pr[a] = p_tile[r * kLd + ty + 16 * a];
+          dsr[a] = ds_tile[r * kLd + ty + 16 * a];
+        }
+#pragma unroll
+        for (int j = 0; j < D / 16; ++j) {
+          const float g = do_tile[r * (D + 1) + tx + 16 * j], q = q_tile[r * (D + 1) + tx + 16 * j];
+#pragma unroll
+          for (int a = 0; a < 4; ++a) {
+            acc_dv[a][j] = fmaf(pr[a], g, acc_dv[a][j]);
+            acc_dk[a][j] = fmaf(dsr[a], q, acc_dk[a][j]);
+          }
         }
       }
     }
   }
 #pragma unroll
   for (int a = 0; a < 4; ++a) {
-    const size_t row = head + k0 + ty + 16 * a;
+    const size_t row = kv_head + k0 + ty + 16 * a;
 #pragma unroll
     for (int j = 0; j < D / 16; ++j) {
       dV[row * D + tx + 16 * j] = __float2bfloat16(acc_dv[a][j]);
@@ -156,7 +167,7 @@ template <int D>
 __global__ void __launch_bounds__(kThreads)
 dq_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K,
           const __nv_bfloat16* __restrict__ V, const __nv_bfloat16* __restrict__ dO, const float* __restrict__ LSE,
-          const float* __restrict__ Delta, __nv_bfloat16* __restrict__ dQ, int S, float scale) {
+          const float* __restrict__ Delta, __nv_bfloat16* __restrict__ dQ, int S, float scale, int group) {
   extern __shared__ float smem[];
   float* q_tile = smem;
   float* do_tile = q_tile + kTile * (D + 1);
@@ -167,7 +178,8 @@ dq_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__
   float* delta = lse + kTile;
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   const int q0 = blockIdx.x * kTile;
-  const size_t head = (size_t)blockIdx.y * S;
+  const size_t head = (size_t)blockIdx.y * S;                               // query head b*Hq + h
+  const size_t kv_head = kGqa ? (size_t)(blockIdx.y / group) * S : head;  // its key/value head
   load_tile<D>(Q + (head + q0) * D, q_tile);
   load_tile<D>(dO + (head + q0) * D, do_tile);
   if (threadIdx.x < kTile) {
@@ -183,8 +195,8 @@ dq_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__
   const int k_end = kCausal ? q0 + kTile : S;
   for (int k0 = 0; k0 < k_end; k0 += kTile) {
     __syncthreads();
-    load_tile<D>(K + (head + k0) * D, k_tile);
-    load_tile<D>(V + (head + k0) * D, v_tile);
+    load_tile<D>(K + (kv_head + k0) * D, k_tile);
+    load_tile<D>(V + (kv_head + k0) * D, v_tile);
     __syncthreads();
     float p[4][4], ds[4][4];
     probabilities_and_grads<D>(q_tile, do_tile, k_tile, v_tile, lse, delta, q0, k0, scale, p, ds);
@@ -215,7 +227,7 @@ dq_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__
 template <int D>
 cudaError_t launch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, const __nv_bfloat16* O,
                    const __nv_bfloat16* dO, const float* LSE, __nv_bfloat16* dQ, __nv_bfloat16* dK,
-                   __nv_bfloat16* dV, int B, int H, int S, float* delta, cudaStream_t stream) {
+                   __nv_bfloat16* dV, int B, int H, int S, int group, float* delta, cudaStream_t stream) {
   const size_t rows = (size_t)B * H * S;
   const float scale = 1.0f / sqrtf((float)D);
   delta_kernel<<<(unsigned)((rows * 32 + 255) / 256), 256, 0, stream>>>(O, dO, delta, rows, D);
@@ -224,22 +236,32 @@ cudaError_t launch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bf
   cudaError_t e = cudaFuncSetAttribute(dk_dv_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, kv_smem);
   if (e == cudaSuccess) e = cudaFuncSetAttribute(dq_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, q_smem);
   if (e != cudaSuccess) return e;
-  dim3 grid(S / kTile, B * H);
-  dk_dv_kernel<D><<<grid, kThreads, kv_smem, stream>>>(Q, K, V, dO, LSE, delta, dK, dV, S, scale);
-  dq_kernel<D><<<grid, kThreads, q_smem, stream>>>(Q, K, V, dO, LSE, delta, dQ, S, scale);
+  dim3 kv_grid(S / kTile, B * (H / group)), q_grid(S / kTile, B * H);
+  dk_dv_kernel<D><<<kv_grid, kThreads, kv_smem, stream>>>(Q, K, V, dO, LSE, delta, dK, dV, S, scale, group);
+  dq_kernel<D><<<q_grid, kThreads, q_smem, stream>>>(Q, K, V, dO, LSE, delta, dQ, S, scale, group);
   return cudaGetLastError();
 }
 
 }  // namespace
 
+#if PTXBENCH_GQA
+extern "C" cudaError_t ptxbench_gqa_bwd(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                                        const __nv_bfloat16* O, const __nv_bfloat16* dO, const float* LSE,
+                                        __nv_bfloat16* dQ, __nv_bfloat16* dK, __nv_bfloat16* dV, int B, int H, int Hkv,
+                                        int S, int D, void* workspace, size_t workspace_bytes, cudaStream_t stream) {
+  if (Hkv <= 0 || H % Hkv) return cudaErrorInvalidValue;
+  const int group = H / Hkv;
+#else
 extern "C" cudaError_t ptxbench_mha_bwd(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                                         const __nv_bfloat16* O, const __nv_bfloat16* dO, const float* LSE,
                                         __nv_bfloat16* dQ, __nv_bfloat16* dK, __nv_bfloat16* dV, int B, int H, int S,
                                         int D, void* workspace, size_t workspace_bytes, cudaStream_t stream) {
+  const int group = 1;
+#endif
   if (B <= 0 || H <= 0 || S <= 0 || S % kTile) return cudaErrorInvalidValue;
   if (workspace_bytes < sizeof(float) * (size_t)B * H * S) return cudaErrorInvalidValue;
   float* delta = static_cast<float*>(workspace);  // written by the first kernel: no initialization needed
-  if (D == 64) return launch<64>(Q, K, V, O, dO, LSE, dQ, dK, dV, B, H, S, delta, stream);
-  if (D == 128) return launch<128>(Q, K, V, O, dO, LSE, dQ, dK, dV, B, H, S, delta, stream);
+  if (D == 64) return launch<64>(Q, K, V, O, dO, LSE, dQ, dK, dV, B, H, S, group, delta, stream);
+  if (D == 128) return launch<128>(Q, K, V, O, dO, LSE, dQ, dK, dV, B, H, S, group, delta, stream);
   return cudaErrorInvalidValue;
 }

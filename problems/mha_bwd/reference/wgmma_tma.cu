@@ -1,6 +1,10 @@
 // PTXBench MHA backward reference (Hopper, sm_90a): FlashAttention-2/3-style wgmma + TMA kernel, built
 // only on the knowledge pack (ptx.cuh). It serves mha_bwd and, with PTXBENCH_CAUSAL = 1 (see
-// problems/mha_bwd_causal/reference/wgmma_tma.cu), mha_bwd_causal.
+// problems/mha_bwd_causal/reference/wgmma_tma.cu), mha_bwd_causal; with PTXBENCH_GQA = 1 as well
+// (problems/gqa_bwd/reference/wgmma_tma.cu), gqa_bwd: K, V, dK, dV are [B, Hkv, S, D], the grid runs
+// over key/value heads (grid.y = B*Hkv) and each CTA walks the query blocks of every query head of
+// its group in turn (query head b*Hq + hk*G + g, g < G = Hq/Hkv), so dK and dV sum over the group in
+// registers; each query head's dQ partials go to its own rows of the fp32 accumulator.
 //
 // Given Q, K, V, O, dO [B, H, S, D] bf16 (viewed as 2D [B*H*S, D] by the tensor maps) and LSE [B, H, S]:
 //   P = exp(scale Q K^T - LSE), dV = P^T dO, dP = dO V^T, Delta = rowsum(dO * O),
@@ -38,6 +42,11 @@ namespace {
 #define PTXBENCH_CAUSAL 0
 #endif
 constexpr bool kCausalMode = PTXBENCH_CAUSAL;  // mha_bwd: no mask (mha_bwd_causal: query i attends keys 0..i)
+// Grouped-query attention (gqa_bwd): this file with PTXBENCH_GQA set to 1.
+#ifndef PTXBENCH_GQA
+#define PTXBENCH_GQA 0
+#endif
+constexpr bool kGqa = PTXBENCH_GQA;
 
 using namespace hopper;
 
@@ -117,7 +126,7 @@ mha_bwd_kernel(const __grid_constant__ CUtensorMap tmQ, const __grid_constant__ 
                const __grid_constant__ CUtensorMap tmV, const __grid_constant__ CUtensorMap tmdO,
                const __grid_constant__ CUtensorMap tmdK, const __grid_constant__ CUtensorMap tmdV,
                const __grid_constant__ CUtensorMap tmdQacc, const float* __restrict__ LSE,
-               const float* __restrict__ Delta, int S, float scale, float sl2) {
+               const float* __restrict__ Delta, int S, float scale, float sl2, int group) {
   using C = Cfg<D>;
   constexpr int kStages = C::kStages;
   extern __shared__ uint8_t smem_raw[];
@@ -127,10 +136,11 @@ mha_bwd_kernel(const __grid_constant__ CUtensorMap tmQ, const __grid_constant__ 
   uint8_t* const base_ptr = smem_raw + (base - smem_u32(smem_raw));
 
   const int kb = kCausal ? int(gridDim.x) - 1 - int(blockIdx.x) : int(blockIdx.x);
-  const int bh = blockIdx.y;
-  const int row0 = bh * S;                      // first row of this head in the [B*H*S, D] view
+  const int bh = blockIdx.y;                    // the (key/value) head: b*H (MHA) or b*Hkv (GQA) + head
+  const int row0 = bh * S;                      // first key row of this head in the [B*H(kv)*S, D] view
   const int qb0 = kCausal ? kb * (BN / BM) : 0;  // first query block with an unmasked element
   const int nqb = S / BM;
+  const int groups = kGqa ? group : 1;          // query heads reading this key/value head
   const int wg = warpgroup_idx(), t = threadIdx.x % 128;
 
   if (threadIdx.x == 0) {
@@ -160,10 +170,11 @@ mha_bwd_kernel(const __grid_constant__ CUtensorMap tmQ, const __grid_constant__ 
       }
       int s = 0;
       uint32_t use_phase = 0;
+      for (int g = 0; g < groups; ++g)
       for (int qb = qb0; qb < nqb; ++qb) {
-        if (qb - qb0 >= kStages) mbar_wait(smem_u32(&empty[s]), use_phase ^ 1);
+        if (g * (nqb - qb0) + qb - qb0 >= kStages) mbar_wait(smem_u32(&empty[s]), use_phase ^ 1);
         const uint32_t f = smem_u32(&full[s]);
-        const int row = row0 + qb * BM;
+        const int row = (bh * groups + g) * S + qb * BM;  // query rows of head bh*groups + g (MHA: row0 + qb*BM)
         mbar_arrive_expect_tx(f, C::kStageTx);
 #pragma unroll
         for (int ch = 0; ch < C::kChunks; ++ch) {
@@ -199,7 +210,9 @@ mha_bwd_kernel(const __grid_constant__ CUtensorMap tmQ, const __grid_constant__ 
   mbar_wait(smem_u32(&kv_full), 0);
   int s = 0;
   uint32_t phase = 0;
+  for (int g = 0; g < groups; ++g)
   for (int qb = qb0; qb < nqb; ++qb) {
+    const int q_row0 = (bh * groups + g) * S;  // first row of the query head (MHA: row0)
     const uint32_t q = base + C::kOffQ + s * C::kQBytes, dob = base + C::kOffDO + s * C::kQBytes;
     const float* lse = reinterpret_cast<const float*>(base_ptr + C::kOffLse + s * C::kVecBytes);
     const float* delta = reinterpret_cast<const float*>(base_ptr + C::kOffDelta + s * C::kVecBytes);
@@ -293,7 +306,7 @@ mha_bwd_kernel(const __grid_constant__ CUtensorMap tmQ, const __grid_constant__ 
     if (t == 0) {
 #pragma unroll
       for (int ch = 0; ch < D / 32; ++ch)
-        tma_reduce_add_2d(&tmdQacc, dq_stage + ch * (64 * 128), ch * 32, row0 + qb * BM);
+        tma_reduce_add_2d(&tmdQacc, dq_stage + ch * (64 * 128), ch * 32, q_row0 + qb * BM);
       bulk_commit_group();
     }
     if (++s == kStages) {
@@ -359,9 +372,9 @@ __global__ void dq_kernel(const float2* __restrict__ acc, __nv_bfloat162* __rest
 template <int D, bool kCausal>
 cudaError_t launch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, const __nv_bfloat16* O,
                    const __nv_bfloat16* dO, const float* LSE, __nv_bfloat16* dQ, __nv_bfloat16* dK, __nv_bfloat16* dV,
-                   int B, int H, int S, float* workspace, cudaStream_t stream) {
+                   int B, int H, int S, int group, float* workspace, cudaStream_t stream) {
   using C = Cfg<D>;
-  const uint64_t rows = uint64_t(B) * H * S;
+  const uint64_t rows = uint64_t(B) * H * S, kv_rows = rows / group;  // query rows, key/value rows
   float* dq_acc = workspace;               // [rows, D] fp32
   float* delta = workspace + rows * D;     // [rows] fp32
   alignas(64) CUtensorMap tmQ, tmK, tmV, tmdO, tmdK, tmdV, tmdQacc;
@@ -370,10 +383,10 @@ cudaError_t launch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bf
   const uint64_t pitch = uint64_t(D) * 2;
   if (make_tensor_map_2d(&tmQ, bf16, Q, rows, D, pitch, BM, 64, swz) != CUDA_SUCCESS ||
       make_tensor_map_2d(&tmdO, bf16, dO, rows, D, pitch, BM, 64, swz) != CUDA_SUCCESS ||
-      make_tensor_map_2d(&tmK, bf16, K, rows, D, pitch, BN, 64, swz) != CUDA_SUCCESS ||
-      make_tensor_map_2d(&tmV, bf16, V, rows, D, pitch, BN, 64, swz) != CUDA_SUCCESS ||
-      make_tensor_map_2d(&tmdK, bf16, dK, rows, D, pitch, 64, 64, swz) != CUDA_SUCCESS ||
-      make_tensor_map_2d(&tmdV, bf16, dV, rows, D, pitch, 64, 64, swz) != CUDA_SUCCESS ||
+      make_tensor_map_2d(&tmK, bf16, K, kv_rows, D, pitch, BN, 64, swz) != CUDA_SUCCESS ||
+      make_tensor_map_2d(&tmV, bf16, V, kv_rows, D, pitch, BN, 64, swz) != CUDA_SUCCESS ||
+      make_tensor_map_2d(&tmdK, bf16, dK, kv_rows, D, pitch, 64, 64, swz) != CUDA_SUCCESS ||
+      make_tensor_map_2d(&tmdV, bf16, dV, kv_rows, D, pitch, 64, 64, swz) != CUDA_SUCCESS ||
       make_tensor_map_2d(&tmdQacc, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, dq_acc, rows, D, uint64_t(D) * 4, BM, 32, swz) !=
           CUDA_SUCCESS)
     return cudaErrorInvalidValue;
@@ -387,9 +400,9 @@ cudaError_t launch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bf
   err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)C::kSmemBytes);
   if (err != cudaSuccess) return err;
   const float scale = 1.0f / sqrtf((float)D);
-  dim3 grid(S / BN, B * H);
+  dim3 grid(S / BN, B * (H / group));  // one CTA per (key block, key/value head)
   kernel<<<grid, kThreads, C::kSmemBytes, stream>>>(tmQ, tmK, tmV, tmdO, tmdK, tmdV, tmdQacc, LSE, delta, S, scale,
-                                                    scale * kLog2e);
+                                                    scale * kLog2e, group);
   if ((err = cudaGetLastError()) != cudaSuccess) return err;
 
   const size_t pairs = rows * D / 2;
@@ -400,15 +413,25 @@ cudaError_t launch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bf
 
 }  // namespace
 
+#if PTXBENCH_GQA
+extern "C" cudaError_t ptxbench_gqa_bwd(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                                        const __nv_bfloat16* O, const __nv_bfloat16* dO, const float* LSE,
+                                        __nv_bfloat16* dQ, __nv_bfloat16* dK, __nv_bfloat16* dV, int B, int H, int Hkv,
+                                        int S, int D, void* workspace, size_t workspace_bytes, cudaStream_t stream) {
+  if (Hkv <= 0 || H % Hkv) return cudaErrorInvalidValue;
+  const int group = H / Hkv;
+#else
 extern "C" cudaError_t ptxbench_mha_bwd(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                                         const __nv_bfloat16* O, const __nv_bfloat16* dO, const float* LSE,
                                         __nv_bfloat16* dQ, __nv_bfloat16* dK, __nv_bfloat16* dV, int B, int H, int S,
                                         int D, void* workspace, size_t workspace_bytes, cudaStream_t stream) {
+  const int group = 1;
+#endif
   if (B <= 0 || H <= 0 || S <= 0 || S % BN || uint64_t(B) * H > 65535u || uint64_t(B) * H * S >= (1ull << 31))
     return cudaErrorInvalidValue;
   if (workspace == nullptr || workspace_bytes < 4ull * B * H * S * (D + 1)) return cudaErrorInvalidValue;
   float* ws = static_cast<float*>(workspace);
-  if (D == 64) return launch<64, kCausalMode>(Q, K, V, O, dO, LSE, dQ, dK, dV, B, H, S, ws, stream);
-  if (D == 128) return launch<128, kCausalMode>(Q, K, V, O, dO, LSE, dQ, dK, dV, B, H, S, ws, stream);
+  if (D == 64) return launch<64, kCausalMode>(Q, K, V, O, dO, LSE, dQ, dK, dV, B, H, S, group, ws, stream);
+  if (D == 128) return launch<128, kCausalMode>(Q, K, V, O, dO, LSE, dQ, dK, dV, B, H, S, group, ws, stream);
   return cudaErrorInvalidValue;
 }

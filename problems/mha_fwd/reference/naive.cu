@@ -17,6 +17,12 @@ namespace {
 #define PTXBENCH_CAUSAL 0
 #endif
 constexpr bool kCausal = PTXBENCH_CAUSAL;  // query i attends keys 0..i when true
+// Grouped-query attention: problems/gqa_fwd/reference/naive.cu is this file with PTXBENCH_GQA (and
+// PTXBENCH_CAUSAL) set to 1: query head h reads key/value head h / group (group = Hq / Hkv).
+#ifndef PTXBENCH_GQA
+#define PTXBENCH_GQA 0
+#endif
+constexpr bool kGqa = PTXBENCH_GQA;
 constexpr int kTile = 64;
 constexpr int kThreads = 256;
 
@@ -38,7 +44,7 @@ template <int D>
 __global__ void __launch_bounds__(kThreads)
 attention_forward(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K,
                   const __nv_bfloat16* __restrict__ V, __nv_bfloat16* __restrict__ O, float* __restrict__ LSE,
-                  int S, float scale) {
+                  int S, float scale, int group) {
   extern __shared__ float smem[];
   float* q_tile = smem;                      // [64][D + 1]
   float* k_tile = q_tile + kTile * (D + 1);  // [64][D + 1]
@@ -46,7 +52,8 @@ attention_forward(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __re
   float* p_tile = v_tile + kTile * D;        // [64][65]
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   const int q0 = blockIdx.x * kTile;
-  const size_t head = (size_t)blockIdx.y * S;
+  const size_t head = (size_t)blockIdx.y * S;                               // query head b*Hq + h
+  const size_t kv_head = kGqa ? (size_t)(blockIdx.y / group) * S : head;  // its key/value head
   load_tile<D>(Q + (head + q0) * D, q_tile, D + 1);
 
   float m[4], l[4], acc[4][D / 16];
@@ -61,8 +68,8 @@ attention_forward(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __re
   for (int kt = 0; kt < key_tiles; ++kt) {
     const int k0 = kt * kTile;
     __syncthreads();  // the previous tile is no longer read
-    load_tile<D>(K + (head + k0) * D, k_tile, D + 1);
-    load_tile<D>(V + (head + k0) * D, v_tile, D);
+    load_tile<D>(K + (kv_head + k0) * D, k_tile, D + 1);
+    load_tile<D>(V + (kv_head + k0) * D, v_tile, D);
     __syncthreads();
 
     float s[4][4];
@@ -132,22 +139,31 @@ attention_forward(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __re
 
 template <int D>
 cudaError_t launch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, __nv_bfloat16* O,
-                   float* LSE, int B, int H, int S, cudaStream_t stream) {
+                   float* LSE, int B, int H, int S, int group, cudaStream_t stream) {
   const int smem = (int)sizeof(float) * (2 * kTile * (D + 1) + kTile * D + kTile * (kTile + 1));
   cudaError_t e = cudaFuncSetAttribute(attention_forward<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   if (e != cudaSuccess) return e;
   dim3 grid(S / kTile, B * H);
-  attention_forward<D><<<grid, kThreads, smem, stream>>>(Q, K, V, O, LSE, S, 1.0f / sqrtf((float)D));
+  attention_forward<D><<<grid, kThreads, smem, stream>>>(Q, K, V, O, LSE, S, 1.0f / sqrtf((float)D), group);
   return cudaGetLastError();
 }
 
 }  // namespace
 
+#if PTXBENCH_GQA
+extern "C" cudaError_t ptxbench_gqa_fwd(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                                        __nv_bfloat16* O, float* LSE, int B, int H, int Hkv, int S, int D,
+                                        cudaStream_t stream) {
+  if (Hkv <= 0 || H % Hkv) return cudaErrorInvalidValue;
+  const int group = H / Hkv;
+#else
 extern "C" cudaError_t ptxbench_mha_fwd(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                                         __nv_bfloat16* O, float* LSE, int B, int H, int S, int D,
                                         cudaStream_t stream) {
+  const int group = 1;
+#endif
   if (B <= 0 || H <= 0 || S <= 0 || S % kTile) return cudaErrorInvalidValue;
-  if (D == 64) return launch<64>(Q, K, V, O, LSE, B, H, S, stream);
-  if (D == 128) return launch<128>(Q, K, V, O, LSE, B, H, S, stream);
+  if (D == 64) return launch<64>(Q, K, V, O, LSE, B, H, S, group, stream);
+  if (D == 128) return launch<128>(Q, K, V, O, LSE, B, H, S, group, stream);
   return cudaErrorInvalidValue;
 }

@@ -1,6 +1,8 @@
 // PTXBench MHA forward reference (Hopper, sm_90a): FlashAttention-style wgmma + TMA kernel, built
 // only on the knowledge pack (ptx.cuh). It serves mha_fwd and, with PTXBENCH_CAUSAL = 1 (see
-// problems/mha_fwd_causal/reference/wgmma_tma.cu), mha_fwd_causal.
+// problems/mha_fwd_causal/reference/wgmma_tma.cu), mha_fwd_causal; with PTXBENCH_GQA = 1 as well
+// (problems/gqa_fwd/reference/wgmma_tma.cu), gqa_fwd: K and V are [B, Hkv, S, D] and the CTA of query
+// head bh = b*Hq + h streams the key/value rows of head bh / (Hq/Hkv) = b*Hkv + h/(Hq/Hkv).
 //
 // O = softmax(scale * Q K^T) V, LSE = natural-log log-sum-exp of each scaled score row;
 // Q, K, V, O [B, H, S, D] bf16 row-major (viewed as 2D [B*H*S, D] by the tensor maps), LSE [B, H, S] fp32.
@@ -37,6 +39,11 @@ namespace {
 #define PTXBENCH_CAUSAL 0
 #endif
 constexpr bool kCausalMode = PTXBENCH_CAUSAL;  // mha_fwd: no mask (mha_fwd_causal: query i attends keys 0..i)
+// Grouped-query attention (gqa_fwd): this file with PTXBENCH_GQA set to 1.
+#ifndef PTXBENCH_GQA
+#define PTXBENCH_GQA 0
+#endif
+constexpr bool kGqa = PTXBENCH_GQA;
 
 using namespace hopper;
 
@@ -128,7 +135,7 @@ template <int D, bool kCausal>
 __global__ void __launch_bounds__(kThreads, 1)
 mha_fwd_kernel(const __grid_constant__ CUtensorMap tmQ, const __grid_constant__ CUtensorMap tmK,
                const __grid_constant__ CUtensorMap tmV, const __grid_constant__ CUtensorMap tmO,
-               float* __restrict__ LSE, int S, float scale, float sl2) {
+               float* __restrict__ LSE, int S, float scale, float sl2, int group) {
   using C = Cfg<D>;
   constexpr int kStages = C::kStages;
   extern __shared__ uint8_t smem_raw[];
@@ -139,7 +146,7 @@ mha_fwd_kernel(const __grid_constant__ CUtensorMap tmQ, const __grid_constant__ 
   const int qb = kCausal ? int(gridDim.x) - 1 - int(blockIdx.x) : int(blockIdx.x);
   const int bh = blockIdx.y;
   const int q_row0 = bh * S + qb * BM;         // first query row of this CTA in the [B*H*S, D] view
-  const int kv_row0 = bh * S;                  // first key row of this head
+  const int kv_row0 = (kGqa ? bh / group : bh) * S;  // first key row of this head's key/value head
   const int nb = kCausal ? qb + 1 : S / BN;    // key blocks visited (BN == BM: block qb is the diagonal)
   const int wg = warpgroup_idx(), t = threadIdx.x % 128;
 
@@ -303,15 +310,15 @@ mha_fwd_kernel(const __grid_constant__ CUtensorMap tmQ, const __grid_constant__ 
 
 template <int D, bool kCausal>
 cudaError_t launch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, __nv_bfloat16* O,
-                   float* LSE, int B, int H, int S, cudaStream_t stream) {
+                   float* LSE, int B, int H, int S, int group, cudaStream_t stream) {
   using C = Cfg<D>;
-  const uint64_t rows = uint64_t(B) * H * S;
+  const uint64_t rows = uint64_t(B) * H * S, kv_rows = rows / group;  // query rows, key/value rows
   alignas(64) CUtensorMap tmQ, tmK, tmV, tmO;
   const auto bf16 = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
   const auto swz = CU_TENSOR_MAP_SWIZZLE_128B;
   if (make_tensor_map_2d(&tmQ, bf16, Q, rows, D, uint64_t(D) * 2, 64, 64, swz) != CUDA_SUCCESS ||
-      make_tensor_map_2d(&tmK, bf16, K, rows, D, uint64_t(D) * 2, BN, 64, swz) != CUDA_SUCCESS ||
-      make_tensor_map_2d(&tmV, bf16, V, rows, D, uint64_t(D) * 2, BN, 64, swz) != CUDA_SUCCESS ||
+      make_tensor_map_2d(&tmK, bf16, K, kv_rows, D, uint64_t(D) * 2, BN, 64, swz) != CUDA_SUCCESS ||
+      make_tensor_map_2d(&tmV, bf16, V, kv_rows, D, uint64_t(D) * 2, BN, 64, swz) != CUDA_SUCCESS ||
       make_tensor_map_2d(&tmO, bf16, O, rows, D, uint64_t(D) * 2, 64, 64, swz) != CUDA_SUCCESS)
     return cudaErrorInvalidValue;
   auto kernel = mha_fwd_kernel<D, kCausal>;
@@ -320,18 +327,27 @@ cudaError_t launch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bf
   const float scale = 1.0f / sqrtf((float)D);
   const float sl2 = scale * 1.4426950408889634f;  // scores -> log2 domain
   dim3 grid(S / BM, B * H);
-  kernel<<<grid, kThreads, C::kSmemBytes, stream>>>(tmQ, tmK, tmV, tmO, LSE, S, scale, sl2);
+  kernel<<<grid, kThreads, C::kSmemBytes, stream>>>(tmQ, tmK, tmV, tmO, LSE, S, scale, sl2, group);
   return cudaGetLastError();
 }
 
 }  // namespace
 
+#if PTXBENCH_GQA
+extern "C" cudaError_t ptxbench_gqa_fwd(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                                        __nv_bfloat16* O, float* LSE, int B, int H, int Hkv, int S, int D,
+                                        cudaStream_t stream) {
+  if (Hkv <= 0 || H % Hkv) return cudaErrorInvalidValue;
+  const int group = H / Hkv;
+#else
 extern "C" cudaError_t ptxbench_mha_fwd(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                                         __nv_bfloat16* O, float* LSE, int B, int H, int S, int D,
                                         cudaStream_t stream) {
+  const int group = 1;
+#endif
   if (B <= 0 || H <= 0 || S <= 0 || S % BM || uint64_t(B) * H > 65535u || uint64_t(B) * H * S >= (1ull << 31))
     return cudaErrorInvalidValue;
-  if (D == 64) return launch<64, kCausalMode>(Q, K, V, O, LSE, B, H, S, stream);
-  if (D == 128) return launch<128, kCausalMode>(Q, K, V, O, LSE, B, H, S, stream);
+  if (D == 64) return launch<64, kCausalMode>(Q, K, V, O, LSE, B, H, S, group, stream);
+  if (D == 128) return launch<128, kCausalMode>(Q, K, V, O, LSE, B, H, S, group, stream);
   return cudaErrorInvalidValue;
 }
