@@ -43,6 +43,7 @@ sandbox::CandidateFilterOptions options_of(const json& j) {
   sandbox::CandidateFilterOptions o;
   o.under_tool = j.value("under_tool", false);
   o.deny_exec_mappings = j.value("deny_exec_mappings", true);
+  o.deny_file_opens = j.value("deny_file_opens", true);
   return o;
 }
 
@@ -71,6 +72,7 @@ json confine_after_candidate_load(const json& job_sandbox) {
   if (!job_sandbox.value("after_load", true)) return {{"seccomp", "not installed: off under a tool (compute-sanitizer, ncu)"}};
   json j = outcome(job_sandbox, sandbox::install_after_candidate_load);
   j["exec_mappings"] = job_sandbox.value("deny_exec_mappings", true) ? "denied" : "allowed";
+  j["file_opens"] = job_sandbox.value("deny_file_opens", true) ? "denied" : "only file creation denied";
   return j;
 }
 

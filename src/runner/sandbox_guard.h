@@ -3,7 +3,7 @@
 // installed before the candidate is loaded and the one installed after. What applied is reported
 // as a `sandbox` event (the parent records it); a filter this host cannot install is reported,
 // never fatal. The job's "sandbox" object: {"candidate_filters": bool, "under_tool": bool,
-// "deny_exec_mappings": bool, "after_load": bool}.
+// "deny_exec_mappings": bool, "deny_file_opens": bool, "after_load": bool}.
 #pragma once
 #include "core/json.h"
 #include "runner/result_channel.h"

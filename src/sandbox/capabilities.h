@@ -2,7 +2,7 @@
 // pid, ipc and uts namespaces; a user namespace only where we are not root), Landlock (a file
 // view without namespaces, Linux >= 5.13, and a TCP deny from ABI 4), seccomp-bpf (through the
 // ptxbench-sandbox-exec helper, built with libseccomp). Each is used where it works and recorded
-// where it does not; PTXBENCH_SANDBOX_DISABLE=bwrap,landlock,seccomp,exec_mappings (or
+// where it does not; PTXBENCH_SANDBOX_DISABLE=bwrap,landlock,seccomp,exec_mappings,file_opens (or
 // PTXBENCH_SANDBOX=off) switches mechanisms off, and the record says so.
 #pragma once
 #include <filesystem>

@@ -121,8 +121,15 @@ std::string install_after_candidate_load(const CandidateFilterOptions& o) {
     f.rule(trap, "mprotect", SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
     f.rule(trap, "pkey_mprotect", SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC));
   }
-  f.rule(trap, "open", SCMP_A1(SCMP_CMP_MASKED_EQ, O_CREAT, O_CREAT));
-  f.rule(trap, "openat", SCMP_A2(SCMP_CMP_MASKED_EQ, O_CREAT, O_CREAT));
+  // The driver opened its device nodes when the context was made (before the load); a file the
+  // candidate opens afterwards is outside what a kernel's host code needs.
+  if (o.deny_file_opens) {
+    f.rule(trap, "open");
+    f.rule(trap, "openat");
+  } else {
+    f.rule(trap, "open", SCMP_A1(SCMP_CMP_MASKED_EQ, O_CREAT, O_CREAT));
+    f.rule(trap, "openat", SCMP_A2(SCMP_CMP_MASKED_EQ, O_CREAT, O_CREAT));
+  }
   f.rule(SCMP_ACT_ERRNO(ENOSYS), "openat2");  // its flags are behind a pointer; glibc's open() does not use it
   for (const char* call : {"creat", "mknod", "mknodat", "link", "linkat", "symlink", "symlinkat"}) f.rule(trap, call);
   return f.load(true);

@@ -4,7 +4,8 @@
 //    for the compiler, all but AF_UNIX for the worker) -> EPERM;
 //  - the worker's candidate filters, installed on every thread (TSYNC): before the candidate is
 //    loaded (no exec, no fork or clone without CLONE_THREAD, no sockets, no ptrace, no signals to
-//    other processes) and after it is loaded (no executable mappings, no file creation). A
+//    other processes) and after it is loaded (no executable mappings, no file opens at all, or
+//    with file_opens switched off none that create a file). A
 //    candidate's forbidden call traps (SIGSYS): the worker reports which call and ends as
 //    `forbidden`; the CUDA driver's own threads and calls (ioctl, mmap of device memory, futex,
 //    threads) stay allowed.
@@ -22,6 +23,7 @@ std::string install_profile(const std::string& name);
 struct CandidateFilterOptions {
   bool under_tool = false;          // compute-sanitizer or ncu injects itself: sockets stay allowed
   bool deny_exec_mappings = true;   // PROT_EXEC in mmap/mprotect after the candidate is loaded
+  bool deny_file_opens = true;      // every open/openat after the load (false: only those that create files)
 };
 
 // Before dlopen of the candidate (its static constructors run under it). "" or why it failed.

@@ -110,6 +110,7 @@ WorkerRun run_worker(const WorkerLaunch& launch, const json& job_in) {
   job["sandbox"] = {{"candidate_filters", launch.sandbox && caps.seccomp},
                     {"under_tool", tool},
                     {"deny_exec_mappings", !tool && !caps.off("exec_mappings")},
+                    {"deny_file_opens", !tool && !caps.off("file_opens")},
                     {"after_load", !tool}};
   const fs::path job_file = dir / "job.json";
   write_private_file(job_file, job.dump());

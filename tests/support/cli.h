@@ -18,6 +18,26 @@ inline std::filesystem::path bin_dir() {
   return PTXBENCH_BIN_DIR;
 }
 
+// stdout as one JSON value, or, for JSONL (`eval --json` of several files prints one record per
+// line), the array of its lines; null when it is neither.
+inline json parse_json_or_lines(const std::string& out) {
+  json whole = json::parse(out, nullptr, false);
+  if (!whole.is_discarded()) return whole;
+  json lines = json::array();
+  size_t start = 0;
+  while (start < out.size()) {
+    size_t end = out.find('\n', start);
+    if (end == std::string::npos) end = out.size();
+    if (end > start) {
+      json line = json::parse(out.substr(start, end - start), nullptr, false);
+      if (line.is_discarded()) return nullptr;
+      lines.push_back(std::move(line));
+    }
+    start = end + 1;
+  }
+  return lines.empty() ? json(nullptr) : lines;
+}
+
 struct CliRun {
   ProcessResult process;
   json output;  // parsed stdout when it is JSON, else null
@@ -34,8 +54,7 @@ inline CliRun run_cli(const std::filesystem::path& workspace, const std::vector<
   opt.working_dir = source_dir().string();
   CliRun r;
   r.process = run_process(argv, opt);
-  r.output = json::parse(r.process.out, nullptr, false);
-  if (r.output.is_discarded()) r.output = nullptr;
+  r.output = parse_json_or_lines(r.process.out);
   return r;
 }
 

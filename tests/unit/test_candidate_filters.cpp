@@ -33,7 +33,7 @@ struct ChildOutcome {
 
 // Forks; the child installs the filters (and the SIGSYS reporter on a signed channel), runs
 // `body` and exits 0 when it returns.
-ChildOutcome in_filtered_child(const std::function<void()>& body, bool after_load = true) {
+ChildOutcome in_filtered_child(const std::function<void()>& body, bool after_load = true, bool deny_file_opens = true) {
   int fds[2];
   if (pipe(fds) != 0) throw std::runtime_error("pipe");
   const pid_t pid = fork();
@@ -42,7 +42,7 @@ ChildOutcome in_filtered_child(const std::function<void()>& body, bool after_loa
     ResultChannel channel(fds[1]);
     channel.set_key(kKey);
     install_sigsys_reporter(channel);
-    const json sandbox = {{"candidate_filters", true}, {"deny_exec_mappings", true}};
+    const json sandbox = {{"candidate_filters", true}, {"deny_exec_mappings", true}, {"deny_file_opens", deny_file_opens}};
     json before = confine_before_candidate_load(sandbox), after = json::object();
     if (after_load) after = confine_after_candidate_load(sandbox);
     if (before.value("seccomp", "") != "installed" || (after_load && after.value("seccomp", "") != "installed")) _exit(99);
@@ -95,11 +95,21 @@ TEST_F(CandidateFilters, WhatTheDriverNeedsStaysAllowed) {
     t.join();
     void* p = mmap(nullptr, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) _exit(2);
-    const int fd = open(existing.c_str(), O_RDWR);
-    if (fd < 0) _exit(3);
     if (kill(getpid(), 0) != 0) _exit(4);
     if (write(1, "", 0) != 0) _exit(5);
   }));
+  // With file_opens switched off (PTXBENCH_SANDBOX_DISABLE=file_opens), reading a file is allowed.
+  expect_allowed(in_filtered_child([&] {
+    if (open(existing.c_str(), O_RDWR) < 0) _exit(3);
+  }, true, false));
+}
+
+TEST_F(CandidateFilters, OpeningAnyFileAfterTheLoadIsForbidden) {
+  expect_forbidden(in_filtered_child([] { open("/etc/passwd", O_RDONLY); }), "openat");
+  // Before the load (the driver opens its device nodes, libraries load) opens are allowed.
+  expect_allowed(in_filtered_child([] {
+    if (open("/etc/passwd", O_RDONLY) < 0) _exit(3);
+  }, false));
 }
 
 TEST_F(CandidateFilters, SocketsAreForbidden) {
@@ -128,6 +138,7 @@ TEST_F(CandidateFilters, CreatingFilesAfterTheLoadIsForbidden) {
   test::TempDir tmp;
   const std::string path = (tmp.path() / "new").string();
   expect_forbidden(in_filtered_child([&] { open(path.c_str(), O_CREAT | O_WRONLY, 0600); }), "openat");
+  expect_forbidden(in_filtered_child([&] { open(path.c_str(), O_CREAT | O_WRONLY, 0600); }, true, false), "openat");
 }
 
 TEST_F(CandidateFilters, TheSigsysHandlerCannotBeReplaced) {
