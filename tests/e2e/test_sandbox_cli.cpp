@@ -9,9 +9,11 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "core/bytes.h"
@@ -237,6 +239,52 @@ TEST_F(Hostile, AnUnwritableWorkspaceIsABadInputErrorAndNoStoreNeedsNone) {
   EXPECT_NE(r.process.err.find("workspace"), std::string::npos) << r.process.err;
   r = run_cli("/proc/self/no-such-workspace", {"eval", "--no-gpu", "--no-store", "-p", "gemm", c});
   EXPECT_EQ(r.process.exit_code, 10) << dump(r);
+}
+
+TEST_F(Hostile, ACorruptWorkspaceIsABadInputError) {
+  const std::string c = write("c.cu", "int a = ;\n").string();
+  fs::create_directories(ws_);
+  std::ofstream(ws_ / "ptxbench.db", std::ios::binary) << std::string("SQLite format 3\0", 16) << "not a database at all";
+  const auto r = run_cli(ws_, {"eval", "--no-gpu", "--json", "-p", "gemm", c});
+  EXPECT_EQ(r.process.exit_code, 1) << dump(r);
+  EXPECT_NE(r.process.err.find("workspace database"), std::string::npos) << r.process.err;
+  EXPECT_EQ(r.process.err.find("internal error"), std::string::npos) << r.process.err;
+}
+
+TEST_F(Hostile, ConcurrentWritersEachStoreTheirRecord) {
+  constexpr int kWriters = 6;
+  std::vector<fs::path> files;
+  for (int i = 0; i < kWriters; ++i) files.push_back(write("c" + std::to_string(i) + ".cu", "int a" + std::to_string(i) + " = ;\n"));
+  std::vector<pid_t> pids;
+  for (int i = 0; i < kWriters; ++i) {
+    const std::string out = (dir_.path() / ("out" + std::to_string(i) + ".json")).string();
+    const std::string cmd = shell_quote((bin_dir() / "ptxbench").string()) + " --workspace " + shell_quote(ws_.string()) +
+                            " eval --no-gpu --json -p gemm " + shell_quote(files[i].string()) + " > " + shell_quote(out) + " 2> " + shell_quote(out + ".err");
+    const pid_t pid = fork();
+    if (pid == 0) {
+      if (chdir(source_dir().c_str()) != 0) _exit(126);
+      execl("/bin/sh", "sh", "-c", cmd.c_str(), nullptr);
+      _exit(127);
+    }
+    pids.push_back(pid);
+  }
+  std::set<long long> ids;
+  for (int i = 0; i < kWriters; ++i) {
+    int status = 0;
+    waitpid(pids[i], &status, 0);
+    std::ifstream in(dir_.path() / ("out" + std::to_string(i) + ".json"));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const json rec = json::parse(ss.str(), nullptr, false);
+    ASSERT_TRUE(rec.is_object()) << ss.str();
+    EXPECT_TRUE(rec["store_error"].is_null()) << rec["store_error"];
+    EXPECT_EQ(rec["verdict"], "compile_error");
+    ids.insert(rec["id"].get<long long>());
+  }
+  EXPECT_EQ(ids.size(), static_cast<size_t>(kWriters)) << "every writer got its own evaluation id";
+  const auto listed = run_cli(ws_, {"results", "--json"});
+  ASSERT_EQ(listed.process.exit_code, 0) << dump(listed);
+  EXPECT_NE(listed.process.out.find("\"id\": " + std::to_string(*ids.rbegin())), std::string::npos);
 }
 
 // --- 6. Strict specs: `problems` lists the good ones and reports the bad ones. ---
