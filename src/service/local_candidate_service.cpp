@@ -41,6 +41,10 @@ LocalCandidateService::LocalCandidateService(LocalServiceOptions options, Progre
     : options_(std::move(options)), progress_(std::move(progress)), evaluator_([&] {
         if (options_.eval.worker.empty()) options_.eval.worker = locate_worker();
         if (options_.eval.workspace.empty()) options_.eval.workspace = ".ptxbench";
+        // A model's candidates share a folder: each build may read its own file only, and its
+        // compiler log names it candidate.cu.
+        options_.eval.candidate_folder_readable = false;
+        options_.eval.display_name = "candidate.cu";
         return options_.eval;
       }(), progress_) {
   arch_info(options_.eval.arch);  // an unknown arch is an InputError before any thread starts
@@ -193,7 +197,9 @@ GpuDescription LocalCandidateService::describe_gpu() {
     d.reason = "--no-gpu: static checks only";
   } else {
     auto run = run_worker(options_.eval.worker, nullptr, options_.eval.workspace / "jobs", {}, std::chrono::seconds(60), {"--info"});
-    if (auto h = run.hello(); h && run.done) {
+    if (run.tampered) {
+      d.reason = "no usable GPU (the worker's --info report failed verification: " + *run.tampered + ")";
+    } else if (auto h = run.hello(); h && run.done) {
       d.hello = *h;
       d.gpu = h->value("gpu", "unknown GPU");
       const std::string cc = h->value("cc", "");

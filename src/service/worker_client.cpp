@@ -1,17 +1,24 @@
 #include "service/worker_client.h"
 
 #include <fcntl.h>
+#include <cerrno>
+#include <cstring>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "core/error.h"
+#include "sandbox/capabilities.h"
+#include "service/result_lines.h"
+#include "service/worker_sandbox.h"
 
 namespace ptxbench {
+namespace fs = std::filesystem;
 
 std::optional<json> WorkerRun::stage(const std::string& name) const {
   for (const auto& e : events)
@@ -49,50 +56,125 @@ std::string WorkerRun::output_tail(size_t max_bytes) const {
   return "[... " + std::to_string(all.size() - max_bytes) + " bytes dropped]\n" + all.substr(all.size() - max_bytes);
 }
 
-WorkerRun run_worker(const std::filesystem::path& worker, const json& job, const std::filesystem::path& job_dir,
-                     const std::vector<std::string>& wrapper, std::chrono::seconds timeout,
-                     const std::vector<std::string>& extra_args) {
-  std::filesystem::create_directories(job_dir);
+std::vector<std::string> expected_stages(const json& job) {
+  if (job.is_null()) return {};
+  const std::string mode = job.value("mode", "");
+  if (mode == "single_call" || mode == "self_test") return {mode};
+  if (mode != "eval") return {};
+  std::vector<std::string> s{"correctness"};
+  if (job.value("accounting", true)) s.push_back("integrity");
+  if (job.value("stream_discipline", true)) s.push_back("stream_discipline");
+  if (job.contains("count")) s.push_back("target_run");
+  if (job.contains("timing")) s.push_back("timing");
+  return s;
+}
+
+namespace {
+
+fs::path make_private_dir(const fs::path& job_dir) {
+  fs::create_directories(job_dir);
   static std::atomic<unsigned> counter{0};
   std::random_device rd;
-  auto job_file = job_dir / ("job-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + "-" +
-                             std::to_string(rd()) + ".json");
-  {
-    int fd = open(job_file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0) fail("cannot create job file " + job_file.string());
-    std::string text = job.dump();
-    bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-    close(fd);
-    if (!ok) fail("cannot write job file " + job_file.string());
-  }
-  std::vector<std::string> argv = wrapper;
-  argv.push_back(worker.string());
-  if (!job.is_null()) {
-    argv.push_back("--job");
-    argv.push_back(job_file.string());
-  }
-  for (const auto& a : extra_args) argv.push_back(a);
-  argv.push_back("--result-fd");
-  argv.push_back(std::to_string(kResultFd));
+  const fs::path dir = job_dir / ("run-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + "-" + std::to_string(rd()));
+  if (mkdir(dir.c_str(), 0700) != 0) fail("cannot create the worker's folder " + dir.string() + ": " + std::strerror(errno));
+  fs::create_directories(dir / "home");
+  return dir;
+}
+
+void write_private_file(const fs::path& file, const std::string& text) {
+  int fd = open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) fail("cannot create job file " + file.string() + ": " + std::strerror(errno));
+  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  close(fd);
+  if (!ok) fail("cannot write job file " + file.string());
+}
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+WorkerRun run_worker(const WorkerLaunch& launch, const json& job_in) {
+  const fs::path dir = make_private_dir(launch.job_dir);
+  const std::string key = new_channel_key();
+  const auto& caps = sandbox::host_capabilities();
+  json job = job_in.is_null() ? json{{"mode", "info"}} : job_in;
+  job["channel_key"] = key;
+  // Under compute-sanitizer or ncu their injected libraries share the process: sockets stay
+  // allowed and the after-load filter (executable mappings, file creation) is left off.
+  const bool tool = !launch.wrapper.empty();
+  job["sandbox"] = {{"candidate_filters", launch.sandbox && caps.seccomp},
+                    {"under_tool", tool},
+                    {"deny_exec_mappings", !tool && !caps.off("exec_mappings")},
+                    {"deny_file_opens", !tool && !caps.off("file_opens")},
+                    {"after_load", !tool}};
+  const fs::path job_file = dir / "job.json";
+  write_private_file(job_file, job.dump());
+
+  std::vector<std::string> command = launch.wrapper;
+  const fs::path tool_log = dir / "tool.log";
+  if (launch.tool_log) command.insert(command.end(), {"--log-file", tool_log.string()});
+  command.push_back(launch.worker.string());
+  if (job_in.is_null()) command.push_back("--info");
+  command.insert(command.end(), {"--job", job_file.string()});
+  for (const auto& a : launch.extra_args)
+    if (a != "--info") command.push_back(a);
+  command.insert(command.end(), {"--result-fd", std::to_string(kResultFd)});
 
   ProcessOptions opt;
-  opt.timeout = timeout;
+  opt.timeout = launch.timeout;
   opt.result_fd = kResultFd;
   WorkerRun run;
-  run.process = run_process(argv, opt);
-  std::filesystem::remove(job_file);  // normally the worker already did
-
-  std::stringstream ss(run.process.result);
-  std::string line;
-  while (std::getline(ss, line)) {
-    if (line.empty()) continue;
-    json e = json::parse(line, nullptr, false);
-    if (e.is_discarded() || !e.is_object()) { run.malformed = true; continue; }
-    if (e.value("type", "") == "fatal") run.fatal = e;
-    if (e.value("type", "") == "done") run.done = true;
-    run.events.push_back(std::move(e));
+  std::vector<std::string> argv = command;
+  if (launch.sandbox) {
+    const auto policy = worker_policy(launch.worker, dir, launch.readable, launch.wrapper, launch.timeout);
+    auto wrapped = sandbox::sandboxed(policy, command, caps);
+    argv = std::move(wrapped.argv);
+    opt.environment = std::move(wrapped.environment);
+    opt.rlimits = std::move(wrapped.rlimits);
+    opt.no_new_privs = true;
+    run.sandbox["process"] = std::move(wrapped.mechanisms);
+  } else {
+    run.sandbox["process"] = {{"used", false}, {"why", "run without a sandbox (a test of the worker itself)"}};
   }
+  run.process = run_process(argv, opt);
+  if (launch.tool_log) run.tool_log = read_all(tool_log);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+
+  const std::vector<std::string> stages = expected_stages(job_in);
+  const bool killed = run.process.timed_out || run.process.term_signal != 0;
+  ChannelReport report = read_result_lines(run.process.result, key, std::set<std::string>(stages.begin(), stages.end()), killed);
+  run.tampered = std::move(report.tampered);
+  run.events = std::move(report.events);
+  for (const auto& e : run.events) {
+    const std::string type = e.value("type", "");
+    if (type == "fatal") run.fatal = e;
+    if (type == "done") run.done = true;
+    if (type == "sandbox") {
+      json in_process = e;
+      in_process.erase("type");
+      run.sandbox["around_candidate"] = in_process;
+    }
+  }
+  if (run.tampered) run.done = false;
   return run;
+}
+
+WorkerRun run_worker(const fs::path& worker, const json& job, const fs::path& job_dir, const std::vector<std::string>& wrapper,
+                     std::chrono::seconds timeout, const std::vector<std::string>& extra_args) {
+  WorkerLaunch launch;
+  launch.worker = worker;
+  launch.job_dir = job_dir;
+  launch.wrapper = wrapper;
+  launch.timeout = timeout;
+  launch.extra_args = extra_args;
+  if (job.is_object() && job.contains("candidate")) launch.readable.push_back(fs::path(job.at("candidate").get<std::string>()).parent_path());
+  return run_worker(launch, job);
 }
 
 }  // namespace ptxbench
