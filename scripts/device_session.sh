@@ -3,7 +3,7 @@
 # cheapest first, and optionally the expert GEMM stability bench. Name the groups to run (default:
 # all of them; a device call is limited to 10 minutes, so split them over two calls):
 #   scripts/device_session.sh capture sandbox integrity attention_wgmma attention_bad attention_selftest gemm
-#   scripts/device_session.sh hopper_pack attention_naive bench_expert
+#   scripts/device_session.sh hopper_pack gqa gemm_ext attention_naive bench_expert
 # Logs go to ${OUT:-/tmp/ptxbench-device}.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +28,7 @@ declare -A LIMIT=([capture]=60 [hopper_pack]=150 [gemm]=200 [attention_wgmma]=15
                   [attention_selftest]=120 [attention_naive]=300 [integrity]=330 [gqa]=480 [gemm_ext]=300
                   [sandbox]=240)
 groups=("$@")
-[ ${#groups[@]} -eq 0 ] && groups=(capture sandbox integrity hopper_pack attention_wgmma attention_bad attention_selftest gemm attention_naive bench_expert)
+[ ${#groups[@]} -eq 0 ] && groups=(capture sandbox integrity hopper_pack attention_wgmma attention_bad attention_selftest gemm gqa gemm_ext attention_naive bench_expert)
 for g in "${groups[@]}"; do
   if [ "$g" = bench_expert ]; then
     timeout 120 scripts/bench.sh --runs 3 problems/gemm/reference/expert.cu > "$OUT/bench_expert.log" 2>&1
