@@ -103,9 +103,9 @@ TEST_F(WorkerSandboxOnGpu, AReferenceCandidateStaysCorrectWithTheFiltersRecorded
   auto r = run_cli(ws, {"eval", "--json", "--no-sanitize", "-p", "gemm", file("problems/gemm/reference/naive.cu")});
   ASSERT_TRUE(r.output.is_object()) << r.process.describe() << "\n" << r.process.err;
   EXPECT_EQ(r.output["verdict"], "correct") << r.output["reason"];
-  const json worker = r.output["environment"]["sandbox"]["worker"];
+  json worker = r.output["environment"]["sandbox"]["worker"];  // not const: a missing key reads as null
   std::cout << "worker sandbox: " << worker.dump() << "\n";
-  const json around = worker["around_candidate"];
+  json around = worker["around_candidate"];
   EXPECT_EQ(around["before_load"]["seccomp"], "installed") << worker.dump();
   EXPECT_EQ(around["after_load"]["seccomp"], "installed") << worker.dump();
 }
