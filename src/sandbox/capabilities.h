@@ -21,6 +21,7 @@ struct Capabilities {
   std::string helper;               // ptxbench-sandbox-exec; empty when not found
   std::string helper_unavailable;
   int landlock_abi = 0;             // 0: unavailable (or disabled)
+  std::string landlock_unavailable;  // why Landlock is left off where the kernel has it (else empty)
   bool seccomp = false;             // the helper can install seccomp filters
   std::set<std::string> disabled;   // from PTXBENCH_SANDBOX_DISABLE / PTXBENCH_SANDBOX=off
 

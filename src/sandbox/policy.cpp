@@ -119,7 +119,10 @@ SandboxedCommand sandboxed(const Policy& policy, const std::vector<std::string>&
       add_helper_paths(helper, "--dev", devices);
       m["landlock"] = {{"used", true}, {"abi", caps.landlock_abi}, {"tcp", caps.landlock_abi >= 4 ? "denied" : "not handled"}};
     } else {
-      m["landlock"] = {{"used", false}, {"why", caps.off("landlock") ? "disabled" : "the kernel has no Landlock"}};
+      m["landlock"] = {{"used", false},
+                       {"why", !caps.landlock_unavailable.empty() ? caps.landlock_unavailable
+                               : caps.off("landlock")            ? "disabled"
+                                                                 : "the kernel has no Landlock"}};
     }
     m["seccomp"] = caps.seccomp ? json{{"used", true}, {"profile", policy.profile}}
                                 : json{{"used", false}, {"why", caps.off("seccomp") ? "disabled" : "unavailable"}};

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <mutex>
 #include <fstream>
 #include <random>
 #include <set>
@@ -96,12 +97,59 @@ std::string read_all(const fs::path& p) {
   return ss.str();
 }
 
+WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const sandbox::Capabilities& caps);
+
+// Denying every open after the load (not only those that create a file) is opt-in
+// (PTXBENCH_SANDBOX_DENY_FILE_OPENS=1): on the H200 the CUDA driver itself opens a file at the first
+// cudaMallocAsync after the load, so a correct split-K control was judged forbidden under it, and
+// cuDNN and cuBLASLt load their kernel libraries lazily.
+bool deny_every_file_open() {
+  const char* v = std::getenv("PTXBENCH_SANDBOX_DENY_FILE_OPENS");
+  return v && std::string(v) == "1";
+}
+
+// The sandbox the GPU worker runs under. On some hosts the CUDA driver cannot start under Landlock
+// (seen on the lent H200, whose kernel offers Landlock ABI 7 without bubblewrap: cudaGetDeviceCount
+// fails with "OS call failed or operation not supported"). Asked once per process: if the worker
+// finds no GPU under the full policy but does with Landlock left off, Landlock is left off for the
+// GPU worker, and every record says so and why; the other layers (no-new-privs, rlimits, the
+// environment allowlist, seccomp, the after-load filter that denies every file open) stay.
+const sandbox::Capabilities& gpu_worker_capabilities(const WorkerLaunch& launch) {
+  if (!launch.sandbox) return sandbox::host_capabilities();
+  static std::once_flag once;
+  static sandbox::Capabilities caps;
+  std::call_once(once, [&] {
+    caps = sandbox::host_capabilities();
+    if (caps.landlock_abi <= 0) return;
+    WorkerLaunch info = launch;  // the plain worker, never under a tool
+    info.wrapper.clear();
+    info.tool_log = false;
+    info.timeout = std::chrono::seconds(60);
+    info.extra_args.clear();
+    const WorkerRun full = run_worker_with(info, nullptr, caps);
+    if (full.process.ok()) return;
+    sandbox::Capabilities without = caps;
+    without.landlock_abi = 0;
+    const WorkerRun reduced = run_worker_with(info, nullptr, without);
+    if (!reduced.process.ok()) return;  // no GPU either way: nothing to learn, keep Landlock
+    without.landlock_unavailable = "the CUDA driver does not start under Landlock on this host (ptxbench-worker --info: " +
+                                   full.process.describe() + "); left off for the GPU worker only";
+    caps = without;
+  });
+  return caps;
+}
+
 }  // namespace
 
 WorkerRun run_worker(const WorkerLaunch& launch, const json& job_in) {
+  return run_worker_with(launch, job_in, gpu_worker_capabilities(launch));
+}
+
+namespace {
+
+WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const sandbox::Capabilities& caps) {
   const fs::path dir = make_private_dir(launch.job_dir);
   const std::string key = new_channel_key();
-  const auto& caps = sandbox::host_capabilities();
   json job = job_in.is_null() ? json{{"mode", "info"}} : job_in;
   job["channel_key"] = key;
   // Under compute-sanitizer or ncu their injected libraries share the process: sockets stay
@@ -110,7 +158,7 @@ WorkerRun run_worker(const WorkerLaunch& launch, const json& job_in) {
   job["sandbox"] = {{"candidate_filters", launch.sandbox && caps.seccomp},
                     {"under_tool", tool},
                     {"deny_exec_mappings", !tool && !caps.off("exec_mappings")},
-                    {"deny_file_opens", !tool && !caps.off("file_opens")},
+                    {"deny_file_opens", !tool && !caps.off("file_opens") && deny_every_file_open()},
                     {"after_load", !tool}};
   const fs::path job_file = dir / "job.json";
   write_private_file(job_file, job.dump());
@@ -164,6 +212,8 @@ WorkerRun run_worker(const WorkerLaunch& launch, const json& job_in) {
   if (run.tampered) run.done = false;
   return run;
 }
+
+}  // namespace
 
 WorkerRun run_worker(const fs::path& worker, const json& job, const fs::path& job_dir, const std::vector<std::string>& wrapper,
                      std::chrono::seconds timeout, const std::vector<std::string>& extra_args) {
