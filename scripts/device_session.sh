@@ -4,6 +4,8 @@
 # all of them; a device call is limited to 10 minutes, so split them over two calls):
 #   scripts/device_session.sh capture integrity attention_wgmma attention_bad attention_selftest gemm
 #   scripts/device_session.sh hopper_pack attention_naive bench_expert
+#   scripts/device_session.sh service          # the service with the real worker (fault injection)
+#   scripts/device_session.sh bench_service    # the service throughput bench alone (one whole call)
 # Logs go to ${OUT:-/tmp/ptxbench-device}.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -19,11 +21,13 @@ declare -A REGEX=(
   [attention_selftest]='AttentionSelfTest'
   [attention_naive]='AttentionOnGpu\.Naive'
   [integrity]='IntegrityOnGpu'
+  [service]='ServiceOnGpu'
 )
 declare -A LIMIT=([capture]=60 [hopper_pack]=150 [gemm]=200 [attention_wgmma]=150 [attention_bad]=200
-                  [attention_selftest]=120 [attention_naive]=300 [integrity]=330)
+                  [attention_selftest]=120 [attention_naive]=300 [integrity]=330
+                  [service]=300)
 groups=("$@")
-[ ${#groups[@]} -eq 0 ] && groups=(capture integrity hopper_pack attention_wgmma attention_bad attention_selftest gemm attention_naive bench_expert)
+[ ${#groups[@]} -eq 0 ] && groups=(capture integrity hopper_pack attention_wgmma attention_bad attention_selftest gemm attention_naive service bench_expert bench_service)
 for g in "${groups[@]}"; do
   if [ "$g" = bench_expert ]; then
     timeout 120 scripts/bench.sh --runs 3 problems/gemm/reference/expert.cu > "$OUT/bench_expert.log" 2>&1
@@ -31,7 +35,14 @@ for g in "${groups[@]}"; do
     cp bench-results/eval_stability.json "$OUT/" 2>/dev/null || true
     continue
   fi
-  [ -n "${REGEX[$g]:-}" ] || { echo "unknown group '$g' (known: ${!REGEX[*]} bench_expert)"; exit 1; }
+  if [ "$g" = bench_service ]; then
+    timeout 590 scripts/bench_service.sh > "$OUT/bench_service.log" 2>&1
+    echo "== bench_service: rc=$?"
+    grep -vE '^  |^\[ptxbench|^service_throughput' "$OUT/bench_service.log" | tail -8
+    cp bench-results/service_throughput.json "$OUT/" 2>/dev/null || true
+    continue
+  fi
+  [ -n "${REGEX[$g]:-}" ] || { echo "unknown group '$g' (known: ${!REGEX[*]} bench_expert bench_service)"; exit 1; }
   t0=$(date +%s)
   timeout "${LIMIT[$g]}" scripts/gpu_tests.sh -V -R "${REGEX[$g]}" > "$OUT/$g.log" 2>&1
   echo "== $g: rc=$? $(( $(date +%s) - t0 ))s $(grep -E 'tests passed' "$OUT/$g.log")"

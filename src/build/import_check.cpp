@@ -78,7 +78,7 @@ const std::vector<Names>& forbidden_names() {
         "fopen", "fopen64", "freopen", "fdopen"},
        "opening files is forbidden"},
       {{"mmap", "mmap64", "mprotect"}, "mapping memory or changing its protection is forbidden"},
-      {{"ptrace", "signal", "sigaction", "kill"}, "signals and tracing are forbidden"},
+      {{"ptrace", "signal", "sigaction", "kill", "raise", "tgkill", "pthread_kill", "killpg"}, "signals and tracing are forbidden"},
       {{"dup", "dup2", "dup3"}, "duplicating file descriptors is forbidden"},
   };
   return table;

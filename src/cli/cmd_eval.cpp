@@ -1,12 +1,15 @@
 // ptxbench eval [--problem NAME] [FILE...]: build, check, run and time candidates; save records.
 #include <spdlog/spdlog.h>
 
+#include <fstream>
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/engine_flags.h"
 #include "core/error.h"
 #include "problems/registry.h"
 #include "report/summary.h"
+#include "service/engine_candidate_service.h"
 #include "service/evaluator.h"
 #include "store/workspace_db.h"
 
@@ -21,6 +24,8 @@ struct EvalArgs {
        no_accounting = false;
   int device = 0;
   std::string worker;
+  bool sequential = false;  // several files one after another, without the service's engine
+  EngineFlags engine;
   std::vector<std::string> include_dirs;
 };
 
@@ -49,7 +54,6 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
   opt.device = a.device;
   for (const auto& d : a.include_dirs) opt.include_dirs.emplace_back(d);
   size_t index = 0;
-  Evaluator ev(opt, [&](const std::string& line) { spdlog::info("[{}/{}] {}", index + 1, files.size(), line); });
   std::optional<WorkspaceDb> db;
   if (!a.no_store) {
     db.emplace(std::filesystem::path(opt.workspace) / "ptxbench.db");
@@ -57,9 +61,7 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
   }
   json all = json::array();
   int worst = 0;
-  for (; index < files.size(); ++index) {
-    spdlog::info("[{}/{}] {} on {}", index + 1, files.size(), files[index], spec.name);
-    EvaluationRecord r = ev.evaluate(spec, files[index]);
+  auto report = [&](EvaluationRecord r) {
     long long id = 0;
     if (db) {
       if (auto s = db->insert(r, &id); !s.ok) {
@@ -74,6 +76,32 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
     if (!a.json) std::cout << format_summary(r) << (db ? "stored as evaluation " + std::to_string(id) + "\n" : "") << "\n";
     else spdlog::info("[{}/{}] verdict {}", index + 1, files.size(), to_string(r.verdict));
     worst = std::max(worst, exit_code_for(r.verdict));
+  };
+  if (files.size() > 1 && !a.sequential && opt.use_gpu) {
+    // Several files: through the service's engine (builds in parallel, GPU sharing, timing alone).
+    EngineServiceOptions so;
+    so.eval = opt;
+    so.engine = engine_options(a.engine);
+    if (so.engine.devices == std::vector<int>{0}) so.engine.devices = {a.device};
+    so.max_attempts = a.engine.max_attempts;
+    EngineCandidateService service(so, [](const std::string& line) { spdlog::debug("{}", line); });
+    std::vector<CandidateTicket> tickets;
+    for (const auto& f : files) {
+      std::ifstream in(f, std::ios::binary);
+      tickets.push_back(service.submit({&spec, std::string(std::istreambuf_iterator<char>(in), {}), f}));
+    }
+    for (; index < files.size(); ++index) {
+      EvaluationRecord r = tickets[index].wait().record;
+      r.candidate_path = files[index];
+      spdlog::info("[{}/{}] {}: {}", index + 1, files.size(), files[index], to_string(r.verdict));
+      report(std::move(r));
+    }
+  } else {
+    Evaluator ev(opt, [&](const std::string& line) { spdlog::info("[{}/{}] {}", index + 1, files.size(), line); });
+    for (; index < files.size(); ++index) {
+      spdlog::info("[{}/{}] {} on {}", index + 1, files.size(), files[index], spec.name);
+      report(ev.evaluate(spec, files[index]));
+    }
   }
   if (a.json) std::cout << (all.size() == 1 ? all[0] : all).dump(2) << "\n";
   code.value = worst;
@@ -98,6 +126,8 @@ void add_eval_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
                 "Do not audit GPU activity or count instructions in-process (only to measure their effect on timing)");
   cmd->add_option("--device", a->device, "CUDA device index")->check(CLI::NonNegativeNumber);
   cmd->add_option("--worker", a->worker, "Path to ptxbench-worker (default: beside ptxbench)");
+  cmd->add_flag("--sequential", a->sequential, "Several files one after another in this process, not through the service's engine");
+  add_engine_flags(cmd, a->engine);
   cmd->add_option("-I,--include", a->include_dirs, "Extra include folder for candidates")->check(CLI::ExistingDirectory);
   cmd->footer("Exit codes: 0 correct, 1 bad input, 2 not run (no GPU), 10 compile_error, 11 forbidden, "
               "12 runtime_error, 13 sanitizer_error, 14 incorrect, 20 infra_error (worst over all files).");
