@@ -80,7 +80,8 @@ void run_status(const GlobalOptions& g, bool as_json) {
                 << ", calibration " << h.value("reference_calibration_ms", 0.0) << " ms, restarts " << h.value("restarts", 0)
                 << "\n";
     }
-    for (const auto& [lane, what] : status.value("lanes", json::object()).items())
+    const json lanes = status.value("lanes", json::object());
+    for (const auto& [lane, what] : lanes.items())
       std::cout << "  " << lane << ": " << what.get<std::string>() << "\n";
   }
   for (const auto& f : out["recent_faults"])
