@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+<<<<<<< HEAD
 #include <cerrno>
 #include <cstring>
 #include <iostream>
@@ -16,6 +17,17 @@
 #include "problems/registry.h"
 #include "report/summary.h"
 #include "sandbox/capabilities.h"
+=======
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/engine_flags.h"
+#include "core/error.h"
+#include "problems/registry.h"
+#include "report/summary.h"
+#include "service/engine_candidate_service.h"
+>>>>>>> service
 #include "service/evaluator.h"
 #include "store/workspace_db.h"
 
@@ -31,7 +43,13 @@ struct EvalArgs {
        no_accounting = false;
   int device = 0;
   std::string worker;
+<<<<<<< HEAD
   std::vector<std::string> include_dirs, read_roots;
+=======
+  bool sequential = false;  // several files one after another, without the service's engine
+  EngineFlags engine;
+  std::vector<std::string> include_dirs;
+>>>>>>> service
 };
 
 // A workspace the builds (and the database) can go in: an InputError saying why not.
@@ -105,13 +123,13 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
   for (const auto& d : a.read_roots) opt.readable_roots.emplace_back(fs::absolute(d));
   spdlog::debug("sandbox on this host: {}", sandbox::host_capabilities().to_json().dump());
   size_t index = 0;
-  Evaluator ev(opt, [&](const std::string& line) { spdlog::info("[{}/{}] {}", index + 1, files.size(), line); });
   std::optional<WorkspaceDb> db;
   if (!a.no_store) {
     db.emplace(fs::path(opt.workspace) / "ptxbench.db");
     if (!db->status().ok) throw InputError("workspace database: " + db->status().error);
   }
   int worst = 0;
+<<<<<<< HEAD
   for (; index < files.size(); ++index) {
     const ProblemSpec& spec = specs[index];
     spdlog::info("[{}/{}] {} on {}", index + 1, files.size(), files[index], spec.name);
@@ -119,6 +137,10 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
     log_details(r);
     std::optional<long long> id;
     std::optional<std::string> store_error;
+=======
+  auto report = [&](EvaluationRecord r) {
+    long long id = 0;
+>>>>>>> service
     if (db) {
       long long stored = 0;
       if (auto s = db->insert(r, &stored); s.ok) {
@@ -143,6 +165,32 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
       std::cout << std::endl;
     }
     worst = std::max(worst, exit_code_for(r.verdict));
+  };
+  if (files.size() > 1 && !a.sequential && opt.use_gpu) {
+    // Several files: through the service's engine (builds in parallel, GPU sharing, timing alone).
+    EngineServiceOptions so;
+    so.eval = opt;
+    so.engine = engine_options(a.engine);
+    if (so.engine.devices == std::vector<int>{0}) so.engine.devices = {a.device};
+    so.max_attempts = a.engine.max_attempts;
+    EngineCandidateService service(so, [](const std::string& line) { spdlog::debug("{}", line); });
+    std::vector<CandidateTicket> tickets;
+    for (const auto& f : files) {
+      std::ifstream in(f, std::ios::binary);
+      tickets.push_back(service.submit({&spec, std::string(std::istreambuf_iterator<char>(in), {}), f}));
+    }
+    for (; index < files.size(); ++index) {
+      EvaluationRecord r = tickets[index].wait().record;
+      r.candidate_path = files[index];
+      spdlog::info("[{}/{}] {}: {}", index + 1, files.size(), files[index], to_string(r.verdict));
+      report(std::move(r));
+    }
+  } else {
+    Evaluator ev(opt, [&](const std::string& line) { spdlog::info("[{}/{}] {}", index + 1, files.size(), line); });
+    for (; index < files.size(); ++index) {
+      spdlog::info("[{}/{}] {} on {}", index + 1, files.size(), files[index], spec.name);
+      report(ev.evaluate(spec, files[index]));
+    }
   }
   code.value = worst;
 }
@@ -168,6 +216,7 @@ void add_eval_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
                 "Do not audit GPU activity or count instructions in-process (only to measure their effect on timing)");
   cmd->add_option("--device", a->device, "CUDA device index")->check(CLI::NonNegativeNumber);
   cmd->add_option("--worker", a->worker, "Path to ptxbench-worker (default: beside ptxbench)");
+<<<<<<< HEAD
   // One folder per -I: `-I DIR file.cu` gives DIR to -I and file.cu to the files.
   cmd->add_option("-I,--include", a->include_dirs, "Extra include folder for candidates (repeatable)")
       ->check(CLI::ExistingDirectory)
@@ -176,6 +225,11 @@ void add_eval_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
                   "A folder the candidates' relative includes may read, not on the include path (repeatable)")
       ->check(CLI::ExistingDirectory)
       ->allow_extra_args(false);
+=======
+  cmd->add_flag("--sequential", a->sequential, "Several files one after another in this process, not through the service's engine");
+  add_engine_flags(cmd, a->engine);
+  cmd->add_option("-I,--include", a->include_dirs, "Extra include folder for candidates")->check(CLI::ExistingDirectory);
+>>>>>>> service
   cmd->footer("Exit codes: 0 correct, 1 bad input, 2 not run (no GPU), 10 compile_error, 11 forbidden, "
               "12 runtime_error, 13 sanitizer_error, 14 incorrect, 20 infra_error or a record not stored (worst over all files).");
   cmd->callback([a, &g, &code] { run_eval(*a, g, code); });

@@ -15,12 +15,14 @@
 #include "agent/run_driver.h"
 #include "agent/run_identity.h"
 #include "cli/commands.h"
+#include "cli/engine_flags.h"
 #include "cli/stop_signals.h"
 #include "core/arch.h"
 #include "core/error.h"
 #include "problems/registry.h"
 #include "problems/suite_spec.h"
 #include "report/run_tables.h"
+#include "service/engine_candidate_service.h"
 #include "service/local_candidate_service.h"
 #include "service/toolchain_info.h"
 #include "store/run_store.h"
@@ -34,6 +36,8 @@ struct RunFlags {
   int trajectories = 0, turns = 0, limit = 0, max_infra_errors = 0, parallel = 0, compile_jobs = 0, device = 0;
   double infra_retry_delay = 0;
   bool validate = false, rejudge = false, json = false;
+  bool service = false;  // the GPU profiling service's engine in process (lanes, health probes)
+  EngineFlags engine;
   bool no_gpu = false, no_sanitize = false, no_probe = false, no_timing = false;
   std::map<std::string, CLI::Option*> given;  // option name -> option (count() > 0 when given)
   bool has(const std::string& name) const {
@@ -190,10 +194,22 @@ void run_command(const RunFlags& f, const GlobalOptions& g, ExitCode& code) {
                                    ": no new model call or judgment starts; run the same command to resume (again to quit at once)",
                                true);
   });
-  LocalServiceOptions so;
-  so.eval = eval_options(config, g, f.worker);
-  so.compile_jobs = config.compile_jobs;
-  LocalCandidateService service(so, g.verbose ? ProgressFn([](const std::string& l) { std::cerr << "  " << l << "\n"; }) : ProgressFn());
+  const ProgressFn progress = g.verbose ? ProgressFn([](const std::string& l) { std::cerr << "  " << l << "\n"; }) : ProgressFn();
+  std::unique_ptr<CandidateService> service_ptr;
+  if (f.service) {
+    EngineServiceOptions so;
+    so.eval = eval_options(config, g, f.worker);
+    so.engine = engine_options(f.engine);
+    if (config.compile_jobs > 0) so.engine.cpu_jobs = config.compile_jobs;
+    so.max_attempts = f.engine.max_attempts;
+    service_ptr = std::make_unique<EngineCandidateService>(so, progress);
+  } else {
+    LocalServiceOptions so;
+    so.eval = eval_options(config, g, f.worker);
+    so.compile_jobs = config.compile_jobs;
+    service_ptr = std::make_unique<LocalCandidateService>(so, progress);
+  }
+  CandidateService& service = *service_ptr;
 
   if (f.validate) {
     code.value = run_validate(config, specs, knowledge, *client, service, f.json);
@@ -280,6 +296,9 @@ void add_run_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   opt(cmd->add_option("--device", f->device, "CUDA device index")->check(CLI::NonNegativeNumber));
   cmd->add_option("--worker", f->worker, "Path to ptxbench-worker (default: beside ptxbench)");
   cmd->add_flag("--json", f->json, "Print the final summary (or the --validate report) as JSON on stdout");
+  cmd->add_flag("--service", f->service, "Judge through the GPU profiling service's engine in process: GPU sharing "
+                                         "(--lanes), an exclusive timing lane per GPU (--devices), health probes");
+  add_engine_flags(cmd, f->engine);
   cmd->footer(
       "Re-running the same command resumes the run: no turn is repeated or lost (a reply stored but not judged is "
       "judged without calling the model). The run is identified by the model, its arguments, the arch, the knowledge, "

@@ -24,6 +24,8 @@ void add_run_command(CLI::App& app, GlobalOptions& g, ExitCode& code);
 void add_runs_command(CLI::App& app, GlobalOptions& g, ExitCode& code);
 void add_rescore_command(CLI::App& app, GlobalOptions& g, ExitCode& code);
 void add_report_command(CLI::App& app, GlobalOptions& g, ExitCode& code);
+void add_serve_command(CLI::App& app, GlobalOptions& g, ExitCode& code);
+void add_service_command(CLI::App& app, GlobalOptions& g, ExitCode& code);
 
 std::string workspace_dir(const GlobalOptions& g);
 std::filesystem::path problems_root(const GlobalOptions& g);

@@ -74,7 +74,7 @@ const std::vector<Names>& forbidden_libc() {
        "opening files is forbidden"},
       {{"remove", "unlink", "unlinkat", "rename", "renameat", "mkdir", "rmdir", "truncate", "chmod"}, "changing files is forbidden"},
       {{"mmap", "mmap64", "mprotect"}, "mapping memory or changing its protection is forbidden"},
-      {{"ptrace", "signal", "sigaction", "kill", "raise"}, "signals and tracing are forbidden"},
+      {{"ptrace", "signal", "sigaction", "kill", "raise", "tgkill", "pthread_kill", "killpg"}, "signals and tracing are forbidden"},
       {{"dup", "dup2", "dup3"}, "duplicating file descriptors is forbidden"},
   };
   return table;

@@ -156,7 +156,8 @@ int run(const Args& args, ResultChannel& channel) {
       clean = run_integrity_audit(ctx, "correctness", false);
     }
     // Counted calls also for an incorrect candidate: which targets ran is useful feedback.
-    if (clean && disciplined && job.contains("count")) {
+    // counted_calls false: the timed part of a split job (the counter stays for the timed sample).
+    if (clean && disciplined && job.contains("count") && job.value("counted_calls", true)) {
       good = run_target_count(ctx, job) && good;
       clean = run_integrity_audit(ctx, "target_run", false);
     }

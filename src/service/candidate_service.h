@@ -16,6 +16,9 @@ struct CandidateJob {
   const ProblemSpec* problem = nullptr;  // must outlive the ticket
   std::string source;                    // the candidate's bytes (a complete .cu file)
   std::string label;                     // for progress lines, e.g. "gemm/3/5"
+  // The job's id in a persistent queue (engine_candidate_service.h): the same id is judged once,
+  // even across a restart. Empty: a fresh id (judged again every time it is submitted).
+  std::string job_id;
 };
 
 // Where the candidate's time went, measured by the service (wall seconds).

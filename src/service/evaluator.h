@@ -13,8 +13,11 @@
 #include "core/record.h"
 #include "problems/problem_spec.h"
 #include "service/worker_client.h"
+#include "service/gpu_lane_gate.h"
 
 namespace ptxbench {
+
+class BaselineCache;
 
 struct EvalOptions {
   std::string arch = "sm_90a";
@@ -36,6 +39,13 @@ struct EvalOptions {
   std::filesystem::path knowledge_root;             // knowledge/ (packs per arch); empty: beside the problems
   json timing_config = json::object();           // see runner/timing.h
   std::optional<uint64_t> seed;                  // fixed only for debugging; normally secret and fresh
+  // Set by the service engine (one per GPU, shared by its lanes): every GPU stage holds shared
+  // use of the GPU, and timing runs in a worker of its own holding exclusive use. Null: this
+  // Evaluator owns the GPU (one sequential lane) and correctness and timing share one worker.
+  GpuLaneGate* lane_gate = nullptr;
+  // With a lane gate: the library's clean timings reused across candidates on this GPU
+  // (engine/baseline_cache.h); null: timed alone for every candidate.
+  BaselineCache* baseline_cache = nullptr;
 };
 
 using ProgressFn = std::function<void(const std::string& line)>;

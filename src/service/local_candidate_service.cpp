@@ -8,7 +8,8 @@
 
 #include "core/arch.h"
 #include "core/error.h"
-#include "service/worker_client.h"
+#include "service/candidate_files.h"
+#include "service/gpu_description.h"
 
 namespace ptxbench {
 namespace fs = std::filesystem;
@@ -28,14 +29,7 @@ struct LocalCandidateService::Work {
   Clock::time_point queued_at = Clock::now();
 };
 
-fs::path locate_worker() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec)
-    for (const auto& dir : {exe.parent_path(), exe.parent_path().parent_path() / "bin", exe.parent_path() / "bin"})
-      if (fs::exists(dir / "ptxbench-worker")) return dir / "ptxbench-worker";
-  return "ptxbench-worker";
-}
+fs::path locate_worker() { return locate_beside_executable("ptxbench-worker"); }
 
 LocalCandidateService::LocalCandidateService(LocalServiceOptions options, ProgressFn progress)
     : options_(std::move(options)), progress_(std::move(progress)), evaluator_([&] {
@@ -92,20 +86,7 @@ ServiceLoad LocalCandidateService::load() const {
 }
 
 fs::path LocalCandidateService::write_candidate(const std::string& source) {
-  // Content-addressed, written whole then renamed: a reader never sees a partial file.
-  const fs::path dir = options_.eval.workspace / "candidates";
-  const fs::path path = dir / (sha256_hex(source) + ".cu");
-  std::error_code ec;
-  if (fs::is_regular_file(path, ec) && fs::file_size(path, ec) == source.size()) return path;
-  static std::atomic<unsigned> counter{0};
-  const fs::path tmp = dir / (".tmp-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + ".cu");
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << source;
-    if (!out) throw Error("cannot write the candidate file " + tmp.string());
-  }
-  fs::rename(tmp, path);
-  return path;
+  return write_candidate_file(options_.eval.workspace / "candidates", source);
 }
 
 void LocalCandidateService::compile_loop() {
@@ -192,27 +173,7 @@ void LocalCandidateService::gpu_loop() {
 GpuDescription LocalCandidateService::describe_gpu() {
   std::lock_guard lock(gpu_description_mutex_);
   if (gpu_description_) return *gpu_description_;
-  GpuDescription d;
-  if (!options_.eval.use_gpu) {
-    d.reason = "--no-gpu: static checks only";
-  } else {
-    auto run = run_worker(options_.eval.worker, nullptr, options_.eval.workspace / "jobs", {}, std::chrono::seconds(60), {"--info"});
-    if (run.tampered) {
-      d.reason = "no usable GPU (the worker's --info report failed verification: " + *run.tampered + ")";
-    } else if (auto h = run.hello(); h && run.done) {
-      d.hello = *h;
-      d.gpu = h->value("gpu", "unknown GPU");
-      const std::string cc = h->value("cc", "");
-      if (cc != arch_info(options_.eval.arch).compute_capability)
-        d.reason = "the GPU (" + d.gpu + ", compute capability " + cc + ") cannot run " + options_.eval.arch +
-                   " code: static checks only";
-    } else if (run.fatal) {
-      d.reason = "no usable GPU (" + run.fatal->value("message", "the worker found no GPU") + ")";
-    } else {
-      d.reason = "no usable GPU (the worker could not start: " + run.process.describe() + ")";
-    }
-  }
-  d.gpu_stages = d.reason.empty();
+  GpuDescription d = describe_gpu_for(options_.eval);
   gpu_description_ = d;
   return d;
 }

@@ -1,0 +1,208 @@
+// The GPU profiling service's throughput (the paper's Fig. 12 analog), every configuration side
+// by side in one run over the same mixed queue: the references of the problems (naive and fast),
+// failing candidates (wrong results, an out-of-bounds write, a forbidden library call, a compile
+// error), each judged in full. Configurations:
+//   sequential     today's path: one Evaluator, one candidate at a time, one worker per stage
+//   pipelining_off the engine, one candidate at a time through build and GPU stages
+//   sharing_off    the engine, builds overlapping GPU work, one GPU lane (no sharing)
+//   caching_off    all_on, but the library timed alone for every candidate (no cached clean timings)
+//   all_on         the engine, builds overlapping GPU work, --lanes shared lanes, timing alone, the
+//                  library's clean timings cached per (problem, shape, GPU)
+// (cached input sets and references are not built: every configuration computes its references.)
+// Per configuration: wall time, evaluations per GPU-hour, NVML's GPU utilization (sampled every
+// 100 ms), the gate's own busy fraction, the verdicts, and for every correct candidate its
+// speedup against the sequential configuration's (the goal: within 1%).
+//
+//   service_throughput [--problems gemm,mha_fwd,...] [--configs sequential,all_on,...] [--lanes 3]
+//                      [--out bench-results/service_throughput.json]
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "problems/registry.h"
+#include "service/engine_candidate_service.h"
+#include "service/evaluator.h"
+#include "service/health/nvml_library.h"
+#include "service/local_candidate_service.h"
+
+using namespace ptxbench;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Item {
+  std::string problem, label, source;
+};
+
+struct ConfigResult {
+  std::string name;
+  double wall_s = 0, nvml_busy = -1, gate_busy = -1;
+  long long cache_hits = 0;
+  std::vector<EvaluationRecord> records;
+};
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  if (!in) throw std::runtime_error("cannot read " + p.string());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Samples NVML's utilization of one GPU every 100 ms while it lives.
+class BusySampler {
+ public:
+  explicit BusySampler(int device) : device_(device), thread_([this] { loop(); }) {}
+  ~BusySampler() { stop(); }
+  double stop() {
+    if (!done_.exchange(true)) thread_.join();
+    return n_ ? sum_ / n_ / 100.0 : -1;
+  }
+
+ private:
+  void loop() {
+    while (!done_) {
+      if (auto u = NvmlLibrary::instance().gpu_utilization_percent(device_)) sum_ += *u, ++n_;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  unsigned device_;
+  std::atomic<bool> done_{false};
+  double sum_ = 0;
+  long long n_ = 0;
+  std::thread thread_;
+};
+
+std::vector<Item> mixed_queue(const ProblemRegistry& reg, const std::vector<std::string>& problems, const fs::path& source_dir) {
+  std::vector<Item> items;
+  for (const auto& p : problems)
+    for (const char* ref : {"naive", "wgmma_tma"}) {
+      const fs::path f = reg.root() / p / "reference" / (std::string(ref) + ".cu");
+      if (fs::exists(f)) items.push_back({p, p + "/" + ref, read(f)});
+    }
+  const fs::path bad = source_dir / "tests" / "gpu" / "candidates";
+  for (const char* f : {"wrong_result.cu", "oob_write.cu", "calls_cublas.cu"})
+    if (fs::exists(bad / f)) items.push_back({"gemm", std::string("gemm/") + f, read(bad / f)});
+  items.push_back({"gemm", "gemm/compile_error", "#include <cuda_runtime.h>\nthis is not CUDA;\n"});
+  return items;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Service throughput: evaluations per GPU-hour and busy fraction, configurations side by side"};
+  std::vector<std::string> problems{"gemm", "mha_fwd", "mha_fwd_causal", "mha_bwd", "mha_bwd_causal"};
+  std::vector<std::string> configs{"sequential", "pipelining_off", "sharing_off", "caching_off", "all_on"};
+  int lanes = 3, device = 0;
+  std::string out = "bench-results/service_throughput.json", workspace_root = "bench-results/service_workspaces";
+  // The failing candidates: from the checkout it runs in (a device machine's copy), else the build's.
+  std::string source_dir = fs::exists("tests/gpu/candidates") ? "." : PTXBENCH_SOURCE_DIR;
+  app.add_option("--problems", problems, "Problems whose references make the queue")->delimiter(',');
+  app.add_option("--configs", configs, "Configurations, in order")->delimiter(',');
+  app.add_option("--lanes", lanes, "Shared lanes in all_on");
+  app.add_option("--device", device, "CUDA device");
+  app.add_option("--out", out, "JSON results");
+  app.add_option("--workspaces", workspace_root, "A fresh workspace per configuration under here");
+  CLI11_PARSE(app, argc, argv);
+
+  ProblemRegistry reg(ProblemRegistry::default_root());
+  std::map<std::string, ProblemSpec> specs;
+  for (const auto& p : problems) specs.emplace(p, reg.load(p));
+  if (!specs.count("gemm")) specs.emplace("gemm", reg.load("gemm"));
+  const std::vector<Item> items = mixed_queue(reg, problems, source_dir);
+  std::cerr << "service_throughput: " << items.size() << " candidates, configurations:";
+  for (const auto& c : configs) std::cerr << " " << c;
+  std::cerr << "\n";
+
+  std::vector<ConfigResult> results;
+  for (const auto& name : configs) {
+    const fs::path ws = fs::path(workspace_root) / name;
+    fs::remove_all(ws);
+    fs::create_directories(ws);
+    EvalOptions eval;
+    eval.workspace = ws;
+    eval.worker = locate_worker();
+    eval.device = device;
+    ConfigResult r;
+    r.name = name;
+    const auto t0 = std::chrono::steady_clock::now();
+    BusySampler busy(device);
+    if (name == "sequential") {
+      Evaluator ev(eval, {});
+      for (const auto& it : items) {
+        const fs::path f = ws / (std::to_string(r.records.size()) + ".cu");
+        std::ofstream(f) << it.source;
+        r.records.push_back(ev.evaluate(specs.at(it.problem), f));
+        std::cerr << "  " << name << " " << it.label << ": " << to_string(r.records.back().verdict) << "\n";
+      }
+    } else {
+      EngineServiceOptions so;
+      so.eval = eval;
+      so.engine.devices = {device};
+      so.engine.cpu_jobs = std::max(2u, std::thread::hardware_concurrency());
+      so.engine.shared_lanes = name == "all_on" || name == "caching_off" ? lanes : 1;
+      so.engine.pipelining = name != "pipelining_off";
+      so.cache_baselines = name != "caching_off";
+      EngineCandidateService service(so, {});
+      std::vector<CandidateTicket> tickets;
+      for (const auto& it : items) tickets.push_back(service.submit({&specs.at(it.problem), it.source, it.label}));
+      for (size_t i = 0; i < tickets.size(); ++i) {
+        r.records.push_back(tickets[i].wait().record);
+        std::cerr << "  " << name << " " << items[i].label << ": " << to_string(r.records.back().verdict) << "\n";
+      }
+      const json snap = service.snapshot();
+      if (!snap["gpus"].empty()) r.gate_busy = snap["gpus"][0].value("busy_fraction", -1.0);
+      r.cache_hits = snap["baseline_cache"].value("hits", 0LL);
+    }
+    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.nvml_busy = busy.stop();
+    results.push_back(std::move(r));
+  }
+
+  // The table, and every correct candidate's speedup against the sequential configuration's.
+  const ConfigResult* base = nullptr;
+  for (const auto& r : results)
+    if (r.name == "sequential") base = &r;
+  json j = {{"candidates", items.size()}, {"gpu", results.empty() || results[0].records.empty() ? "" : results[0].records[0].gpu},
+            {"caching", "the library's clean timings only; input sets and references are computed per candidate"},
+            {"configs", json::array()}};
+  std::printf("%-15s %8s %12s %10s %10s %8s %s\n", "config", "wall s", "evals/GPU-h", "NVML busy", "gate busy", "x seq",
+              "verdicts / max |speedup diff| vs sequential");
+  for (const auto& r : results) {
+    const double per_hour = r.wall_s > 0 ? r.records.size() * 3600.0 / r.wall_s : 0;
+    int same = 0;
+    double worst_diff = 0;
+    json cands = json::array();
+    for (size_t i = 0; i < r.records.size(); ++i) {
+      const auto& rec = r.records[i];
+      json c = {{"label", items[i].label}, {"verdict", to_string(rec.verdict)}, {"speedup", rec.speedup_geomean.value_or(0)}};
+      if (base) {
+        const auto& b = base->records[i];
+        same += b.verdict == rec.verdict;
+        if (b.speedup_geomean && rec.speedup_geomean && *b.speedup_geomean > 0) {
+          const double d = *rec.speedup_geomean / *b.speedup_geomean - 1;
+          c["speedup_vs_sequential"] = d;
+          worst_diff = std::max(worst_diff, std::fabs(d));
+        }
+      }
+      cands.push_back(c);
+    }
+    const double ratio = base && r.wall_s > 0 ? base->wall_s / r.wall_s : 0;
+    std::printf("%-15s %8.1f %12.1f %9.1f%% %9.1f%% %8.2f %d/%zu same, %.2f%%\n", r.name.c_str(), r.wall_s, per_hour,
+                100 * r.nvml_busy, 100 * r.gate_busy, ratio, same, r.records.size(), 100 * worst_diff);
+    j["configs"].push_back({{"name", r.name}, {"wall_s", r.wall_s}, {"evaluations_per_gpu_hour", per_hour},
+                            {"nvml_busy_fraction", r.nvml_busy}, {"gate_busy_fraction", r.gate_busy}, {"baseline_cache_hits", r.cache_hits},
+                            {"throughput_vs_sequential", ratio}, {"verdicts_same_as_sequential", same},
+                            {"max_abs_speedup_diff_vs_sequential", worst_diff}, {"candidates", cands}});
+  }
+  fs::create_directories(fs::path(out).parent_path());
+  std::ofstream(out) << j.dump(2) << "\n";
+  std::cerr << "written " << out << "\n";
+  return 0;
+}

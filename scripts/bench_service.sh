@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The GPU profiling service's throughput on a GPU host (the paper's Fig. 12 analog): one mixed
+# queue (the references of the paper's five problems, naive and fast, plus failing candidates)
+# judged under several configurations side by side, each against the sequential one (today's
+# path) measured in the same run. Prints the table; results in bench-results/service_throughput.json.
+# Five configurations do not fit one 10-minute device call, so the default is the headline set and
+# the others go in a second call:
+#   scripts/bench_service.sh                                                    # sequential, caching_off, all_on
+#   scripts/bench_service.sh --configs sequential,pipelining_off,sharing_off --out bench-results/service_throughput_b.json
+#   scripts/bench_service.sh --problems gemm,mha_fwd --lanes 4
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH=/usr/local/cuda/bin:$PATH
+export CUDA_DEVICE_ORDER=PCI_BUS_ID
+BUILD=${PTXBENCH_BUILD:-build/release}
+if [ ! -x "$BUILD/bin/service_throughput" ] || [ ! -x "$BUILD/bin/ptxbench-health-probe" ]; then
+  cmake --preset release >/dev/null && cmake --build --preset release --target service_throughput ptxbench-worker ptxbench-health-probe
+fi
+mkdir -p bench-results
+args=("$@")
+[[ " $* " == *" --configs "* ]] || args=(--configs sequential,caching_off,all_on "${args[@]}")
+[[ " $* " == *" --out "* ]] || args=(--out bench-results/service_throughput.json "${args[@]}")
+"$BUILD/bin/service_throughput" "${args[@]}"

@@ -1,0 +1,111 @@
+// ptxbench serve: the GPU profiling service over the workspace's job queue, until stopped (or,
+// with --exit-when-drained, until the queue is empty). Jobs come from any process that enqueues
+// into the same database (`ptxbench service submit`); results are stored in the queue.
+#include <spdlog/spdlog.h>
+
+#include <map>
+#include <mutex>
+
+#include "cli/commands.h"
+#include "cli/engine_flags.h"
+#include "cli/stop_signals.h"
+#include "core/arch.h"
+#include "core/error.h"
+#include "problems/registry.h"
+#include "service/engine/evaluator_executor.h"
+#include "service/engine_candidate_service.h"
+#include "service/gpu_description.h"
+#include "service/health/health_probe.h"
+#include "service/local_candidate_service.h"
+#include "service/queue/sqlite_job_queue.h"
+#include "service/status_writer.h"
+
+namespace ptxbench::cli {
+namespace {
+
+struct ServeArgs {
+  EngineFlags engine;
+  std::string arch = "sm_90a";
+  bool no_sanitize = false, no_probe = false, no_timing = false, exit_when_drained = false, no_health = false,
+       no_cache = false;
+};
+
+void run_serve(const ServeArgs& a, const GlobalOptions& g) {
+  arch_info(a.arch);
+  EvalOptions eval;
+  eval.arch = a.arch;
+  eval.workspace = workspace_dir(g);
+  eval.worker = locate_worker();
+  eval.sanitize = !a.no_sanitize, eval.probe = !a.no_probe, eval.timing = !a.no_timing;
+  const EngineOptions engine_opts = engine_options(a.engine);
+  SqliteJobQueue queue(eval.workspace / "ptxbench.db", {.max_attempts = a.engine.max_attempts});
+  if (!queue.status().ok) throw InputError("the service's job queue: " + queue.status().error);
+
+  const GpuDescription gpu = describe_gpu_for(eval);
+  spdlog::info("serve: {} ({}); {} GPU(s) x {} lanes, {} CPU jobs, pipelining {}", gpu.gpu,
+               gpu.gpu_stages ? "GPU stages on" : gpu.reason, engine_opts.devices.size(), engine_opts.shared_lanes,
+               engine_opts.cpu_jobs, engine_opts.pipelining ? "on" : "off");
+  ProblemRegistry registry(problems_root(g));
+  std::mutex problems_mu;
+  std::map<std::string, std::unique_ptr<ProblemSpec>> problems;
+  EvaluatorExecutor executor(
+      eval,
+      [&](const std::string& name) -> const ProblemSpec& {
+        std::lock_guard lock(problems_mu);
+        auto& p = problems[name];
+        if (!p) p = std::make_unique<ProblemSpec>(registry.load(name));
+        return *p;
+      },
+      [](const std::string& line) { spdlog::debug("{}", line); }, !a.no_cache);
+  std::unique_ptr<ProcessHealthProbe> probe;
+  if (gpu.gpu_stages && !a.no_health)
+    probe = std::make_unique<ProcessHealthProbe>(locate_health_probe(), eval.workspace / "jobs", std::chrono::seconds(60));
+  const auto workspace = eval.workspace;
+  ServiceEngine engine(queue, executor, probe.get(), engine_opts, {}, [workspace, &executor](const FaultRecord& f) {
+    spdlog::warn("fault on GPU {}: {} {} {}", f.device, f.kind, f.job, f.reason);
+    if (f.device >= 0) executor.gpu_fault(f.device);
+    append_fault(workspace, f);
+  });
+  engine.on_finished = [](const std::string& id) { spdlog::info("finished {}", id); };
+  std::atomic<bool> stop{false};
+  StopSignals signals([&](const char* name) {
+    spdlog::warn("{}: stopping after the jobs in flight (again to stop at once)", name);
+    stop = true;
+  });
+  engine.start();
+  ServiceStatusWriter status(workspace, engine_opts.devices, [&] {
+    json s = engine.snapshot();
+    s["baseline_cache"] = {{"enabled", !a.no_cache}, {"hits", executor.cache_hits()}};
+    return s;
+  });
+  while (!stop) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    if (a.exit_when_drained) {
+      QueueCounts c;
+      if (queue.counts(&c).ok && c.queued == 0 && c.leased == 0 && engine.snapshot()["counters"]["in_flight"] == 0) break;
+    }
+  }
+  engine.stop();
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
+  auto a = std::make_shared<ServeArgs>();
+  auto* cmd = app.add_subcommand("serve", "Run the GPU profiling service over the workspace's job queue: per GPU an "
+                                          "exclusive timing lane and shared lanes, a CPU pool for builds, health probes");
+  add_engine_flags(cmd, a->engine);
+  cmd->add_option("--arch", a->arch, "Target architecture")->check(arch_validator())->capture_default_str();
+  cmd->add_flag("--no-sanitize", a->no_sanitize, "Skip compute-sanitizer");
+  cmd->add_flag("--no-probe", a->no_probe, "Skip counting the executed target instructions");
+  cmd->add_flag("--no-timing", a->no_timing, "Skip timing");
+  cmd->add_flag("--no-health-probe", a->no_health, "No health probes or thermal screening (not for measurements)");
+  cmd->add_flag("--no-cache", a->no_cache, "Time the library alone for every candidate (no cached clean timings)");
+  cmd->add_flag("--exit-when-drained", a->exit_when_drained, "Stop once nothing is queued or running");
+  cmd->callback([a, &g, &code] {
+    run_serve(*a, g);
+    code.value = 0;
+  });
+}
+
+}  // namespace ptxbench::cli

@@ -1,0 +1,34 @@
+#include "cli/engine_flags.h"
+
+#include <cstdlib>
+#include <thread>
+
+namespace ptxbench::cli {
+
+void add_engine_flags(CLI::App* cmd, EngineFlags& f) {
+  cmd->add_option("--devices", f.devices, "CUDA devices the service uses (each gets its own lanes)")->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--lanes", f.lanes, "Lanes per GPU for the stages that time nothing (1: no GPU sharing); "
+                                      "timing always has its GPU alone")->check(CLI::Range(1, 64))->capture_default_str();
+  cmd->add_option("--cpu-jobs", f.cpu_jobs, "Parallel builds and static checks (0: one per core)")->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--no-pipelining", f.no_pipelining, "One candidate at a time through build, static checks and GPU stages");
+  cmd->add_option("--max-attempts", f.max_attempts, "Runs of a job that infra faults interrupt before it ends as infra_error")
+      ->check(CLI::Range(1, 20))->capture_default_str();
+  cmd->add_option("--lease-seconds", f.lease_seconds, "Lease of a job (kept alive while it runs); a killed service's jobs "
+                                                      "run again after it")->check(CLI::Range(2, 3600))->capture_default_str();
+}
+
+EngineOptions engine_options(const EngineFlags& f) {
+  // NVML numbers GPUs by PCI bus; so does CUDA with this order, for every process started from here.
+  setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 0);
+  EngineOptions o;
+  o.devices = f.devices;
+  o.shared_lanes = f.lanes;
+  o.cpu_jobs = f.cpu_jobs > 0 ? f.cpu_jobs : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  o.pipelining = !f.no_pipelining;
+  o.lease_ttl = std::chrono::seconds(f.lease_seconds);
+  o.heartbeat_interval = std::chrono::milliseconds(f.lease_seconds * 250);
+  return o;
+}
+
+}  // namespace ptxbench::cli

@@ -1,0 +1,50 @@
+// The real CandidateExecutor: prepare() is Evaluator::prepare (nvcc and the static checks, on
+// the CPU pool); run_on_gpu() is Evaluator::judge on the lane's GPU with the GPU's gate, so the
+// stages that time nothing share the GPU and timing has it alone. A record whose verdict is
+// infra_error (a harness fault, a worker killed from outside) is thrown back as an InfraFault,
+// so the job runs again instead of being stored. Job payloads: {"problem", "source", "label"}.
+#pragma once
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "service/engine/baseline_cache.h"
+#include "service/engine/candidate_executor.h"
+#include "service/evaluator.h"
+
+namespace ptxbench {
+
+using ProblemResolver = std::function<const ProblemSpec&(const std::string& name)>;
+
+json candidate_payload(const std::string& problem, const std::string& source, const std::string& label);
+
+class EvaluatorExecutor final : public CandidateExecutor {
+ public:
+  // `cache_baselines`: the library's clean timings are reused across candidates (baseline_cache.h).
+  EvaluatorExecutor(EvalOptions options, ProblemResolver problems, ProgressFn progress, bool cache_baselines = true);
+  PreparedJob prepare(const LeasedJob& job) override;
+  json run_on_gpu(const LeasedJob& job, PreparedJob& prepared, GpuLaneGate& gate, int device) override;
+  bool suspicious(const json& result) const override;
+  std::string throttled_during_timing(const json& result) const override;
+  // Anything the monitor records about a GPU drops its cached clean timings.
+  void gpu_fault(int device) { baselines_.invalidate(device); }
+  long long cache_hits() const { return baselines_.hits(); }
+
+ private:
+  std::unique_ptr<Evaluator> take_evaluator(int device, GpuLaneGate& gate);
+  void give_back(int device, std::unique_ptr<Evaluator> e);
+  std::filesystem::path write_candidate(const std::string& source);
+
+  EvalOptions options_;
+  ProblemResolver problems_;
+  ProgressFn progress_;
+  bool cache_baselines_;
+  BaselineCache baselines_;
+  Evaluator preparer_;  // prepare() is thread-safe
+  std::mutex mu_;
+  std::map<int, std::vector<std::unique_ptr<Evaluator>>> idle_;  // per GPU: judge() one call at a time each
+};
+
+}  // namespace ptxbench

@@ -1,0 +1,60 @@
+// One GPU's gate: shared uses for the stages that time nothing, an exclusive use for the timed
+// stage (waiting for the shared ones to end, and holding new ones back meanwhile, so timing is
+// never starved), and the GPU's dispatch state set by the reliability monitor: paused (no new
+// job starts) and excluded from timing (throttled or off its calibration). It also measures the
+// fraction of wall time in which any stage held the GPU (the service's own busy figure; NVML's
+// utilization is reported beside it where the driver is there).
+#pragma once
+#include <chrono>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+
+#include "service/gpu_lane_gate.h"
+
+namespace ptxbench {
+
+struct GpuGateSnapshot {
+  int device = 0;
+  int shared_users = 0;
+  bool exclusive = false;
+  bool paused = false;
+  std::string pause_reason;
+  bool timing_excluded = false;
+  std::string timing_exclusion_reason;
+  double held_seconds = 0, open_seconds = 0;  // any use held / since the gate opened
+  double exclusive_seconds = 0;
+};
+
+class GpuGate final : public GpuLaneGate {
+ public:
+  GpuGate(int device, std::chrono::milliseconds max_timing_wait);
+  std::shared_ptr<void> shared_use() override;
+  std::shared_ptr<void> exclusive_use() override;
+
+  int device() const { return device_; }
+  void set_paused(bool paused, const std::string& reason = "");
+  void set_timing_excluded(bool excluded, const std::string& reason = "");
+  // Blocks while the GPU is paused; false when `stop` became true meanwhile.
+  bool wait_until_dispatchable(const std::atomic<bool>& stop);
+  void wake_all();  // after `stop` changed
+  GpuGateSnapshot snapshot() const;
+
+ private:
+  void release_shared();
+  void release_exclusive();
+  void account_locked(std::chrono::steady_clock::time_point now);
+
+  const int device_;
+  const std::chrono::milliseconds max_timing_wait_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  int shared_ = 0, exclusive_waiting_ = 0;
+  bool exclusive_ = false, paused_ = false, timing_excluded_ = false;
+  std::string pause_reason_, timing_reason_;
+  std::chrono::steady_clock::time_point opened_ = std::chrono::steady_clock::now(), last_change_ = opened_;
+  double held_ = 0, exclusive_held_ = 0;
+};
+
+}  // namespace ptxbench

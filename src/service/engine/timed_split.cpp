@@ -1,0 +1,36 @@
+#include "service/engine/timed_split.h"
+
+namespace ptxbench {
+
+json shared_part_of(const json& eval_job) {
+  json j = eval_job;
+  j.erase("timing");
+  j.erase("timing_config");
+  return j;
+}
+
+json timed_part_of(const json& eval_job) {
+  json j = eval_job;
+  j["correctness"] = json::array();
+  j["stream_discipline"] = false;
+  j["counted_calls"] = false;
+  return j;
+}
+
+bool shared_part_passed(const WorkerRun& run) {
+  if (!run.done) return false;
+  for (const char* name : {"integrity", "stream_discipline", "correctness", "target_run"}) {
+    auto s = run.stage(name);
+    if (!s) {
+      if (std::string(name) == "correctness") return false;
+      continue;
+    }
+    if (s->value("status", "") == "ok") continue;
+    // A counting tool failure is not the candidate's: timing still runs (the record says unknown).
+    if (std::string(name) == "target_run" && s->value("tool_failure", false)) continue;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace ptxbench

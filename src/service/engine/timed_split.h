@@ -1,0 +1,19 @@
+// The worker's eval job split in two for GPU sharing: the part that times nothing (stream
+// discipline, correctness, counted calls, the activity audit; run beside other candidates'
+// stages) and the timed part (the library alone, the candidate loaded, every timed shape with
+// its checks and its secretly counted sample; run with the GPU to itself). Pure JSON, unit-tested.
+#pragma once
+#include "core/json.h"
+#include "service/worker_client.h"
+
+namespace ptxbench {
+
+// The eval job without its timed shapes.
+json shared_part_of(const json& eval_job);
+// The eval job's timed shapes alone: no correctness list, no stream discipline, no counted
+// calls (the counter stays on for the counted timed sample), the same seed and tolerances.
+json timed_part_of(const json& eval_job);
+// Whether the shared part's worker finished with every stage passed (the timed part runs only then).
+bool shared_part_passed(const WorkerRun& run);
+
+}  // namespace ptxbench

@@ -1,0 +1,45 @@
+#include "service/health/health_probe.h"
+
+#include "service/candidate_files.h"
+#include "service/worker_client.h"
+
+namespace ptxbench {
+namespace fs = std::filesystem;
+
+json HealthReport::to_json() const {
+  return {{"healthy", healthy},         {"reason", reason},   {"calibration_ms", calibration_ms},
+          {"throttled", throttled},     {"throttle_reasons", throttle_reasons},
+          {"ecc_uncorrected", ecc_uncorrected}, {"gpu_state", gpu_state}, {"seconds", seconds}};
+}
+
+ProcessHealthProbe::ProcessHealthProbe(fs::path executable, fs::path job_dir, std::chrono::seconds timeout)
+    : executable_(std::move(executable)), job_dir_(std::move(job_dir)), timeout_(timeout) {}
+
+HealthReport ProcessHealthProbe::probe(int device) {
+  HealthReport r;
+  WorkerRun run = run_worker(executable_, nullptr, job_dir_, {}, timeout_, {"--probe", "--device", std::to_string(device)});
+  r.seconds = run.process.seconds;
+  auto events = run.of_type("health");
+  if (events.empty() || !run.done) {
+    r.healthy = false;
+    r.reason = run.fatal ? "health probe: " + run.fatal->value("message", "fatal error")
+                         : "health probe did not finish (" + run.process.describe() + ")";
+    return r;
+  }
+  const json& h = events.front();
+  r.calibration_ms = h.value("calibration_ms", 0.0);
+  r.ecc_uncorrected = h.value("ecc_uncorrected", -1LL);
+  r.gpu_state = h.value("gpu_state", json::object());
+  r.throttled = r.gpu_state.value("throttled", false);
+  if (r.gpu_state.contains("clock_event_reasons"))
+    for (const auto& n : r.gpu_state.at("clock_event_reasons")) r.throttle_reasons.push_back(n.get<std::string>());
+  if (!h.value("checksum_ok", false)) r.reason = "the known kernel's checksum is wrong (" + h.value("detail", std::string("?")) + ")";
+  else if (r.ecc_uncorrected > 0) r.reason = std::to_string(r.ecc_uncorrected) + " uncorrected ECC error(s) since the driver loaded";
+  else if (h.contains("xid")) r.reason = "Xid event " + h.at("xid").dump();
+  r.healthy = r.reason.empty();
+  return r;
+}
+
+fs::path locate_health_probe() { return locate_beside_executable("ptxbench-health-probe"); }
+
+}  // namespace ptxbench

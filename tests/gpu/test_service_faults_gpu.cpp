@@ -1,0 +1,151 @@
+// The GPU profiling service with the real worker on a real GPU, under fault injection: the health
+// probe's known kernel and calibration; a worker killed with SIGKILL mid-stage (re-run, then
+// judged); a hung kernel (the candidate's runtime_error, the GPU found healthy, not re-run); and
+// `ptxbench serve` killed -9 with jobs in flight, started again: every job ends with one record.
+#include <dirent.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <thread>
+
+#include "problems/registry.h"
+#include "service/engine_candidate_service.h"
+#include "service/health/health_probe.h"
+#include "service/queue/sqlite_job_queue.h"
+#include "support/gpu.h"
+
+using namespace ptxbench;
+using namespace std::chrono_literals;
+
+namespace {
+
+class ServiceOnGpu : public test::OnGpu {};
+
+std::string read(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// Pids of running ptxbench-worker processes with a job (not --info) whose parent is this process.
+std::vector<pid_t> my_workers() {
+  std::vector<pid_t> out;
+  DIR* d = opendir("/proc");
+  while (dirent* e = d ? readdir(d) : nullptr) {
+    const pid_t pid = atoi(e->d_name);
+    if (pid <= 0) continue;
+    std::ifstream stat("/proc/" + std::string(e->d_name) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    const auto open = line.find('('), close = line.rfind(')');
+    if (open == std::string::npos || close == std::string::npos) continue;
+    const std::string name = line.substr(open + 1, close - open - 1);
+    int ppid = 0;
+    char state;
+    std::sscanf(line.c_str() + close + 2, "%c %d", &state, &ppid);
+    if (name != "ptxbench-worker" || ppid != getpid()) continue;
+    std::ifstream cmd("/proc/" + std::string(e->d_name) + "/cmdline");
+    const std::string args{std::istreambuf_iterator<char>(cmd), {}};
+    if (args.find("--job") != std::string::npos) out.push_back(pid);
+  }
+  if (d) closedir(d);
+  return out;
+}
+
+}  // namespace
+
+TEST_F(ServiceOnGpu, HealthProbeRunsTheKnownKernelAndCalibrates) {
+  ProcessHealthProbe probe(test::bin_dir() / "ptxbench-health-probe", test::fresh_workspace("probe") / "jobs", 60s);
+  HealthReport a = probe.probe(0), b = probe.probe(0);
+  ASSERT_TRUE(a.healthy) << a.reason;
+  EXPECT_GT(a.calibration_ms, 0);
+  EXPECT_TRUE(a.gpu_state.contains("sm_clock_mhz")) << a.gpu_state.dump();
+  // Two probes in a row on an idle GPU agree well within the 15% the screening allows.
+  EXPECT_LT(std::abs(b.calibration_ms - a.calibration_ms) / a.calibration_ms, 0.15) << a.calibration_ms << " vs " << b.calibration_ms;
+}
+
+TEST_F(ServiceOnGpu, AWorkerKilledMidStageIsReRunAndAHungKernelIsTheCandidates) {
+  const auto ws = test::fresh_workspace("service-gpu");
+  ProblemRegistry reg(test::source_dir() / "problems");
+  const ProblemSpec gemm = reg.load("gemm");
+  EngineServiceOptions so;
+  so.eval.workspace = ws;
+  so.eval.worker = test::bin_dir() / "ptxbench-worker";
+  so.eval.sanitize = false;
+  so.engine.devices = {0};
+  so.engine.shared_lanes = 2;
+  so.engine.cpu_jobs = 2;
+  EngineCandidateService service(so, {});
+  ASSERT_TRUE(service.describe_gpu().gpu_stages) << service.describe_gpu().reason;
+  const std::string fast = read(test::source_dir() / "problems/gemm/reference/wgmma_tma.cu");
+  auto victim = service.submit({&gemm, fast + "\n// victim\n", "victim"});
+  // The first worker seen is killed from outside while its stage runs.
+  pid_t killed = 0;
+  for (int i = 0; i < 600 && !killed; ++i) {
+    std::this_thread::sleep_for(100ms);
+    if (auto w = my_workers(); !w.empty()) {
+      std::this_thread::sleep_for(500ms);
+      if (kill(w.front(), SIGKILL) == 0) killed = w.front();
+    }
+  }
+  ASSERT_NE(killed, 0) << "no worker appeared to kill";
+  auto hung = service.submit({&gemm, read(test::source_dir() / "tests/gpu/candidates/infinite_loop.cu"), "hung"});
+  auto wrong = service.submit({&gemm, read(test::source_dir() / "tests/gpu/candidates/wrong_result.cu"), "wrong"});
+
+  const CandidateResult v = victim.wait();
+  EXPECT_EQ(v.record.verdict, Verdict::correct) << v.record.reason;
+  EXPECT_TRUE(v.record.speedup_geomean.has_value());
+  SqliteJobQueue q(ws / "ptxbench.db");
+  QueueCounts c;
+  ASSERT_TRUE(q.counts(&c).ok);
+  const CandidateResult h = hung.wait();
+  EXPECT_EQ(h.record.verdict, Verdict::runtime_error);
+  EXPECT_NE(h.record.reason.find("timeout"), std::string::npos) << h.record.reason;
+  EXPECT_EQ(wrong.wait().record.verdict, Verdict::incorrect);
+  const json snap = service.snapshot();
+  bool killed_recorded = false;
+  for (const auto& f : snap["recent_faults"])
+    killed_recorded = killed_recorded || f.value("reason", "").find("SIGKILL") != std::string::npos;
+  EXPECT_TRUE(killed_recorded) << snap.dump(2);
+  for (const auto& g : snap["health"]) EXPECT_TRUE(g.value("healthy", false)) << g.dump();
+}
+
+TEST_F(ServiceOnGpu, ServeKilledWithJobsInFlightResumesWithOneRecordPerJob) {
+  const auto ws = test::fresh_workspace("serve-kill9");
+  const std::string exe = (test::bin_dir() / "ptxbench").string();
+  auto cli = [&](std::vector<std::string> args) {
+    std::vector<std::string> argv{exe, "--workspace", ws.string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    ProcessOptions o;
+    o.timeout = 600s;
+    o.working_dir = test::source_dir().string();
+    return run_process(argv, o);
+  };
+  auto submit = cli({"service", "submit", "--no-wait", "-p", "gemm", "problems/gemm/reference/wgmma_tma.cu",
+                     "problems/gemm/reference/naive.cu", "tests/gpu/candidates/wrong_result.cu"});
+  ASSERT_TRUE(submit.ok()) << submit.err;
+  pid_t pid = fork();
+  if (pid == 0) {
+    chdir(test::source_dir().c_str());
+    execl(exe.c_str(), exe.c_str(), "--workspace", ws.c_str(), "serve", "--lease-seconds", "8", "--no-sanitize",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::this_thread::sleep_for(6s);
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "serve ended before it was killed";
+  auto again = cli({"serve", "--lease-seconds", "8", "--no-sanitize", "--exit-when-drained"});
+  ASSERT_TRUE(again.ok()) << again.err;
+  SqliteJobQueue q(ws / "ptxbench.db");
+  QueueCounts c;
+  ASSERT_TRUE(q.counts(&c).ok);
+  EXPECT_EQ(c.done, 3);
+  EXPECT_EQ(c.queued + c.leased + c.infra_error, 0);
+  auto status_out = cli({"service", "status", "--json"});
+  ASSERT_TRUE(status_out.ok()) << status_out.err;
+  json s = json::parse(status_out.out);
+  EXPECT_EQ(s["queue"]["done"], 3);
+}

@@ -1,0 +1,80 @@
+#include "simulated_executor.h"
+
+#include <signal.h>
+
+#include <thread>
+
+#include "service/infra_fault.h"
+#include "service/worker_client.h"
+
+namespace ptxbench::test {
+
+SimulatedExecutor::SimulatedExecutor(std::filesystem::path fake_worker, std::filesystem::path job_dir,
+                                     std::chrono::milliseconds deadline)
+    : worker_(std::move(fake_worker)), job_dir_(std::move(job_dir)), deadline_(deadline) {}
+
+PreparedJob SimulatedExecutor::prepare(const LeasedJob& job) {
+  PreparedJob p;
+  std::this_thread::sleep_for(std::chrono::milliseconds(job.payload.value("prepare_ms", 1)));
+  if (job.payload.value("build", "ok") == "compile_error") {
+    p.result = {{"job", job.id}, {"verdict", "compile_error"}, {"reason", "nvcc failed"}, {"attempt", job.attempts}};
+    return p;
+  }
+  p.needs_gpu = true;
+  return p;
+}
+
+json SimulatedExecutor::run_on_gpu(const LeasedJob& job, PreparedJob&, GpuLaneGate& gate, int device) {
+  const bool faulty = job.attempts <= job.payload.value("fault_attempts", 1);
+  const std::string fault = faulty ? job.payload.value("fault", "") : "";
+  const int ms = job.payload.value("ms", 5);
+  const auto timeout = std::chrono::duration_cast<std::chrono::seconds>(deadline_);
+  json result = {{"job", job.id}, {"device", device}, {"attempt", job.attempts}};
+  auto run_phase = [&](const char* phase) {
+    json stage = {{"phase", phase}, {"device", device}, {"ms", ms}, {"job", job.id}};
+    const bool timed = std::string(phase) == "timed";
+    if (timed == (fault == "throttle")) stage["fault"] = fault;
+    return run_worker(worker_, stage, job_dir_, {}, std::max(timeout, std::chrono::seconds(1)));
+  };
+  {
+    auto use = gate.shared_use();
+    WorkerRun run = run_phase("shared");
+    if (run.fatal && run.fatal->value("verdict", "") == "infra_error")
+      throw InfraFault("harness error: " + run.fatal->value("message", ""));
+    if (!run.done && run.process.term_signal == SIGKILL && !run.process.timed_out)
+      throw InfraFault("the worker was killed from outside (SIGKILL) during " + run.last_progress());
+    if (!run.done) {
+      result["verdict"] = "runtime_error";
+      result["reason"] = run.fatal ? "CUDA error: " + run.fatal->value("message", "")
+                                   : run.process.timed_out ? "timeout: " + run.process.describe() : run.process.describe();
+      return result;
+    }
+    auto st = run.stage("correctness");
+    if (!st) throw InfraFault("the simulated worker reported no correctness stage");
+    result["overlap"] = st->value("overlap", false);
+    if (st->value("status", "") != "ok") {
+      result["verdict"] = "incorrect";
+      result["reason"] = st->value("message", "");
+      return result;
+    }
+  }
+  auto exclusive = gate.exclusive_use();
+  WorkerRun run = run_phase("timed");
+  if (!run.done) throw InfraFault("the timed stage ended early: " + run.process.describe());
+  auto timing = run.of_type("timing");
+  if (timing.empty()) throw InfraFault("the timed stage reported no timing");
+  result["verdict"] = "correct";
+  result["median_ms"] = timing.front().value("median_ms", 0.0);
+  result["throttled"] = timing.front().value("throttled", false);
+  result["gpu_state"] = timing.front().value("gpu_state", json::object());
+  result["overlap"] = result.value("overlap", false) || timing.front().value("overlap", false);
+  return result;
+}
+
+bool SimulatedExecutor::suspicious(const json& result) const { return result.value("verdict", "") == "runtime_error"; }
+
+std::string SimulatedExecutor::throttled_during_timing(const json& result) const {
+  return result.value("throttled", false) ? "NVML reported sw_thermal_slowdown during a timed sample" : "";
+}
+
+}  // namespace ptxbench::test

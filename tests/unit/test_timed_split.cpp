@@ -1,0 +1,63 @@
+// The eval job split for GPU sharing: the shared part has no timed shapes, the timed part nothing
+// but them (and the counter for its secretly counted sample); the timed part runs only when the
+// shared part passed.
+#include <gtest/gtest.h>
+
+#include "service/engine/timed_split.h"
+
+using namespace ptxbench;
+
+namespace {
+
+json eval_job() {
+  return {{"mode", "eval"}, {"seed", 42}, {"tolerances", {{"C", {{"rtol", 0.01}}}}},
+          {"correctness", json::array({{{"shape", {{"M", 128}}}, {"seeds", 3}}})},
+          {"count", json::array({{{"shape", {{"M", 128}}}}})},
+          {"timing", json::array({{{"shape", {{"M", 4096}}}}})}, {"timing_config", {{"max_seconds", 4}}}};
+}
+
+WorkerRun run_with(std::vector<json> stages, bool done = true) {
+  WorkerRun r;
+  r.done = done;
+  for (auto& s : stages) {
+    s["type"] = "stage";
+    r.events.push_back(s);
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST(TimedSplit, TheSharedPartTimesNothingAndKeepsEverythingElse) {
+  const json s = shared_part_of(eval_job());
+  EXPECT_FALSE(s.contains("timing"));
+  EXPECT_FALSE(s.contains("timing_config"));
+  EXPECT_EQ(s.at("correctness"), eval_job().at("correctness"));
+  EXPECT_EQ(s.at("count"), eval_job().at("count"));
+  EXPECT_EQ(s.at("seed"), 42);
+}
+
+TEST(TimedSplit, TheTimedPartIsOnlyTheTimedShapes) {
+  const json t = timed_part_of(eval_job());
+  EXPECT_TRUE(t.at("correctness").empty());
+  EXPECT_FALSE(t.at("stream_discipline").get<bool>());
+  EXPECT_FALSE(t.at("counted_calls").get<bool>());
+  EXPECT_TRUE(t.contains("count"));  // the counter stays for the secretly counted timed sample
+  EXPECT_EQ(t.at("timing"), eval_job().at("timing"));
+  EXPECT_EQ(t.at("tolerances"), eval_job().at("tolerances"));
+}
+
+TEST(TimedSplit, TimingRunsOnlyAfterASharedPartThatPassed) {
+  const json ok = {{"status", "ok"}};
+  auto named = [](const char* n, json s) { s["name"] = n; return s; };
+  EXPECT_TRUE(shared_part_passed(run_with({named("integrity", ok), named("stream_discipline", ok), named("correctness", ok),
+                                           named("target_run", ok)})));
+  EXPECT_TRUE(shared_part_passed(run_with({named("correctness", ok),
+                                           named("target_run", {{"status", "failed"}, {"tool_failure", true}})})))
+      << "a counting tool failure is not the candidate's";
+  EXPECT_FALSE(shared_part_passed(run_with({named("correctness", {{"status", "failed"}})})));
+  EXPECT_FALSE(shared_part_passed(run_with({named("integrity", {{"status", "failed"}}), named("correctness", ok)})));
+  EXPECT_FALSE(shared_part_passed(run_with({named("correctness", ok), named("target_run", {{"status", "failed"}})})));
+  EXPECT_FALSE(shared_part_passed(run_with({named("correctness", ok)}, false))) << "the worker did not finish";
+  EXPECT_FALSE(shared_part_passed(run_with({}))) << "no correctness stage";
+}
