@@ -5,29 +5,19 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-<<<<<<< HEAD
 #include <cerrno>
 #include <cstring>
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/engine_flags.h"
 #include "cli/problem_inference.h"
 #include "core/bytes.h"
 #include "core/error.h"
 #include "problems/registry.h"
 #include "report/summary.h"
 #include "sandbox/capabilities.h"
-=======
-#include <fstream>
-#include <iostream>
-
-#include "cli/commands.h"
-#include "cli/engine_flags.h"
-#include "core/error.h"
-#include "problems/registry.h"
-#include "report/summary.h"
 #include "service/engine_candidate_service.h"
->>>>>>> service
 #include "service/evaluator.h"
 #include "store/workspace_db.h"
 
@@ -43,13 +33,9 @@ struct EvalArgs {
        no_accounting = false;
   int device = 0;
   std::string worker;
-<<<<<<< HEAD
-  std::vector<std::string> include_dirs, read_roots;
-=======
   bool sequential = false;  // several files one after another, without the service's engine
   EngineFlags engine;
-  std::vector<std::string> include_dirs;
->>>>>>> service
+  std::vector<std::string> include_dirs, read_roots;
 };
 
 // A workspace the builds (and the database) can go in: an InputError saying why not.
@@ -129,18 +115,10 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
     if (!db->status().ok) throw InputError("workspace database: " + db->status().error);
   }
   int worst = 0;
-<<<<<<< HEAD
-  for (; index < files.size(); ++index) {
-    const ProblemSpec& spec = specs[index];
-    spdlog::info("[{}/{}] {} on {}", index + 1, files.size(), files[index], spec.name);
-    EvaluationRecord r = ev.evaluate(spec, files[index]);
+  auto report = [&](EvaluationRecord r) {
     log_details(r);
     std::optional<long long> id;
     std::optional<std::string> store_error;
-=======
-  auto report = [&](EvaluationRecord r) {
-    long long id = 0;
->>>>>>> service
     if (db) {
       long long stored = 0;
       if (auto s = db->insert(r, &stored); s.ok) {
@@ -175,10 +153,8 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
     so.max_attempts = a.engine.max_attempts;
     EngineCandidateService service(so, [](const std::string& line) { spdlog::debug("{}", line); });
     std::vector<CandidateTicket> tickets;
-    for (const auto& f : files) {
-      std::ifstream in(f, std::ios::binary);
-      tickets.push_back(service.submit({&spec, std::string(std::istreambuf_iterator<char>(in), {}), f}));
-    }
+    for (size_t i = 0; i < files.size(); ++i)
+      tickets.push_back(service.submit({&specs[i], read_file_bytes(files[i], "candidate"), files[i]}));
     for (; index < files.size(); ++index) {
       EvaluationRecord r = tickets[index].wait().record;
       r.candidate_path = files[index];
@@ -188,8 +164,8 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
   } else {
     Evaluator ev(opt, [&](const std::string& line) { spdlog::info("[{}/{}] {}", index + 1, files.size(), line); });
     for (; index < files.size(); ++index) {
-      spdlog::info("[{}/{}] {} on {}", index + 1, files.size(), files[index], spec.name);
-      report(ev.evaluate(spec, files[index]));
+      spdlog::info("[{}/{}] {} on {}", index + 1, files.size(), files[index], specs[index].name);
+      report(ev.evaluate(specs[index], files[index]));
     }
   }
   code.value = worst;
@@ -216,7 +192,6 @@ void add_eval_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
                 "Do not audit GPU activity or count instructions in-process (only to measure their effect on timing)");
   cmd->add_option("--device", a->device, "CUDA device index")->check(CLI::NonNegativeNumber);
   cmd->add_option("--worker", a->worker, "Path to ptxbench-worker (default: beside ptxbench)");
-<<<<<<< HEAD
   // One folder per -I: `-I DIR file.cu` gives DIR to -I and file.cu to the files.
   cmd->add_option("-I,--include", a->include_dirs, "Extra include folder for candidates (repeatable)")
       ->check(CLI::ExistingDirectory)
@@ -225,11 +200,8 @@ void add_eval_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
                   "A folder the candidates' relative includes may read, not on the include path (repeatable)")
       ->check(CLI::ExistingDirectory)
       ->allow_extra_args(false);
-=======
   cmd->add_flag("--sequential", a->sequential, "Several files one after another in this process, not through the service's engine");
   add_engine_flags(cmd, a->engine);
-  cmd->add_option("-I,--include", a->include_dirs, "Extra include folder for candidates")->check(CLI::ExistingDirectory);
->>>>>>> service
   cmd->footer("Exit codes: 0 correct, 1 bad input, 2 not run (no GPU), 10 compile_error, 11 forbidden, "
               "12 runtime_error, 13 sanitizer_error, 14 incorrect, 20 infra_error or a record not stored (worst over all files).");
   cmd->callback([a, &g, &code] { run_eval(*a, g, code); });

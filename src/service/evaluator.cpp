@@ -25,12 +25,9 @@
 #include "core/error.h"
 #include "probes/ncu_probe.h"
 #include "probes/sanitizer_probe.h"
-<<<<<<< HEAD
 #include "sandbox/capabilities.h"
-=======
 #include "service/engine/baseline_cache.h"
 #include "service/engine/timed_split.h"
->>>>>>> service
 #include "service/target_counts.h"
 #include "service/toolchain_info.h"
 #include "service/worker_client.h"
@@ -85,15 +82,12 @@ StageResult abnormal_end(const std::string& stage, const WorkerRun& run) {
   }
   if (run.process.timed_out)
     return failed_stage(stage, Verdict::runtime_error, "timeout: the worker was killed after " + run.process.describe() + at, detail);
-<<<<<<< HEAD
   if (run.process.term_signal == SIGSYS)
     return failed_stage(stage, Verdict::forbidden, "the sandbox stopped a forbidden system call (SIGSYS)" + at, detail);
-=======
   // SIGKILL that is not the harness's own deadline came from outside (an operator, the host's OOM
   // killer, a dying harness): not the candidate's doing, so an infra error (the job runs again).
   if (run.process.term_signal == SIGKILL)
     return failed_stage(stage, Verdict::infra_error, "harness error: the worker was killed from outside (SIGKILL)" + at, detail);
->>>>>>> service
   if (run.process.term_signal)
     return failed_stage(stage, Verdict::runtime_error, "the candidate crashed the worker: " + run.process.describe() + at, detail);
   return failed_stage(stage, Verdict::runtime_error,
@@ -495,24 +489,13 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Prepare
     for (const char* st : {"integrity", "stream_discipline", "correctness", "target_run", "timing"})
       if (!r.stage(st)) r.add_stage(skipped_stage(st, why));
   };
-<<<<<<< HEAD
   auto launch_tool = [&](json job, std::vector<std::string> wrapper, const std::string&) {
     WorkerLaunch l = launch(so, std::chrono::seconds(420), std::move(wrapper));
-    return std::async(std::launch::async, [l, job] {
+    return std::async(std::launch::async, [this, l, job] {
+      auto use = opt_.lane_gate ? opt_.lane_gate->shared_use() : nullptr;
       WorkerRun run = run_worker(l, job);
       std::string log = run.tool_log;
       return ToolRun{std::move(run), std::move(log)};
-=======
-  auto launch_tool = [&](json job, std::vector<std::string> wrapper, const std::string& tag) {
-    const fs::path log = jobs / (tag + "-" + std::to_string(getpid()) + "-" + std::to_string(build_counter_++) + ".log");
-    wrapper.insert(wrapper.end(), {"--log-file", log.string()});
-    return std::async(std::launch::async, [this, job, wrapper, log, jobs] {
-      auto use = opt_.lane_gate ? opt_.lane_gate->shared_use() : nullptr;
-      ToolRun t{run_worker(opt_.worker, job, jobs, wrapper, std::chrono::seconds(420)), read_file(log)};
-      std::error_code ec;
-      fs::remove(log, ec);
-      return t;
->>>>>>> service
     });
   };
   auto single_call_job = [&](const Shape& shape, bool nvtx_range, double watchdog_scale, bool check) {
@@ -530,15 +513,11 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Prepare
   //    longer one that kernels slowed down by a sanitizer need.
   if (opt_.sanitize) {
     note("smoke: one call on " + shape_to_string(p.sanitize_shape, p.dims));
-<<<<<<< HEAD
-    auto smoke = run_worker(launch(so, std::chrono::seconds(120), {}), single_call_job(p.sanitize_shape, false, 1.0, false));
-    r.environment["sandbox"]["worker"] = smoke.sandbox;
-=======
     auto smoke = [&] {
       auto use = opt_.lane_gate ? opt_.lane_gate->shared_use() : nullptr;
-      return run_worker(opt_.worker, single_call_job(p.sanitize_shape, false, 1.0, false), jobs, {}, std::chrono::seconds(120));
+      return run_worker(launch(so, std::chrono::seconds(120), {}), single_call_job(p.sanitize_shape, false, 1.0, false));
     }();
->>>>>>> service
+    r.environment["sandbox"]["worker"] = smoke.sandbox;
     if (!smoke.done) {
       auto failure = abnormal_end("sanitize", smoke);
       failure.seconds = smoke.process.seconds;
@@ -627,24 +606,20 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Prepare
   }
   note("correctness: " + std::to_string(correctness.size()) + " shapes x " + std::to_string(p.correctness_seeds) +
        " seeds, counted calls" + (opt_.timing ? ", then timing vs " + p.baseline : ""));
-<<<<<<< HEAD
-  auto run = run_worker(launch(so, std::chrono::seconds(900), {}), job);
+  // With a lane gate, the stages that time nothing run in a worker holding shared use of the GPU
+  // and timing in a second one holding exclusive use (split_timed_job in engine/timed_split.h).
+  const bool split = opt_.lane_gate && opt_.timing;
+  auto run = [&] {
+    auto use = opt_.lane_gate ? opt_.lane_gate->shared_use() : nullptr;
+    return run_worker(launch(so, std::chrono::seconds(900), {}), split ? shared_part_of(job) : job);
+  }();
   r.environment["sandbox"]["worker"] = run.sandbox;
-  if (auto st = run.of_type("gpu_state"); !st.empty()) r.environment["gpu_state_at_start"] = st.front();
   if (run.tampered) {
     // Candidate code wrote to the result channel: nothing the worker reported can be trusted.
     r.add_stage(timed(abnormal_end("integrity", run), run));
     skip_rest("the worker's result channel was tampered with");
     return false;
   }
-=======
-  // With a lane gate, the stages that time nothing run in a worker holding shared use of the GPU
-  // and timing in a second one holding exclusive use (split_timed_job in engine/timed_split.h).
-  const bool split = opt_.lane_gate && opt_.timing;
-  auto run = [&] {
-    auto use = opt_.lane_gate ? opt_.lane_gate->shared_use() : nullptr;
-    return run_worker(opt_.worker, split ? shared_part_of(job) : job, jobs, {}, std::chrono::seconds(900));
-  }();
   std::optional<WorkerRun> timed_run;
   if (split && shared_part_passed(run)) {
     note("timing: exclusive use of GPU " + std::to_string(opt_.device) + " vs " + p.baseline);
@@ -653,13 +628,17 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Prepare
     if (opt_.baseline_cache)
       timed_job["baseline_alone_cache"] = opt_.baseline_cache->lookup(cache_scope, opt_.device, job.at("timing"));
     auto use = opt_.lane_gate->exclusive_use();
-    timed_run = run_worker(opt_.worker, timed_job, jobs, {}, std::chrono::seconds(900));
+    timed_run = run_worker(launch(so, std::chrono::seconds(900), {}), timed_job);
+    if (timed_run->tampered) {
+      r.add_stage(timed(abnormal_end("integrity", *timed_run), *timed_run));
+      skip_rest("the timed worker's result channel was tampered with");
+      return false;
+    }
     if (opt_.baseline_cache && timed_run->done)
       opt_.baseline_cache->store(cache_scope, opt_.device, timed_run->of_type("baseline_alone"));
   }
   const WorkerRun& timing_source = timed_run ? *timed_run : run;
   if (auto st = timing_source.of_type("gpu_state"); !st.empty()) r.environment["gpu_state_at_start"] = st.front();
->>>>>>> service
   bool runtime_failed = false;
 
   // Integrity: what the GPU activity audit found (a violation decides the verdict).
@@ -774,9 +753,8 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Prepare
   for (const auto& t : timing_source.of_type("timing")) r.timing.push_back(to_shape_timing(t));
   if (auto ev = timing_source.stage("timing")) {
     auto s = from_worker_stage(*ev);
-<<<<<<< HEAD
     // Recomputed from the raw figures: an impossible time or a failed timed check fails the stage.
-    for (const auto& t : run.of_type("timing")) {
+    for (const auto& t : timing_source.of_type("timing")) {
       const double median = t.value("candidate", json::object()).value("median_ms", 0.0), floor = t.value("floor_ms", 0.0);
       bool check_failed = false;
       for (const auto& f : t.value("timed_check_failures", json::array())) check_failed = check_failed || f.value("side", "") == "candidate";
@@ -786,9 +764,7 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Prepare
         s.message = check_failed ? "a timed call failed its check" : median <= 0 ? "the worker reported no time" : "a time below the hardware floor";
       }
     }
-=======
     if (timed_run) s.seconds = timed_run->process.seconds;
->>>>>>> service
     json shapes = json::array();
     for (const auto& t : timing_source.of_type("timing")) { json x = t; x.erase("type"); shapes.push_back(x); }
     s.detail["shapes"] = shapes;
