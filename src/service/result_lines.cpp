@@ -14,8 +14,10 @@
 namespace ptxbench {
 namespace {
 
-constexpr std::array<std::string_view, 11> kEventTypes{"hello", "gpu_state", "progress", "check", "target_counts",
-                                                      "baseline_alone", "timing", "stage", "done", "fatal", "sandbox"};
+// "health": the health probe's report (service/health/probe_main.cu), on the same channel.
+constexpr std::array<std::string_view, 12> kEventTypes{"hello",  "gpu_state", "progress", "check", "target_counts",
+                                                      "baseline_alone", "timing", "stage", "done", "fatal", "sandbox",
+                                                      "health"};
 
 std::string hex(const unsigned char* p, size_t n) {
   static const char* digits = "0123456789abcdef";

@@ -99,6 +99,19 @@ std::string read_all(const fs::path& p) {
 
 WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const sandbox::Capabilities& caps);
 
+// bubblewrap runs the worker under its own init (its pid namespace) and exits 128 + N where the
+// worker died of signal N: the worker's own end is restored from it, so that SIGSYS (the seccomp
+// trap), SIGKILL from outside and a crash are told apart as they are without bubblewrap. The
+// worker's own exit codes are all below 128. A signal to bubblewrap itself (the deadline's
+// SIGKILL of the process group) is already a signal here.
+void worker_end_under_bwrap(ProcessResult& p) {
+  if (!p.exited || p.exit_code <= 128 || p.exit_code >= 128 + 65) return;
+  p.term_signal = p.exit_code - 128;
+  p.exited = false;
+  p.exit_code = -1;
+  p.result_truncated = !p.result.empty() && p.result.back() != '\n';
+}
+
 // Denying every open after the load (not only those that create a file) is opt-in
 // (PTXBENCH_SANDBOX_DENY_FILE_OPENS=1): on the H200 the CUDA driver itself opens a file at the first
 // cudaMallocAsync after the load, so a correct split-K control was judged forbidden under it, and
@@ -178,18 +191,24 @@ WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const 
   opt.result_fd = kResultFd;
   WorkerRun run;
   std::vector<std::string> argv = command;
+  bool under_bwrap = false;
   if (launch.sandbox) {
-    const auto policy = worker_policy(launch.worker, dir, launch.readable, launch.wrapper, launch.timeout);
+    auto policy = worker_policy(launch.worker, dir, launch.readable, launch.wrapper, launch.timeout);
+    policy.read_write.insert(policy.read_write.end(), launch.writable.begin(), launch.writable.end());
+    policy.env_set.insert(policy.env_set.end(), launch.environment.begin(), launch.environment.end());
     auto wrapped = sandbox::sandboxed(policy, command, caps);
     argv = std::move(wrapped.argv);
     opt.environment = std::move(wrapped.environment);
     opt.rlimits = std::move(wrapped.rlimits);
     opt.no_new_privs = true;
+    under_bwrap = wrapped.mechanisms.contains("bubblewrap") && wrapped.mechanisms["bubblewrap"].value("used", false);
     run.sandbox["process"] = std::move(wrapped.mechanisms);
   } else {
+    opt.extra_env = launch.environment;
     run.sandbox["process"] = {{"used", false}, {"why", "run without a sandbox (a test of the worker itself)"}};
   }
   run.process = run_process(argv, opt);
+  if (under_bwrap) worker_end_under_bwrap(run.process);
   if (launch.tool_log) run.tool_log = read_all(tool_log);
   std::error_code ec;
   fs::remove_all(dir, ec);

@@ -40,6 +40,10 @@ struct WorkerLaunch {
   std::chrono::seconds timeout{60};
   std::vector<std::string> extra_args;
   std::vector<std::filesystem::path> readable;   // beyond the worker's own folder: the candidate's build folder
+  // Read-write beyond the private folder, and NAME=value entries beyond the scrubbed environment:
+  // for a simulated GPU's shared state in the service's fault tests, never for candidate output.
+  std::vector<std::filesystem::path> writable;
+  std::vector<std::string> environment;
   bool sandbox = true;                           // false only in tests of the worker itself
 };
 
