@@ -23,16 +23,6 @@ std::set<std::string> parse_disabled(const std::string& spec) {
   return out;
 }
 
-fs::path find_bwrap() {
-  if (const char* path = std::getenv("PATH")) {
-    std::stringstream dirs(path);
-    for (std::string dir; std::getline(dirs, dir, ':');)
-      if (!dir.empty() && access((fs::path(dir) / "bwrap").c_str(), X_OK) == 0) return fs::path(dir) / "bwrap";
-  }
-  if (access("/usr/bin/bwrap", X_OK) == 0) return "/usr/bin/bwrap";
-  return {};
-}
-
 std::string first_line(const std::string& s) {
   std::string line = s.substr(0, s.find('\n'));
   return line.size() > 300 ? line.substr(0, 300) : line;
@@ -49,6 +39,24 @@ fs::path find_helper() {
     if (access((dir / "ptxbench-sandbox-exec").c_str(), X_OK) == 0) return dir / "ptxbench-sandbox-exec";
   return {};
 }
+
+namespace {
+
+// PATH first, then the system's, then the copy the build puts beside ptxbench-sandbox-exec
+// (src/sandbox/CMakeLists.txt) for GPU hosts without bubblewrap that take no installs.
+fs::path find_bwrap() {
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream dirs(path);
+    for (std::string dir; std::getline(dirs, dir, ':');)
+      if (!dir.empty() && access((fs::path(dir) / "bwrap").c_str(), X_OK) == 0) return fs::path(dir) / "bwrap";
+  }
+  if (access("/usr/bin/bwrap", X_OK) == 0) return "/usr/bin/bwrap";
+  if (const fs::path helper = find_helper(); !helper.empty())
+    if (access((helper.parent_path() / "bwrap").c_str(), X_OK) == 0) return helper.parent_path() / "bwrap";
+  return {};
+}
+
+}  // namespace
 
 Capabilities probe_capabilities(const std::string& disable, const fs::path& helper) {
   Capabilities c;

@@ -117,6 +117,8 @@ SandboxedCommand sandboxed(const Policy& policy, const std::vector<std::string>&
       auto devices = dev;
       if (policy.full_dev) devices.push_back("/dev");
       add_helper_paths(helper, "--dev", devices);
+      // /proc/self resolves in the helper, which then becomes the program (same pid).
+      if (policy.own_proc_writable && policy.proc) helper.insert(helper.end(), {"--dev", "/proc/self"});
       m["landlock"] = {{"used", true}, {"abi", caps.landlock_abi}, {"tcp", caps.landlock_abi >= 4 ? "denied" : "not handled"}};
     } else {
       m["landlock"] = {{"used", false},

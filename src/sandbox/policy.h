@@ -24,6 +24,9 @@ struct Policy {
   bool full_dev = false;  // bwrap's minimal /dev (null, zero, urandom, shm, ...) besides `devices`
   bool proc = false;      // a /proc (bwrap: of the sandbox's own pid namespace)
   bool sys = false;       // /sys read-only (the CUDA driver, NVML)
+  // Landlock: the program may write its own /proc/<pid> (the CUDA driver writes there, e.g. its
+  // threads' names). Only the process that ptxbench-sandbox-exec becomes: not its children.
+  bool own_proc_writable = false;
   std::filesystem::path scratch;                   // private and writable: HOME and TMPDIR
   std::filesystem::path workdir;                   // empty: the scratch folder
   std::vector<std::string> env_set;                // NAME=value beyond the inherited allowlist

@@ -121,12 +121,12 @@ bool deny_every_file_open() {
   return v && std::string(v) == "1";
 }
 
-// The sandbox the GPU worker runs under. On some hosts the CUDA driver cannot start under Landlock
-// (seen on the lent H200, whose kernel offers Landlock ABI 7 without bubblewrap: cudaGetDeviceCount
-// fails with "OS call failed or operation not supported"). Asked once per process: if the worker
-// finds no GPU under the full policy but does with Landlock left off, Landlock is left off for the
-// GPU worker, and every record says so and why; the other layers (no-new-privs, rlimits, the
-// environment allowlist, seccomp, the after-load filter that denies every file open) stay.
+// The sandbox the GPU worker runs under. The CUDA driver does not start under Landlock when it
+// cannot write its own /proc/<pid> (seen on the lent H200: cudaGetDeviceCount fails with "OS call
+// failed or operation not supported"); the worker policy allows that, but a host may need more.
+// Asked once per process: if the worker finds no GPU under the full policy but does with Landlock
+// left off, Landlock is left off for the GPU worker, and every record says so and why; the other
+// layers (bubblewrap's view, no-new-privs, rlimits, the environment allowlist, seccomp) stay.
 const sandbox::Capabilities& gpu_worker_capabilities(const WorkerLaunch& launch) {
   if (!launch.sandbox) return sandbox::host_capabilities();
   static std::once_flag once;
@@ -152,10 +152,25 @@ const sandbox::Capabilities& gpu_worker_capabilities(const WorkerLaunch& launch)
   return caps;
 }
 
+// Under compute-sanitizer or ncu the candidate runs in the tool's child process: the CUDA driver
+// there must write its own /proc/<pid>, which a Landlock rule made before that process exists
+// cannot allow. Landlock is left off for tool runs (recorded); bubblewrap's view and seccomp stay.
+sandbox::Capabilities for_tool_runs(sandbox::Capabilities caps) {
+  if (caps.landlock_abi > 0) {
+    caps.landlock_abi = 0;
+    caps.landlock_unavailable =
+        "left off under a tool (compute-sanitizer, ncu): the candidate runs in the tool's child process, whose "
+        "/proc entry the CUDA driver writes and a rule made before it starts cannot name";
+  }
+  return caps;
+}
+
 }  // namespace
 
 WorkerRun run_worker(const WorkerLaunch& launch, const json& job_in) {
-  return run_worker_with(launch, job_in, gpu_worker_capabilities(launch));
+  const sandbox::Capabilities& caps = gpu_worker_capabilities(launch);
+  if (!launch.wrapper.empty()) return run_worker_with(launch, job_in, for_tool_runs(caps));
+  return run_worker_with(launch, job_in, caps);
 }
 
 namespace {

@@ -54,6 +54,10 @@ sandbox::Policy worker_policy(const fs::path& worker, const fs::path& private_di
   for (const auto& d : glob_paths("/dev/nvidia*")) p.devices.push_back(d);
   p.devices.emplace_back("/dev/dri");
   p.full_dev = p.proc = p.sys = true;
+  // The driver writes its threads' entries under /proc/<pid>/task (seen on the H200: without this
+  // it does not start under Landlock). Under a tool the candidate's process is the tool's child,
+  // whose /proc entry a rule made before it exists cannot name (run_worker leaves Landlock off there).
+  p.own_proc_writable = wrapper.empty();
   p.read_write = {private_dir};
   p.scratch = private_dir / "home";
   p.workdir = private_dir;

@@ -14,8 +14,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <sstream>
 
 #include "sandbox/seccomp_filters.h"
 #include "support/cli.h"
@@ -108,4 +114,55 @@ TEST_F(WorkerSandboxOnGpu, AReferenceCandidateStaysCorrectWithTheFiltersRecorded
   json around = worker["around_candidate"];
   EXPECT_EQ(around["before_load"]["seccomp"], "installed") << worker.dump();
   EXPECT_EQ(around["after_load"]["seccomp"], "installed") << worker.dump();
+}
+
+// The attack through the whole judge (tests/gpu/candidates/attacks/gemm_escapes_through_libc.cu):
+// past every static check, it calls libc's open, write, socket, connect and fork, found in memory
+// from printf. Run unconfined it overwrites the canary, writes a kernel setting, creates a file,
+// connects to the listener and forks (each seen on the CPU machine). Judged with and without
+// compute-sanitizer (whose runs have no after-load filter and no Landlock): `forbidden`, with
+// the host untouched whichever layer stopped it.
+TEST_F(WorkerSandboxOnGpu, HostCodePastTheStaticChecksCannotTouchTheHost) {
+  namespace fs = std::filesystem;
+  const fs::path canary = "/tmp/ptxbench-escape-canary", created = "/tmp/ptxbench-escape-created";
+  for (const bool sanitize : {false, true}) {
+    SCOPED_TRACE(sanitize ? "with compute-sanitizer" : "without compute-sanitizer");
+    { std::ofstream(canary) << "original\n"; }
+    fs::remove(created);
+    const int listener = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(39517);
+    const int one = 1;
+    setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    const bool listening = bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && listen(listener, 4) == 0;
+
+    const auto ws = fresh_workspace("gpu-worker-escape");
+    std::vector<std::string> args{"eval", "--json", "--no-timing", "-p", "gemm", file("tests/gpu/candidates/attacks/gemm_escapes_through_libc.cu")};
+    if (!sanitize) args.insert(args.begin() + 2, "--no-sanitize");
+    auto r = run_cli(ws, args);
+    ASSERT_TRUE(r.output.is_object()) << r.process.describe() << "\n" << r.process.err;
+    const std::string record = r.output.dump();
+    std::cout << "verdict " << r.output["verdict"] << ": " << r.output["reason"] << "\n";
+    for (const auto& st : r.output["stages"]) std::cout << "  " << st["name"] << " " << st["status"] << " " << st.value("message", "") << "\n";
+    EXPECT_EQ(r.output["verdict"], "forbidden") << r.output["reason"];
+    for (const auto& st : r.output["stages"])
+      if (st["name"] == "static") EXPECT_EQ(st["status"], "ok") << "a static check caught it: this test is about the run-time layers";
+    EXPECT_NE(record.find("libc functions found"), std::string::npos) << "the attack did not run: " << record.substr(0, 4000);
+
+    std::ifstream in(canary);
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_EQ(text.str(), "original\n") << "the candidate wrote a file outside its view";
+    EXPECT_FALSE(fs::exists(created)) << "the candidate created a file on the host";
+    if (listening) {
+      const int c = accept(listener, nullptr, nullptr);
+      EXPECT_LT(c, 0) << "the candidate connected to the host's loopback";
+      if (c >= 0) close(c);
+    } else {
+      std::cout << "port 39517 is taken here: the connection was not checked\n";
+    }
+    close(listener);
+  }
 }

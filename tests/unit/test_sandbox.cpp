@@ -142,3 +142,30 @@ TEST(Sandbox, MechanismsAreRecorded) {
   EXPECT_EQ(bare.mechanisms["landlock"]["why"], "not found");
   EXPECT_EQ(bare.argv, std::vector<std::string>{"true"});
 }
+
+// The CUDA driver writes its own /proc/<pid>/task entries (on the H200 it does not start under
+// Landlock otherwise): `own_proc_writable` lets the program the helper becomes write there, and
+// nothing else in /proc, not even its children's entries.
+TEST(Sandbox, OnlyTheProgramItselfMayWriteItsProcEntries) {
+  if (caps().helper.empty()) GTEST_SKIP() << caps().helper_unavailable;
+  Capabilities landlock_only = caps();
+  landlock_only.bwrap.clear();
+  landlock_only.bwrap_unavailable = "off for this test";
+  if (landlock_only.landlock_abi == 0) GTEST_SKIP() << "no Landlock here";
+  test::TempDir scratch;
+  Policy p = basic(scratch.path());
+  p.proc = true;
+  const std::string script =
+      "echo renamed > /proc/$$/task/$$/comm && echo OWN-WRITTEN; "
+      "/bin/sh -c 'echo child > /proc/self/comm && echo CHILD-WRITTEN'; "
+      // the same value back: harmless should the test fail
+      "v=$(cat /proc/sys/kernel/core_uses_pid); echo $v > /proc/sys/kernel/core_uses_pid 2>/dev/null && echo SYSCTL-WRITTEN; true";
+  p.own_proc_writable = true;
+  const auto allowed = run_sandboxed(p, {"/bin/sh", "-c", script}, landlock_only);
+  EXPECT_NE(allowed.out.find("OWN-WRITTEN"), std::string::npos) << allowed.out << allowed.err;
+  EXPECT_EQ(allowed.out.find("CHILD-WRITTEN"), std::string::npos) << allowed.out << allowed.err;
+  EXPECT_EQ(allowed.out.find("SYSCTL-WRITTEN"), std::string::npos) << allowed.out << allowed.err;
+  p.own_proc_writable = false;
+  const auto denied = run_sandboxed(p, {"/bin/sh", "-c", script}, landlock_only);
+  EXPECT_EQ(denied.out.find("OWN-WRITTEN"), std::string::npos) << denied.out << denied.err;
+}
