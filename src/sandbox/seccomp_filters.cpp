@@ -104,6 +104,15 @@ std::string install_before_candidate_load(const CandidateFilterOptions& o) {
   f.rule(trap, "tgkill", SCMP_A0(SCMP_CMP_NE, self));
   f.rule(trap, "rt_sigqueueinfo", SCMP_A0(SCMP_CMP_NE, self));
   f.rule(trap, "rt_tgsigqueueinfo", SCMP_A0(SCMP_CMP_NE, self));
+  // A worker killed by SIGKILL from outside (an operator, the OOM killer, a dying harness) is an
+  // infra error that runs again; a candidate must not pass for one. So no SIGKILL to itself, and
+  // no exit status of 128 or more (under bubblewrap's init a death by signal N reads as exit
+  // 128 + N; the worker's own codes are all below 128).
+  f.rule(trap, "kill", SCMP_A0(SCMP_CMP_EQ, self), SCMP_A1(SCMP_CMP_EQ, SIGKILL));
+  f.rule(trap, "tgkill", SCMP_A0(SCMP_CMP_EQ, self), SCMP_A2(SCMP_CMP_EQ, SIGKILL));
+  f.rule(trap, "rt_sigqueueinfo", SCMP_A0(SCMP_CMP_EQ, self), SCMP_A1(SCMP_CMP_EQ, SIGKILL));
+  f.rule(trap, "rt_tgsigqueueinfo", SCMP_A0(SCMP_CMP_EQ, self), SCMP_A2(SCMP_CMP_EQ, SIGKILL));
+  f.rule(trap, "exit_group", SCMP_A0(SCMP_CMP_MASKED_EQ, 0x80, 0x80));
   // The worker's SIGSYS handler reports a trapped call; candidate code may not replace it.
   f.rule(SCMP_ACT_ERRNO(EPERM), "rt_sigaction", SCMP_A0(SCMP_CMP_EQ, SIGSYS), SCMP_A1(SCMP_CMP_NE, 0));
   if (!o.under_tool) {

@@ -125,6 +125,19 @@ TEST_F(CandidateFilters, SignalsToOtherProcessesAreForbidden) {
   expect_forbidden(in_filtered_child([] { kill(getppid(), 0); }, false), "kill");
 }
 
+// A death by SIGKILL (or, under bubblewrap, an exit status of 128 + 9) that the harness did not
+// cause reads as an infra error, which runs again and never counts against a model: a candidate
+// must not be able to end that way itself.
+TEST_F(CandidateFilters, PassingForAnOutsideKillIsForbidden) {
+  expect_forbidden(in_filtered_child([] { kill(getpid(), SIGKILL); }, false), "kill");
+  expect_forbidden(in_filtered_child([] { raise(SIGKILL); }, false), "tgkill");
+  expect_forbidden(in_filtered_child([] { _exit(137); }, false), "exit_group");
+  expect_forbidden(in_filtered_child([] { _exit(137 + 256); }, false), "exit_group");
+  const ChildOutcome plain = in_filtered_child([] { _exit(5); }, false);
+  ASSERT_TRUE(WIFEXITED(plain.status));
+  EXPECT_EQ(WEXITSTATUS(plain.status), 5);
+}
+
 TEST_F(CandidateFilters, ExecutableMappingsAfterTheLoadAreForbidden) {
   expect_forbidden(in_filtered_child([] { mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0); }), "mmap");
   expect_forbidden(in_filtered_child([] {
