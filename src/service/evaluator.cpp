@@ -183,6 +183,8 @@ Verdict decide_verdict(const EvaluationRecord& r, std::string* reason) {
 Evaluator::Evaluator(EvalOptions options, ProgressFn progress) : opt_(std::move(options)), progress_(std::move(progress)) {
   if (opt_.worker.empty()) opt_.worker = default_worker();
   if (opt_.workspace.empty()) opt_.workspace = ".ptxbench";
+  // nvcc and the worker run from their own folders in the sandbox: a relative path would not resolve there.
+  opt_.workspace = fs::absolute(opt_.workspace).lexically_normal();
 }
 
 WorkerLaunch Evaluator::launch(const fs::path& so, std::chrono::seconds timeout, std::vector<std::string> wrapper) const {
