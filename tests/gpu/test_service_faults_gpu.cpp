@@ -64,7 +64,9 @@ std::vector<pid_t> my_workers() {
     if (name != "ptxbench-worker" || !descends_from_me(pid)) continue;
     std::ifstream cmd("/proc/" + std::string(e->d_name) + "/cmdline");
     const std::string args{std::istreambuf_iterator<char>(cmd), {}};
-    if (args.find("--job") != std::string::npos) out.push_back(pid);
+    // A stage's worker, not the once-per-process capability check (`--info`, whose death would
+    // only turn Landlock off).
+    if (args.find("--job") != std::string::npos && args.find("--info") == std::string::npos) out.push_back(pid);
   }
   if (d) closedir(d);
   return out;
