@@ -28,40 +28,38 @@ std::string read(const std::filesystem::path& p) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
-// Pids of running ptxbench-worker processes with a job (not --info) whose parent is this process.
-// The parent of `pid` (0 when unknown).
-pid_t parent_of(pid_t pid) {
+// A process's name and parent from /proc/<pid>/stat ({"", 0} when it is gone).
+struct ProcStat {
+  std::string name;
+  pid_t ppid = 0;
+};
+
+ProcStat proc_stat(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   std::string line;
   std::getline(stat, line);
-  const auto close = line.rfind(')');
-  if (close == std::string::npos || close + 2 >= line.size()) return 0;
+  const auto open = line.find('('), close = line.rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close + 2 >= line.size()) return {};
+  ProcStat s{line.substr(open + 1, close - open - 1), 0};
   char state;
-  int ppid = 0;
-  std::sscanf(line.c_str() + close + 2, "%c %d", &state, &ppid);
-  return ppid;
+  std::sscanf(line.c_str() + close + 2, "%c %d", &state, &s.ppid);
+  return s;
 }
 
 // Started by this process, directly or through the sandbox (bubblewrap's init, the helper's exec).
 bool descends_from_me(pid_t pid) {
   for (int depth = 0; depth < 8 && pid > 1; ++depth)
-    if ((pid = parent_of(pid)) == getpid()) return true;
+    if ((pid = proc_stat(pid).ppid) == getpid()) return true;
   return false;
 }
 
+// Pids of running ptxbench-worker processes with a job that this process started.
 std::vector<pid_t> my_workers() {
   std::vector<pid_t> out;
   DIR* d = opendir("/proc");
   while (dirent* e = d ? readdir(d) : nullptr) {
     const pid_t pid = atoi(e->d_name);
-    if (pid <= 0) continue;
-    std::ifstream stat("/proc/" + std::string(e->d_name) + "/stat");
-    std::string line;
-    std::getline(stat, line);
-    const auto open = line.find('('), close = line.rfind(')');
-    if (open == std::string::npos || close == std::string::npos) continue;
-    const std::string name = line.substr(open + 1, close - open - 1);
-    if (name != "ptxbench-worker" || !descends_from_me(pid)) continue;
+    if (pid <= 0 || proc_stat(pid).name != "ptxbench-worker" || !descends_from_me(pid)) continue;
     std::ifstream cmd("/proc/" + std::string(e->d_name) + "/cmdline");
     const std::string args{std::istreambuf_iterator<char>(cmd), {}};
     // A stage's worker, not the once-per-process capability check (`--info`, whose death would

@@ -54,6 +54,14 @@ ProcessResult run_sandboxed(const Policy& p, const std::vector<std::string>& com
   return run_process(s.argv, o);
 }
 
+// This host's mechanisms less bubblewrap: Landlock (where the kernel has it) as the file view.
+Capabilities without_bwrap() {
+  Capabilities c = caps();
+  c.bwrap.clear();
+  c.bwrap_unavailable = "off for this test";
+  return c;
+}
+
 Policy basic(const std::filesystem::path& scratch) {
   Policy p;
   p.profile = "compiler";
@@ -100,9 +108,7 @@ TEST(Sandbox, TheChildSeesNoKeyNoFileOutsideItsViewAndNoNetwork) {
 TEST(Sandbox, EachMechanismAloneKeepsTheFileViewAndTheNetworkClosed) {
   if (caps().helper.empty()) GTEST_SKIP() << caps().helper_unavailable;
   // Without bubblewrap (a root container without namespaces): Landlock and seccomp alone.
-  Capabilities no_bwrap = caps();
-  no_bwrap.bwrap.clear();
-  no_bwrap.bwrap_unavailable = "off for this test";
+  const Capabilities no_bwrap = without_bwrap();
   if (no_bwrap.landlock_abi == 0) GTEST_SKIP() << "no Landlock here";
   test::TempDir scratch, outside;
   { std::ofstream(outside.path() / "secret.txt") << "do not read"; }
@@ -148,9 +154,7 @@ TEST(Sandbox, MechanismsAreRecorded) {
 // nothing else in /proc, not even its children's entries.
 TEST(Sandbox, OnlyTheProgramItselfMayWriteItsProcEntries) {
   if (caps().helper.empty()) GTEST_SKIP() << caps().helper_unavailable;
-  Capabilities landlock_only = caps();
-  landlock_only.bwrap.clear();
-  landlock_only.bwrap_unavailable = "off for this test";
+  const Capabilities landlock_only = without_bwrap();
   if (landlock_only.landlock_abi == 0) GTEST_SKIP() << "no Landlock here";
   test::TempDir scratch;
   Policy p = basic(scratch.path());
