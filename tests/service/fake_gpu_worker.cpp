@@ -4,12 +4,14 @@
 //   --job FILE   {"phase": "shared"|"timed", "device", "ms", "fault", "job"}: a stage that takes
 //                `ms` and, with a fault, ends the way a real one would (SIGKILL mid-stage, a
 //                sticky CUDA error that leaves the GPU failing its probes, device OOM, a hang, a
-//                throttled timed sample, a wrong answer). While a timed stage runs it holds
-//                gpuN/timing; a shared stage holds gpuN/shared-PID; each reports whether it saw
-//                the other (the exclusivity the gate promises, checked across processes).
+//                throttled timed sample, a wrong answer). A timed stage holds gpuN/timing.lock
+//                exclusively, a shared stage gpuN/shared.lock shared (flock); each reports whether
+//                it saw the other kind running (the gate's exclusivity, checked across processes).
 //   --probe      the health probe: a failing checksum while gpuN/sticky counts down, throttling
 //                and a 30% slower calibration kernel while gpuN/throttle counts down.
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -52,30 +54,36 @@ bool count_down(const fs::path& file) {
   return true;
 }
 
-// A marker file counts only while the process that wrote it lives (a SIGKILLed stage leaves its own).
-bool alive(const std::string& pid_text) {
-  const int pid = std::atoi(pid_text.c_str());
-  return pid > 0 && pid != getpid() && fs::exists("/proc/" + std::to_string(pid));
+// Who is on the simulated GPU, with locks that die with their process (a SIGKILLed stage leaves
+// nothing behind): a shared stage holds gpuN/shared.lock shared, a timed stage gpuN/timing.lock
+// exclusively. Each asks without blocking whether the other kind holds its lock.
+int lock_file(const fs::path& file, int how) {
+  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0 || flock(fd, how) != 0) _exit(71);
+  return fd;
 }
 
-bool others_shared(const fs::path& dir) {
-  for (const auto& e : fs::directory_iterator(dir)) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind("shared-", 0) == 0 && alive(name.substr(7))) return true;
-  }
-  return false;
+bool held_by_others(const fs::path& file, int probe_how) {
+  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) _exit(71);
+  const bool busy = flock(fd, probe_how | LOCK_NB) != 0;
+  ::close(fd);  // releases what the probe took
+  return busy;
 }
 
-bool timing_running(const fs::path& dir) {
-  std::ifstream in(dir / "timing");
-  std::string pid;
-  return in >> pid && alive(pid);
+// The countdown files are read and written under gpuN/state.lock (probes run concurrently).
+void set_countdown(const fs::path& dir, const char* name, int n) {
+  const int fd = lock_file(dir / "state.lock", LOCK_EX);
+  std::ofstream(dir / name) << n;
+  ::close(fd);
 }
 
 int probe(int device) {
   const fs::path dir = gpu_dir(device);
+  const int state_lock = lock_file(dir / "state.lock", LOCK_EX);
   const bool sticky = count_down(dir / "sticky");
   const bool throttled = count_down(dir / "throttle");
+  ::close(state_lock);
   json state = {{"sm_clock_mhz", throttled ? 1200 : 1980}, {"temperature_c", throttled ? 91 : 55}, {"throttled", throttled}};
   if (throttled) state["clock_event_reasons"] = {"sw_thermal_slowdown"};
   emit({{"type", "hello"}, {"gpu", "simulated GPU " + std::to_string(device)}, {"cc", "9.0"}});
@@ -91,16 +99,18 @@ int stage(const json& job) {
   const int ms = job.value("ms", 5);
   const fs::path dir = gpu_dir(device);
   emit({{"type", "hello"}, {"gpu", "simulated GPU " + std::to_string(device)}, {"cc", "9.0"}});
-  const fs::path mine = phase == "timed" ? dir / "timing" : dir / ("shared-" + std::to_string(getpid()));
-  bool overlap = phase == "timed" ? others_shared(dir) : timing_running(dir);
-  std::ofstream(mine) << getpid();
+  const bool timed = phase == "timed";
+  const fs::path mine = dir / (timed ? "timing.lock" : "shared.lock"), theirs = dir / (timed ? "shared.lock" : "timing.lock");
+  const int held = lock_file(mine, timed ? LOCK_EX : LOCK_SH);
+  auto other_kind_running = [&] { return held_by_others(theirs, timed ? LOCK_EX : LOCK_SH); };
+  bool overlap = other_kind_running();
   emit({{"type", "progress"}, {"stage", phase}});
   std::this_thread::sleep_for(std::chrono::milliseconds(ms / 2));
-  auto leave = [&] { std::error_code ec; fs::remove(mine, ec); };
+  auto leave = [&] { ::close(held); };
   if (fault == "killed") raise(SIGKILL);
   if (fault == "hang") for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
   if (fault == "sticky") {
-    std::ofstream(dir / "sticky") << 2;
+    set_countdown(dir, "sticky", 2);
     leave();
     emit({{"type", "fatal"}, {"verdict", "cuda_error"}, {"message", "an illegal memory access was encountered (sticky)"}});
     return 5;
@@ -111,7 +121,7 @@ int stage(const json& job) {
     return 6;
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(ms - ms / 2));
-  overlap = overlap || (phase == "timed" ? others_shared(dir) : timing_running(dir));
+  overlap = overlap || other_kind_running();
   leave();
   if (phase == "shared") {
     const bool wrong = fault == "wrong";
@@ -119,7 +129,7 @@ int stage(const json& job) {
           {"message", wrong ? "wrong values on M=128" : "correct"}});
   } else {
     const bool throttled = fault == "throttle";
-    if (throttled) std::ofstream(dir / "throttle") << 2;
+    if (throttled) set_countdown(dir, "throttle", 2);
     emit({{"type", "timing"}, {"median_ms", 1.0 + device * 0.01}, {"throttled", throttled}, {"overlap", overlap},
           {"gpu_state", {{"sm_clock_mhz", throttled ? 1200 : 1980}, {"temperature_c", throttled ? 91 : 55}}}});
   }

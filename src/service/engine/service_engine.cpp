@@ -188,6 +188,7 @@ void ServiceEngine::lane_loop(int device, int lane) {
     }
     space_cv_.notify_all();
     bool infra = false;
+    const long long unhealthy_before = monitor_ ? monitor_->unhealthy_count(device) : 0;
     try {
       json result = executor_.run_on_gpu(w->job, w->prepared, *gate, device);
       if (const std::string t = executor_.throttled_during_timing(result); !t.empty()) {
@@ -200,6 +201,8 @@ void ServiceEngine::lane_loop(int device, int lane) {
         if (!r.healthy)
           throw InfraFault("GPU " + std::to_string(device) + " failed its health probe after the job (" + r.reason +
                            "): the result is not trusted");
+        if (monitor_->unhealthy_count(device) != unhealthy_before)
+          throw InfraFault("GPU " + std::to_string(device) + " failed a health probe while the job ran: the result is not trusted");
       }
       finish(w->job, result, device);
     } catch (const InfraFault& e) {

@@ -92,6 +92,11 @@ void GpuMonitor::exclude_from_timing(int device, const std::string& job, const s
   record({"", device, job, "timing_excluded", reason});
 }
 
+long long GpuMonitor::unhealthy_count(int device) const {
+  std::lock_guard lock(mu_);
+  return gpus_.at(device).unhealthy_count;
+}
+
 bool GpuMonitor::job_finished(int device) {
   std::lock_guard lock(mu_);
   Gpu& g = gpus_.at(device);
@@ -106,6 +111,7 @@ void GpuMonitor::apply(Gpu& g, const HealthReport& r, bool after_restart) {
     std::lock_guard lock(mu_);
     g.last = r;
     if (!r.healthy) {
+      ++g.unhealthy_count;
       if (g.healthy) faults.push_back({"", device, "", "unhealthy", r.reason + ": dispatch paused, restarting"});
       g.healthy = false;
       g.gate->set_paused(true, r.reason);

@@ -52,6 +52,9 @@ class GpuMonitor {
   HealthReport check(int device, const std::string& why);
   // A timed sample ran throttled: excluded from timing until a probe finds it within calibration.
   void exclude_from_timing(int device, const std::string& job, const std::string& reason);
+  // How many times the GPU has been found unhealthy: a suspicious result from a job during which
+  // this changed is not trusted even when the GPU is healthy again by the time it is probed.
+  long long unhealthy_count(int device) const;
   // Counts a finished job; true when the periodic probe is due.
   bool job_finished(int device);
   void record(FaultRecord f);
@@ -66,6 +69,7 @@ class GpuMonitor {
     HealthReport last;
     bool healthy = true;
     int restarts = 0;
+    long long unhealthy_count = 0;
     long long jobs = 0;
     std::thread recovery;
     bool recovering = false;
