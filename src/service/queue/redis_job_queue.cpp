@@ -179,6 +179,14 @@ QueueStatus RedisJobQueue::read_finished(std::string* cursor, std::chrono::milli
   return {};
 }
 
+QueueStatus RedisJobQueue::finished_cursor(std::string* cursor) {
+  std::lock_guard lock(mu_);
+  RedisResult r = conn_.command({"XREVRANGE", keys_[2], "+", "-", "COUNT", "1"});
+  if (!r.ok()) return failed(r);
+  *cursor = is_array(r.reply.get(), 1) && is_array(r.reply->element[0], 1) ? text(r.reply->element[0]->element[0]) : "0";
+  return {};
+}
+
 QueueStatus RedisJobQueue::publish_worker(const std::string& owner, const json& state, std::chrono::milliseconds ttl) {
   std::lock_guard lock(mu_);
   if (RedisResult r = conn_.command({"SET", key("worker:") + owner, state.dump(), "PX", std::to_string(ttl.count())}); !r.ok())

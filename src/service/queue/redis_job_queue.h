@@ -41,6 +41,9 @@ class RedisJobQueue final : public JobQueue {
   // the start), waiting up to `block` for the first; *cursor moves past what was read. Holds the
   // connection while it waits: give a waiting submitter a queue object of its own.
   QueueStatus read_finished(std::string* cursor, std::chrono::milliseconds block, std::vector<std::string>* ids);
+  // The cursor of the results stream's newest entry ("0" when empty): read_finished() from it
+  // sees every job that ends from now on.
+  QueueStatus finished_cursor(std::string* cursor);
   // A worker's published state (lanes, GPU health and thermal state), for `service status` on
   // any host; it disappears `ttl` after the last publication (a dead worker drops out).
   QueueStatus publish_worker(const std::string& owner, const json& state, std::chrono::milliseconds ttl);

@@ -38,7 +38,9 @@ local function end_attempt(k, id, reason, max_attempts)
   redis.call('ZREM', leases, id)
   if attempts < max_attempts then
     redis.call('HSET', k, 'state', 'queued', 'owner', '', 'failures', f, 'reason', reason)
-    redis.call('XCLAIM', jobs, group, 'requeued', 0, st[4], 'TIME', 0, 'JUSTID')
+    -- The delivery count back to the attempts made (a claim that only found an expired lease
+    -- delivered nothing), so the next XAUTOCLAIM makes it the next attempt's number.
+    redis.call('XCLAIM', jobs, group, 'requeued', 0, st[4], 'TIME', 0, 'RETRYCOUNT', attempts, 'JUSTID')
     move(st[1], 'queued')
     return 1
   end
