@@ -12,21 +12,15 @@
 #include <thread>
 #include <vector>
 
+#include "redis_server.h"
+
 namespace ptxbench::test {
 
 inline const std::filesystem::path kBin = PTXBENCH_BIN_DIR;
 
 inline pid_t spawn(std::vector<std::string> argv, const std::string& netns = "") {
   if (!netns.empty()) argv.insert(argv.begin(), {"/usr/sbin/ip", "netns", "exec", netns});
-  pid_t pid = fork();
-  if (pid == 0) {
-    std::vector<char*> args;
-    for (auto& a : argv) args.push_back(a.data());
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  return pid;
+  return spawn_process(std::move(argv));
 }
 
 inline pid_t spawn_worker(const std::string& url, const std::filesystem::path& dir, const std::filesystem::path& log,

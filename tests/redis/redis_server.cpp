@@ -20,6 +20,18 @@ std::string redis_server_binary() {
   return "";
 }
 
+pid_t spawn_process(std::vector<std::string> argv) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  return pid;
+}
+
 int free_tcp_port() {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};
@@ -82,14 +94,7 @@ void RedisServer::start() {
                                std::string("--protected-mode"), std::string("no"), std::string("--daemonize"),
                                std::string("no"), std::string("--logfile"), (dir_ / "redis.log").string()})
     argv.push_back(a);
-  pid_ = fork();
-  if (pid_ == 0) {
-    std::vector<char*> args;
-    for (auto& a : argv) args.push_back(a.data());
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
+  pid_ = spawn_process(std::move(argv));
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (std::chrono::steady_clock::now() < deadline) {
     if (waitpid(pid_, nullptr, WNOHANG) == pid_) {

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace ptxbench::test {
 
@@ -35,5 +36,7 @@ class RedisServer {
 };
 
 int free_tcp_port();
+// fork + execv of argv[0] (a full path); the child's pid.
+pid_t spawn_process(std::vector<std::string> argv);
 
 }  // namespace ptxbench::test
