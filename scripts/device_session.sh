@@ -11,6 +11,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/usr/local/cuda/bin:$PATH
 OUT=${OUT:-/tmp/ptxbench-device}
+BUILD=${PTXBENCH_BUILD:-build/release}
 mkdir -p "$OUT"
 declare -A REGEX=(
   [capture]='LaunchedKernels'
@@ -21,10 +22,12 @@ declare -A REGEX=(
   [attention_selftest]='AttentionSelfTest'
   [attention_naive]='AttentionOnGpu\.Naive'
   [integrity]='IntegrityOnGpu'
+  [gqa]='Gqa(OnGpu|SelfTest)'
+  [gemm_ext]='GemmExt(OnGpu|SelfTest)'
   [service]='ServiceOnGpu'
 )
 declare -A LIMIT=([capture]=60 [hopper_pack]=150 [gemm]=200 [attention_wgmma]=150 [attention_bad]=200
-                  [attention_selftest]=120 [attention_naive]=300 [integrity]=330
+                  [attention_selftest]=120 [attention_naive]=300 [integrity]=330 [gqa]=480 [gemm_ext]=300
                   [service]=300)
 groups=("$@")
 [ ${#groups[@]} -eq 0 ] && groups=(capture integrity hopper_pack attention_wgmma attention_bad attention_selftest gemm attention_naive service bench_expert bench_service)
@@ -44,7 +47,10 @@ for g in "${groups[@]}"; do
   fi
   [ -n "${REGEX[$g]:-}" ] || { echo "unknown group '$g' (known: ${!REGEX[*]} bench_expert bench_service)"; exit 1; }
   t0=$(date +%s)
-  timeout "${LIMIT[$g]}" scripts/gpu_tests.sh -V -R "${REGEX[$g]}" > "$OUT/$g.log" 2>&1
-  echo "== $g: rc=$? $(( $(date +%s) - t0 ))s $(grep -E 'tests passed' "$OUT/$g.log")"
-  grep -E '\*\*\*Failed|Failure|Which is|Expected' "$OUT/$g.log" | grep -v '^\[ptxbench' | head -12
+  # The test binary directly (the device gets bin/ and tests/gpu_tests, not CTest's files).
+  names=$("$BUILD/tests/gpu_tests" --gtest_list_tests | awk '/^[^ ]/{suite=$1} /^  /{print suite $1}' |
+          grep -E "${REGEX[$g]}" | paste -sd:)
+  (cd "$BUILD/tests" && timeout "${LIMIT[$g]}" ./gpu_tests --gtest_filter="$names" --gtest_also_run_disabled_tests) > "$OUT/$g.log" 2>&1
+  echo "== $g: rc=$? $(( $(date +%s) - t0 ))s $(grep -E '^\[  PASSED  \]|^\[  FAILED  \] [0-9]+ test' "$OUT/$g.log" | paste -sd' ')"
+  grep -E '^\[  FAILED  \] [A-Z]|Failure|Which is|Expected' "$OUT/$g.log" | grep -v '^\[ptxbench' | head -12
 done

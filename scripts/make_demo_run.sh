@@ -12,18 +12,7 @@ BIN=${PTXBENCH_BIN:-build/release/bin/ptxbench}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# A reference as one file: '#include "../../<twin>/reference/X.cu"' replaced by the twin's text.
-self_contained() {
-  local file=$1
-  local twin
-  twin=$(sed -n 's|^#include "\.\./\.\./\([a-z_]*\)/reference/\([a-z_]*\.cu\)"$|problems/\1/reference/\2|p' "$file")
-  if [ -n "$twin" ]; then
-    grep -v '^#include "\.\./\.\./' "$file"
-    cat "$twin"
-  else
-    cat "$file"
-  fi
-}
+self_contained() { scripts/self_contained_reference.sh "$1"; }
 
 for p in $(ls problems/*/problem.toml | xargs -n1 dirname | xargs -n1 basename); do
   mkdir -p "$tmp/files/$p/0"

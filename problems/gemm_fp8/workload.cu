@@ -41,7 +41,8 @@ class GemmFp8Workload final : public Workload {
     A_.ensure(d_.a_elements());
     B_.ensure(d_.b_elements());
     C_.ensure(d_.c_elements());
-    scales_.ensure(2);
+    scale_a_.ensure(1);  // separate allocations: cuBLASLt refuses (status 15) a scale pointer
+    scale_b_.ensure(1);  // 4 bytes past another, as one two-float buffer gave (H200, cuBLAS 13.0)
     lt_.reset();
     have_reference_ = false;
   }
@@ -86,7 +87,8 @@ class GemmFp8Workload final : public Workload {
     PTXBENCH_CUDA(cudaMemcpyAsync(a.data(), A_.get(), a.size(), cudaMemcpyDeviceToHost, s));
     PTXBENCH_CUDA(cudaMemcpyAsync(b.data(), B_.get(), b.size(), cudaMemcpyDeviceToHost, s));
     PTXBENCH_CUDA(cudaMemcpyAsync(ref.data(), ref_.get(), ref.size() * 4, cudaMemcpyDeviceToHost, s));
-    PTXBENCH_CUDA(cudaMemcpyAsync(sc.data(), scales_.get(), 8, cudaMemcpyDeviceToHost, s));
+    PTXBENCH_CUDA(cudaMemcpyAsync(&sc[0], scale_a(), 4, cudaMemcpyDeviceToHost, s));
+    PTXBENCH_CUDA(cudaMemcpyAsync(&sc[1], scale_b(), 4, cudaMemcpyDeviceToHost, s));
     PTXBENCH_CUDA(cudaStreamSynchronize(s));
     std::vector<float> fa(a.size()), fb(b.size());
     for (size_t i = 0; i < a.size(); ++i) fa[i] = e4m3_to_float(a[i]);
@@ -145,12 +147,12 @@ class GemmFp8Workload final : public Workload {
   std::string math_class() const override { return "fp8"; }
 
  private:
-  float* scale_a() const { return scales_.get(); }
-  float* scale_b() const { return scales_.get() + 1; }
+  float* scale_a() const { return scale_a_.get(); }
+  float* scale_b() const { return scale_b_.get(); }
 
   gemm::Dims d_;
   DeviceBuffer<uint8_t> A_, B_;
-  DeviceBuffer<float> scales_, ref_;
+  DeviceBuffer<float> scale_a_, scale_b_, ref_;
   DeviceBuffer<__nv_bfloat16> C_, shadow_;
   bool have_reference_ = false;
   gemm::Freivalds freivalds_;

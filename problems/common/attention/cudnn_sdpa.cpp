@@ -140,8 +140,9 @@ std::string label(bool backward, const SdpaShape& s) {
 
 // The baseline must be cuDNN's fused flash-attention engine, not a decomposition into GEMMs and a
 // softmax that materialises the S x S scores.
-void require_fused_attention(const std::string& label, const std::string& plan, const std::vector<std::string>& kernels) {
-  const std::string why = why_not_fused_attention(kernels);
+void require_fused_attention(const std::string& label, const std::string& plan, const std::vector<std::string>& kernels,
+                             bool grouped) {
+  const std::string why = why_not_fused_attention(kernels, grouped);
   if (why.empty()) return;
   std::string listed;
   for (const auto& k : kernels) listed += "\n  " + k;
@@ -153,6 +154,7 @@ struct Built {
   std::shared_ptr<fe::graph::Graph> graph;
   int64_t workspace = 0;
   std::string label, plan;
+  bool grouped = false;  // K/V have fewer heads than Q
   std::vector<std::string> kernels;  // filled on the first execution
   bool inspected = false;
 };
@@ -194,6 +196,7 @@ struct CudnnSdpa::Impl {
     b.graph = backward ? backward_graph(s) : forward_graph(s);
     const std::string what = label(backward, s);
     b.label = what;
+    b.grouped = s.kv_heads() != s.H;
     check(b.graph->build(handle, {fe::HeurMode_t::A}), "building the " + what + " graph");
     check(b.graph->get_workspace_size(b.workspace), "workspace size of " + what);
     check(b.graph->get_plan_name(b.plan), "plan name of " + what);
@@ -218,7 +221,7 @@ struct CudnnSdpa::Impl {
                     set_stream(capture);
                     check(b.graph->execute(handle, pack, workspace), "execute " + b.plan + " under stream capture");
                   }).kernels;
-      require_fused_attention(b.label, b.plan, b.kernels);
+      require_fused_attention(b.label, b.plan, b.kernels, b.grouped);
     }
     set_stream(stream);
     check(b.graph->execute(handle, pack, workspace), "execute " + b.plan);
