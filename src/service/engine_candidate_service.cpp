@@ -32,16 +32,21 @@ EngineCandidateService::EngineCandidateService(EngineServiceOptions options, Pro
   if (options_.eval.workspace.empty()) options_.eval.workspace = ".ptxbench";
   session_ = "eval-" + utc_timestamp_ms() + "-" + std::to_string(getpid());
   queue_ = open_job_queue({options_.queue, options_.eval.workspace / "ptxbench.db", options_.max_attempts});
-  if (options_.submit_only) {
-    auto* redis = dynamic_cast<RedisJobQueue*>(queue_.get());
-    if (!redis) throw InputError("--submit-only needs a queue that other hosts serve: --queue redis://HOST:PORT/...");
+  auto* redis = dynamic_cast<RedisJobQueue*>(queue_.get());
+  if (options_.submit_only && !redis)
+    throw InputError("--submit-only needs a queue that other hosts serve: --queue redis://HOST:PORT/...");
+  std::string cursor;
+  if (redis) {
+    // A shared queue's jobs may end on any host: tickets resolve from its results stream.
     results_ = std::make_unique<RedisJobQueue>(redis->endpoint(), RedisQueueOptions{.max_attempts = options_.max_attempts});
-    std::string cursor;
     if (auto s = results_->finished_cursor(&cursor); !s.ok) throw InputError("the service's job queue: " + s.error);
-    gpu_ = remote_gpu_description(*redis);
-    follower_ = std::thread([this, cursor] { follow_results(cursor); });
-    return;
   }
+  if (options_.submit_only) gpu_ = remote_gpu_description(*redis);
+  else start_engine();
+  if (results_) follower_ = std::thread([this, cursor] { follow_results(cursor); });
+}
+
+void EngineCandidateService::start_engine() {
   gpu_ = describe_gpu_for(options_.eval);
   // Health probes only where a GPU answered: without one every candidate ends after its static stages.
   const fs::path probe_exe = locate_health_probe();

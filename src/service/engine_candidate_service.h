@@ -48,14 +48,15 @@ class EngineCandidateService final : public CandidateService {
     std::string label;
   };
   void finished(const std::string& id);
-  void follow_results(const std::string& cursor);  // submit-only: the results stream
+  void start_engine();
+  void follow_results(const std::string& cursor);  // a Redis queue: its results stream
   CandidateResult result_for(const JobOutcome& o, const Waiter& w) const;
 
   EngineServiceOptions options_;
   ProgressFn progress_;
   GpuDescription gpu_;
   std::unique_ptr<JobQueue> queue_;
-  std::unique_ptr<RedisJobQueue> results_;  // submit-only: its own connection for blocking reads
+  std::unique_ptr<RedisJobQueue> results_;  // a Redis queue: its own connection for blocking reads
   std::atomic<bool> stopping_{false};
   std::thread follower_;
   std::unique_ptr<ProcessHealthProbe> probe_;
