@@ -59,8 +59,8 @@ void print_engine_state(const json& status) {
               << ", calibration " << h.value("reference_calibration_ms", 0.0) << " ms, restarts " << h.value("restarts", 0)
               << "\n";
   }
-  for (const auto& [lane, what] : status.value("lanes", json::object()).items())
-    std::cout << "  " << lane << ": " << what.get<std::string>() << "\n";
+  const json lanes = status.value("lanes", json::object());  // items() of a temporary would dangle
+  for (const auto& [lane, what] : lanes.items()) std::cout << "  " << lane << ": " << what.get<std::string>() << "\n";
 }
 
 void print_counts(const QueueCounts& c) {
