@@ -79,12 +79,26 @@ class BusySampler {
   std::thread thread_;
 };
 
+// A candidate is one file: a causal reference's '#include "../../<twin>/reference/X.cu"' is
+// replaced by the twin's text (as scripts/self_contained_reference.sh does for the agent).
+std::string self_contained(const fs::path& file) {
+  std::stringstream in(read(file)), out;
+  const std::string prefix = "#include \"../../";
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(prefix, 0) == 0 && line.size() > prefix.size() + 1 && line.back() == '"')
+      out << read(file.parent_path() / line.substr(10, line.size() - 11)) << "\n";
+    else
+      out << line << "\n";
+  }
+  return out.str();
+}
+
 std::vector<Item> mixed_queue(const ProblemRegistry& reg, const std::vector<std::string>& problems, const fs::path& source_dir) {
   std::vector<Item> items;
   for (const auto& p : problems)
     for (const char* ref : {"naive", "wgmma_tma"}) {
       const fs::path f = reg.root() / p / "reference" / (std::string(ref) + ".cu");
-      if (fs::exists(f)) items.push_back({p, p + "/" + ref, read(f)});
+      if (fs::exists(f)) items.push_back({p, p + "/" + ref, self_contained(f)});
     }
   const fs::path bad = source_dir / "tests" / "gpu" / "candidates";
   for (const char* f : {"wrong_result.cu", "oob_write.cu", "calls_cublas.cu"})

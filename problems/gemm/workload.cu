@@ -325,7 +325,7 @@ class GemmWorkload final : public Workload {
   cublasLtMatmulAlgo_t algo_{};
 };
 
-PTXBENCH_REGISTER_WORKLOAD("gemm", GemmWorkload);
+PTXBENCH_REGISTER_WORKLOAD("gemm", GemmWorkload, "cublaslt");
 
 }  // namespace
 }  // namespace ptxbench

@@ -205,7 +205,7 @@ class GemmBiasGeluWorkload final : public Workload {
   gemm::CublasLtGemm lt_;
 };
 
-PTXBENCH_REGISTER_WORKLOAD("gemm_bias_gelu", GemmBiasGeluWorkload);
+PTXBENCH_REGISTER_WORKLOAD("gemm_bias_gelu", GemmBiasGeluWorkload, "cublaslt");
 
 }  // namespace
 }  // namespace ptxbench

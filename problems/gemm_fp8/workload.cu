@@ -159,7 +159,7 @@ class GemmFp8Workload final : public Workload {
   gemm::CublasLtGemm lt_;
 };
 
-PTXBENCH_REGISTER_WORKLOAD("gemm_fp8", GemmFp8Workload);
+PTXBENCH_REGISTER_WORKLOAD("gemm_fp8", GemmFp8Workload, "cublaslt");
 
 }  // namespace
 }  // namespace ptxbench

@@ -23,7 +23,7 @@ class GqaBackwardWorkload final : public attention::BackwardWorkload {
   }
 };
 
-PTXBENCH_REGISTER_WORKLOAD("gqa_bwd", GqaBackwardWorkload);
+PTXBENCH_REGISTER_WORKLOAD("gqa_bwd", GqaBackwardWorkload, "cudnn");
 
 }  // namespace
 }  // namespace ptxbench

@@ -22,7 +22,7 @@ class GqaForwardWorkload final : public attention::ForwardWorkload {
   }
 };
 
-PTXBENCH_REGISTER_WORKLOAD("gqa_fwd", GqaForwardWorkload);
+PTXBENCH_REGISTER_WORKLOAD("gqa_fwd", GqaForwardWorkload, "cudnn");
 
 }  // namespace
 }  // namespace ptxbench

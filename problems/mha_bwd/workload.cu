@@ -21,7 +21,7 @@ class MhaBackwardWorkload final : public attention::BackwardWorkload {
   attention::Dims dims(const WorkloadShape& shape, bool causal) const override { return attention::dims_of(shape, causal); }
 };
 
-PTXBENCH_REGISTER_WORKLOAD("mha_bwd", MhaBackwardWorkload);
+PTXBENCH_REGISTER_WORKLOAD("mha_bwd", MhaBackwardWorkload, "cudnn");
 
 }  // namespace
 }  // namespace ptxbench

@@ -20,7 +20,7 @@ class MhaForwardWorkload final : public attention::ForwardWorkload {
   attention::Dims dims(const WorkloadShape& shape, bool causal) const override { return attention::dims_of(shape, causal); }
 };
 
-PTXBENCH_REGISTER_WORKLOAD("mha_fwd", MhaForwardWorkload);
+PTXBENCH_REGISTER_WORKLOAD("mha_fwd", MhaForwardWorkload, "cudnn");
 
 }  // namespace
 }  // namespace ptxbench

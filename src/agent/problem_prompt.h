@@ -1,7 +1,7 @@
 // A problem's statement for one arch: problems/<name>/prompt.md holds only the problem-specific
 // prose, with placeholders the harness fills from the spec and the toolchain, so the text is right
 // for every arch and never drifts from problem.toml:
-//   {{build_command}}        the exact nvcc command for the arch (build/nvcc_flags.cpp)
+//   {{build_command}}        the exact nvcc command for the arch (compile/nvcc_flags.cpp)
 //   {{target_instructions}}  the arch's target PTX and the SASS groups that must execute
 //                            (problem.toml [targets.<arch>], the arch table's note)
 //   {{benchmark_shapes}}     the timed shapes as a table (problem.toml [shapes] benchmark)

@@ -1,23 +1,32 @@
-// ptxbench eval [--problem NAME] [FILE...]: build, check, run and time candidates; save records.
+// ptxbench eval [-p NAME] [FILE...]: build, check, run and time candidates; save records.
+// With --json, one record per line (JSONL) as each evaluation finishes, always the same shape
+// (the record, plus "id": the stored evaluation's id or null, and "store_error": null or why).
 #include <spdlog/spdlog.h>
+#include <stdlib.h>
+#include <unistd.h>
 
-#include <fstream>
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/engine_flags.h"
+#include "cli/problem_inference.h"
+#include "core/bytes.h"
 #include "core/error.h"
 #include "problems/registry.h"
 #include "report/summary.h"
+#include "sandbox/capabilities.h"
 #include "service/engine_candidate_service.h"
 #include "service/evaluator.h"
 #include "store/workspace_db.h"
 
 namespace ptxbench::cli {
+namespace fs = std::filesystem;
 namespace {
 
 struct EvalArgs {
-  std::string problem = "gemm";
+  std::string problem;
   std::vector<std::string> files;
   std::string arch = "sm_90a";
   bool json = false, no_gpu = false, no_sanitize = false, no_probe = false, no_timing = false, no_store = false,
@@ -26,25 +35,66 @@ struct EvalArgs {
   std::string worker;
   bool sequential = false;  // several files one after another, without the service's engine
   EngineFlags engine;
-  std::vector<std::string> include_dirs;
+  std::vector<std::string> include_dirs, read_roots;
 };
 
+// A workspace the builds (and the database) can go in: an InputError saying why not.
+void require_writable(const fs::path& ws) {
+  std::error_code ec;
+  fs::create_directories(ws, ec);
+  if (ec) throw InputError("workspace '" + ws.string() + "' cannot be created: " + ec.message());
+  std::string probe = (ws / ".write-test-XXXXXX").string();
+  const int fd = mkstemp(probe.data());
+  if (fd < 0) throw InputError("workspace '" + ws.string() + "' is not writable: " + std::strerror(errno));
+  close(fd);
+  unlink(probe.c_str());
+}
+
+// With --no-store the builds go to a private temporary folder: the workspace is not touched.
+struct TempWorkspace {
+  fs::path path;
+  TempWorkspace() {
+    std::string t = (fs::temp_directory_path() / "ptxbench-eval-XXXXXX").string();
+    if (!mkdtemp(t.data())) throw InputError(std::string("cannot create a temporary workspace: ") + std::strerror(errno));
+    path = t;
+  }
+  ~TempWorkspace() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+void log_details(const EvaluationRecord& r) {
+  if (const auto* b = r.stage("build")) spdlog::debug("build command: {}", b->detail.value("command", ""));
+  for (const auto& s : r.stages) spdlog::debug("stage {}: {} ({:.2f} s) {}", s.name, to_string(s.status), s.seconds, s.message);
+  if (r.environment.contains("sandbox")) spdlog::debug("sandbox: {}", r.environment["sandbox"].dump());
+}
+
 void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
-  ProblemRegistry registry(g.problems.empty() ? ProblemRegistry::default_root() : std::filesystem::path(g.problems));
-  ProblemSpec spec = registry.load(a.problem);
+  ProblemRegistry registry(problems_root(g));
   std::vector<std::string> files = a.files;
   if (files.empty()) {
-    auto def = spec.dir / "reference" / "wgmma_tma.cu";
-    if (!std::filesystem::exists(def)) throw InputError("no candidate file given and " + def.string() + " does not exist");
+    auto def = registry.load(a.problem.empty() ? "gemm" : a.problem).dir / "reference" / "wgmma_tma.cu";
+    if (!fs::exists(def)) throw InputError("no candidate file given and " + def.string() + " does not exist");
     spdlog::info("no candidate given: evaluating the reference {}", def.string());
     files.push_back(def.string());
   }
-  for (const auto& f : files)
-    if (!std::filesystem::is_regular_file(f)) throw InputError("candidate '" + f + "' does not exist or is not a file");
+  std::vector<ProblemSpec> specs;
+  for (const auto& f : files) {
+    const std::string source = read_file_bytes(f, "candidate");
+    specs.push_back(registry.load(a.problem.empty() ? infer_problem(f, source, registry) : a.problem));
+  }
 
+  std::optional<TempWorkspace> temp;
   EvalOptions opt;
+  if (a.no_store) {
+    temp.emplace();
+    opt.workspace = temp->path;
+  } else {
+    opt.workspace = workspace_dir(g);
+    require_writable(opt.workspace);
+  }
   opt.arch = a.arch;
-  opt.workspace = workspace_dir(g);
   opt.worker = a.worker;
   opt.use_gpu = !a.no_gpu;
   opt.sanitize = !a.no_sanitize;
@@ -52,29 +102,46 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
   opt.timing = !a.no_timing;
   opt.accounting = !a.no_accounting;
   opt.device = a.device;
-  for (const auto& d : a.include_dirs) opt.include_dirs.emplace_back(d);
+  for (const auto& d : a.include_dirs) opt.include_dirs.emplace_back(fs::absolute(d));
+  // Files named on the command line are the user's: besides their own folder, the references of
+  // every problem are readable to them (test candidates and the causal references include those).
+  for (const auto& n : registry.names()) opt.readable_roots.push_back(fs::absolute(registry.root() / n / "reference"));
+  for (const auto& d : a.read_roots) opt.readable_roots.emplace_back(fs::absolute(d));
+  spdlog::debug("sandbox on this host: {}", sandbox::host_capabilities().to_json().dump());
   size_t index = 0;
   std::optional<WorkspaceDb> db;
   if (!a.no_store) {
-    db.emplace(std::filesystem::path(opt.workspace) / "ptxbench.db");
+    db.emplace(fs::path(opt.workspace) / "ptxbench.db");
     if (!db->status().ok) throw InputError("workspace database: " + db->status().error);
   }
-  json all = json::array();
   int worst = 0;
   auto report = [&](EvaluationRecord r) {
-    long long id = 0;
+    log_details(r);
+    std::optional<long long> id;
+    std::optional<std::string> store_error;
     if (db) {
-      if (auto s = db->insert(r, &id); !s.ok) {
-        // The record is printed below either way: it is never lost silently.
-        spdlog::error("could not store the record: {}", s.error);
-        worst = std::max(worst, exit_code_for(Verdict::infra_error));
+      long long stored = 0;
+      if (auto s = db->insert(r, &stored); s.ok) {
+        id = stored;
+      } else {
+        // The record is printed below either way: never lost silently.
+        store_error = s.error;
+        spdlog::error("could not store the evaluation of {}: {}", files[index], s.error);
+        worst = std::max(worst, kExitStoreFailure);
       }
     }
-    json j = to_json(r);
-    if (db) j["id"] = id;
-    all.push_back(j);
-    if (!a.json) std::cout << format_summary(r) << (db ? "stored as evaluation " + std::to_string(id) + "\n" : "") << "\n";
-    else spdlog::info("[{}/{}] verdict {}", index + 1, files.size(), to_string(r.verdict));
+    if (a.json) {
+      json j = to_json(r);
+      j["id"] = id ? json(*id) : json(nullptr);
+      j["store_error"] = store_error ? json(*store_error) : json(nullptr);
+      std::cout << j.dump() << std::endl;  // one line per record, flushed as it finishes
+      spdlog::info("[{}/{}] verdict {}", index + 1, files.size(), to_string(r.verdict));
+    } else {
+      std::cout << format_summary(r);
+      if (id) std::cout << "stored as evaluation " << *id << "\n";
+      else if (store_error) std::cout << "NOT STORED: " << *store_error << "\n";
+      std::cout << std::endl;
+    }
     worst = std::max(worst, exit_code_for(r.verdict));
   };
   if ((files.size() > 1 && !a.sequential && opt.use_gpu) || !a.engine.queue.empty() || a.engine.submit_only) {
@@ -89,10 +156,8 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
     so.submit_only = a.engine.submit_only;
     EngineCandidateService service(so, [](const std::string& line) { spdlog::debug("{}", line); });
     std::vector<CandidateTicket> tickets;
-    for (const auto& f : files) {
-      std::ifstream in(f, std::ios::binary);
-      tickets.push_back(service.submit({&spec, std::string(std::istreambuf_iterator<char>(in), {}), f}));
-    }
+    for (size_t i = 0; i < files.size(); ++i)
+      tickets.push_back(service.submit({&specs[i], read_file_bytes(files[i], "candidate"), files[i], {}}));
     for (; index < files.size(); ++index) {
       EvaluationRecord r = tickets[index].wait().record;
       r.candidate_path = files[index];
@@ -102,11 +167,10 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
   } else {
     Evaluator ev(opt, [&](const std::string& line) { spdlog::info("[{}/{}] {}", index + 1, files.size(), line); });
     for (; index < files.size(); ++index) {
-      spdlog::info("[{}/{}] {} on {}", index + 1, files.size(), files[index], spec.name);
-      report(ev.evaluate(spec, files[index]));
+      spdlog::info("[{}/{}] {} on {}", index + 1, files.size(), files[index], specs[index].name);
+      report(ev.evaluate(specs[index], files[index]));
     }
   }
-  if (a.json) std::cout << (all.size() == 1 ? all[0] : all).dump(2) << "\n";
   code.value = worst;
 }
 
@@ -117,23 +181,32 @@ void add_eval_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   auto* cmd = app.add_subcommand("eval", "Judge candidate .cu files: build, static checks, sanitizers, correctness, "
                                          "executed target instructions, timing vs the library baseline");
   cmd->add_option("files", a->files, "Candidate .cu files (default: the problem's reference/wgmma_tma.cu)");
-  cmd->add_option("-p,--problem", a->problem, "Problem name (see 'ptxbench problems')")->capture_default_str();
+  cmd->add_option("-p,--problem", a->problem,
+                  "Problem name (see 'ptxbench problems'); default: the problem whose folder holds the file, or whose "
+                  "entry point it defines");
   cmd->add_option("--arch", a->arch, "Target architecture")->check(arch_validator())->capture_default_str();
-  cmd->add_flag("--json", a->json, "Print the evaluation record(s) as JSON on stdout");
+  cmd->add_flag("--json", a->json, "Print each evaluation record on stdout as one JSON line, as it finishes");
   cmd->add_flag("--no-gpu", a->no_gpu, "Build and run static checks only");
   cmd->add_flag("--no-sanitize", a->no_sanitize, "Skip compute-sanitizer");
   cmd->add_flag("--no-probe", a->no_probe, "Skip counting the executed target instructions");
   cmd->add_flag("--no-timing", a->no_timing, "Skip timing");
-  cmd->add_flag("--no-store", a->no_store, "Do not save records in the workspace database");
+  cmd->add_flag("--no-store", a->no_store, "Do not save records (the workspace is not touched)");
   cmd->add_flag("--no-accounting", a->no_accounting,
                 "Do not audit GPU activity or count instructions in-process (only to measure their effect on timing)");
   cmd->add_option("--device", a->device, "CUDA device index")->check(CLI::NonNegativeNumber);
   cmd->add_option("--worker", a->worker, "Path to ptxbench-worker (default: beside ptxbench)");
+  // One folder per -I: `-I DIR file.cu` gives DIR to -I and file.cu to the files.
+  cmd->add_option("-I,--include", a->include_dirs, "Extra include folder for candidates (repeatable)")
+      ->check(CLI::ExistingDirectory)
+      ->allow_extra_args(false);
+  cmd->add_option("--read-root", a->read_roots,
+                  "A folder the candidates' relative includes may read, not on the include path (repeatable)")
+      ->check(CLI::ExistingDirectory)
+      ->allow_extra_args(false);
   cmd->add_flag("--sequential", a->sequential, "Several files one after another in this process, not through the service's engine");
   add_engine_flags(cmd, a->engine);
-  cmd->add_option("-I,--include", a->include_dirs, "Extra include folder for candidates")->check(CLI::ExistingDirectory);
   cmd->footer("Exit codes: 0 correct, 1 bad input, 2 not run (no GPU), 10 compile_error, 11 forbidden, "
-              "12 runtime_error, 13 sanitizer_error, 14 incorrect, 20 infra_error (worst over all files).");
+              "12 runtime_error, 13 sanitizer_error, 14 incorrect, 20 infra_error or a record not stored (worst over all files).");
   cmd->callback([a, &g, &code] { run_eval(*a, g, code); });
 }
 

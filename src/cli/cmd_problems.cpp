@@ -1,5 +1,7 @@
 // ptxbench problems [NAME] [--suite SUITE] [--suites]: list the problems (or a suite's, with their
-// split), list the suites, or show one problem's spec as JSON.
+// split), list the suites, or show one problem's spec as JSON. A spec that does not load is reported
+// (file, line, key path, what is wrong) on stderr and makes the exit code 1; the good ones are
+// listed all the same.
 #include <iostream>
 
 #include "cli/commands.h"
@@ -17,17 +19,18 @@ void print_problem_line(const ProblemSpec& spec, const std::string& split) {
 
 }  // namespace
 
-void add_problems_command(CLI::App& app, GlobalOptions& g, ExitCode&) {
+void add_problems_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   auto name = std::make_shared<std::string>();
   auto suite = std::make_shared<std::string>();
   auto list_suites = std::make_shared<bool>(false);
   auto as_json = std::make_shared<bool>(false);
-  auto* cmd = app.add_subcommand("problems", "List the problems (or a suite's, with their split), or show one (as JSON)");
+  auto* cmd = app.add_subcommand("problems",
+                                 "List the problems (and report bad specs), or a suite's with their split, or show one (as JSON)");
   cmd->add_option("name", *name, "Problem to show");
   cmd->add_option("--suite", *suite, "List the problems of this suite (suites/<name>.toml) with their split (train / held-out)");
   cmd->add_flag("--suites", *list_suites, "List the suites");
   cmd->add_flag("--json", *as_json, "With --suite or --suites: print JSON");
-  cmd->callback([name, suite, list_suites, as_json, &g] {
+  cmd->callback([name, suite, list_suites, as_json, &g, &code] {
     ProblemRegistry registry(problems_root(g));
     if (!name->empty() && (!suite->empty() || *list_suites))
       throw InputError("problems: give a problem name, --suite or --suites, not several");
@@ -59,7 +62,19 @@ void add_problems_command(CLI::App& app, GlobalOptions& g, ExitCode&) {
       for (const auto& p : s.evaluated()) print_problem_line(registry.load(p), splits.at(p));
       return;
     }
-    for (const auto& n : registry.names()) print_problem_line(registry.load(n), "");
+    int bad = 0;
+    for (const auto& l : registry.load_all()) {
+      if (l.spec) {
+        print_problem_line(*l.spec, "");
+      } else {
+        ++bad;
+        std::cerr << "ptxbench: bad problem spec: " << l.error << "\n";
+      }
+    }
+    if (bad) {
+      std::cerr << "ptxbench: " << bad << " problem spec(s) could not be loaded (listed above)\n";
+      code.value = 1;
+    }
   });
 }
 

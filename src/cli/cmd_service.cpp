@@ -54,7 +54,8 @@ void print_engine_state(const json& status) {
   }
   for (const auto& h : status.value("health", json::array())) {
     std::cout << "  GPU " << h.value("device", 0) << " health: " << (h.value("healthy", false) ? "healthy" : "UNHEALTHY")
-              << (h.value("paused", false) ? ", paused: " + h.value("pause_reason", "") : "")
+              << (h.value("out_of_service", false) ? ", OUT OF SERVICE: " + h.value("out_of_service_reason", "") : "")
+              << (h.value("paused", false) && !h.value("out_of_service", false) ? ", paused: " + h.value("pause_reason", "") : "")
               << (h.value("timing_excluded", false) ? ", excluded from timing: " + h.value("timing_exclusion_reason", "") : "")
               << ", calibration " << h.value("reference_calibration_ms", 0.0) << " ms, restarts " << h.value("restarts", 0)
               << "\n";

@@ -37,6 +37,9 @@ std::filesystem::path database_path(const GlobalOptions& g, bool must_exist);
 inline constexpr int kExitRunStopped = 3;
 inline constexpr int kExitStoreFailure = 20;
 
+// `ptxbench --version`: harness version and commit, nvcc, the sandbox mechanisms on this host.
+std::string version_text();
+
 // Accepts the archs in core/arch.h.
 CLI::Validator arch_validator();
 

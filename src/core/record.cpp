@@ -1,5 +1,6 @@
 #include "core/record.h"
 
+#include "core/bytes.h"
 #include "core/error.h"
 
 namespace ptxbench {
@@ -64,11 +65,20 @@ json to_json(const EvaluationRecord& r) {
                            {"throttled", t.throttled}});
   j["speedup_geomean"] = r.speedup_geomean ? json(*r.speedup_geomean) : json(nullptr);
   j["environment"] = r.environment;
+  // Strings that are not UTF-8 (a candidate's bytes in a log, a diagnostic, its output) stay
+  // readable here and exact under non_utf8; every record has the key, so the shape is fixed.
+  json exact = make_utf8_safe(j);
+  j["non_utf8"] = std::move(exact);
   return j;
 }
 
-EvaluationRecord record_from_json(const json& j) {
+EvaluationRecord record_from_json(const json& stored) {
   try {
+    json j = stored;
+    if (auto b = stored.find("non_utf8"); b != stored.end()) {
+      j.erase("non_utf8");
+      restore_bytes(j, *b);
+    }
     EvaluationRecord r;
     r.schema = j.at("schema").get<int>();
     r.problem = j.at("problem").get<std::string>();

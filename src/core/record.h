@@ -62,6 +62,8 @@ struct EvaluationRecord {
   StageResult& add_stage(StageResult s);
 };
 
+// Always valid UTF-8: strings that were not are replaced for reading, with their exact bytes in
+// "non_utf8" (core/bytes.h), which record_from_json puts back.
 json to_json(const EvaluationRecord& r);
 EvaluationRecord record_from_json(const json& j);  // throws InputError on a malformed record
 

@@ -3,6 +3,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +19,8 @@ extern char** environ;
 
 namespace ptxbench {
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 struct Pipe {
   int fds[2] = {-1, -1};
@@ -35,10 +40,45 @@ void append_bounded(std::string& dst, const char* data, size_t n, size_t limit, 
   dropped += n - take;
 }
 
+int open_pidfd(pid_t pid) {
+#ifdef SYS_pidfd_open
+  return static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+#else
+  (void)pid;
+  return -1;
+#endif
+}
+
+// The child's exit, without blocking; true once it has been reaped into `status`.
+bool try_reap(pid_t pid, int& status) {
+  for (;;) {
+    const pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) return true;
+    if (r < 0 && errno == EINTR) continue;
+    return r < 0;  // ECHILD: nothing left to wait for
+  }
+}
+
+// After SIGKILL: wait for the child, at most `limit` (a process stuck in a driver call may not die).
+bool reap_within(pid_t pid, int pidfd, int& status, std::chrono::milliseconds limit) {
+  const auto until = Clock::now() + limit;
+  while (!try_reap(pid, status)) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
+    if (left <= 0) return false;
+    if (pidfd >= 0) {
+      pollfd p{pidfd, POLLIN, 0};
+      poll(&p, 1, static_cast<int>(std::min<long long>(left, 100)));
+    } else {
+      usleep(10000);
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string ProcessResult::describe() const {
-  if (timed_out) return "timed out after " + std::to_string(seconds).substr(0, 6) + " s";
+  if (timed_out) return "timed out after " + std::to_string(seconds).substr(0, 6) + " s" + (unreaped ? " (and could not be reaped)" : "");
   if (term_signal) return std::string("killed by signal ") + strsignal(term_signal);
   if (exited) return "exit " + std::to_string(exit_code);
   return "unknown state";
@@ -54,17 +94,22 @@ std::string shell_quote(const std::string& s) {
 
 std::string join_command(const std::vector<std::string>& argv) {
   std::string s;
-  for (const auto& a : argv) s += (s.empty() ? "" : " ") + shell_quote(a);
+  for (const auto& a : argv) {
+    if (!s.empty()) s += ' ';
+    s += shell_quote(a);
+  }
   return s;
 }
 
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
   if (argv.empty()) fail("run_process: empty command");
   Pipe out, err, res;
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = Clock::now();
 
   std::vector<std::string> env_store;
-  for (char** e = environ; *e; ++e) env_store.emplace_back(*e);
+  if (options.environment) env_store = *options.environment;
+  else
+    for (char** e = environ; *e; ++e) env_store.emplace_back(*e);
   for (const auto& e : options.extra_env) env_store.push_back(e);
   std::vector<char*> envp;
   for (auto& e : env_store) envp.push_back(e.data());
@@ -72,10 +117,13 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  std::vector<std::pair<int, rlimit>> limits;
+  for (const auto& [resource, value] : options.rlimits) limits.push_back({resource, rlimit{value, value}});
 
   pid_t pid = fork();
   if (pid < 0) fail(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
+    // Only async-signal-safe calls from here on (the parent may have other threads).
     setpgid(0, 0);  // own process group, so a timeout kills the whole tree
     int devnull = open("/dev/null", O_RDONLY);
     dup2(devnull, 0);
@@ -83,6 +131,13 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     dup2(err.fds[1], 2);
     if (options.result_fd) dup2(res.fds[1], *options.result_fd);  // dup2 clears CLOEXEC
     if (!options.working_dir.empty() && chdir(options.working_dir.c_str()) != 0) _exit(126);
+    for (const auto& [resource, limit] : limits)
+      if (setrlimit(resource, &limit) != 0) {
+        static const char msg[] = "cannot set a resource limit\n";
+        (void)!write(2, msg, sizeof msg - 1);
+        _exit(126);
+      }
+    if (options.no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) _exit(126);
     execvpe(args[0], args.data(), envp.data());
     dprintf(2, "cannot execute %s: %s\n", args[0], std::strerror(errno));
     _exit(127);
@@ -91,19 +146,28 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   out.close_write();
   err.close_write();
   res.close_write();
+  const int pidfd = open_pidfd(pid);
 
   ProcessResult r;
-  std::array<pollfd, 3> pfds{{{out.fds[0], POLLIN, 0}, {err.fds[0], POLLIN, 0}, {res.fds[0], POLLIN, 0}}};
+  std::array<pollfd, 4> pfds{{{out.fds[0], POLLIN, 0}, {err.fds[0], POLLIN, 0}, {res.fds[0], POLLIN, 0}, {pidfd, POLLIN, 0}}};
   std::array<std::string*, 3> sinks{&r.out, &r.err, &r.result};
   const auto deadline = start + options.timeout;
-  int open_fds = 3;
+  int open_pipes = 3, status = 0;
+  bool reaped = false;
+  Clock::time_point drain_until{};
   char buf[65536];
-  while (open_fds > 0) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) { r.timed_out = true; break; }
-    int n = poll(pfds.data(), pfds.size(), static_cast<int>(std::min<long long>(left.count(), 1000)));
+  // Until the child has exited and its pipes are closed; a child that closes its pipes and runs on
+  // is still watched through the pidfd (or polled), so the deadline always holds.
+  while (!reaped || open_pipes > 0) {
+    const auto now = Clock::now();
+    if (!reaped && now >= deadline) { r.timed_out = true; break; }
+    if (reaped && now >= drain_until) break;
+    const auto until = reaped ? drain_until : deadline;
+    long long wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count() + 1;
+    if (pidfd < 0 && !reaped) wait_ms = std::min<long long>(wait_ms, 20);
+    const int n = poll(pfds.data(), pfds.size(), static_cast<int>(std::min<long long>(wait_ms, 1000)));
     if (n < 0 && errno != EINTR) break;
-    for (size_t i = 0; i < pfds.size(); ++i) {
+    for (size_t i = 0; i < 3; ++i) {
       if (pfds[i].fd < 0 || !(pfds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       ssize_t got = read(pfds[i].fd, buf, sizeof buf);
       if (got > 0) {
@@ -112,18 +176,29 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
         append_bounded(*sinks[i], buf, static_cast<size_t>(got), limit, r.dropped_bytes);
       } else if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) {
         pfds[i].fd = -1;
-        --open_fds;
+        --open_pipes;
       }
     }
+    if (!reaped && (pidfd < 0 || (pfds[3].revents & POLLIN)) && try_reap(pid, status)) {
+      reaped = true;
+      pfds[3].fd = -1;
+      // Leftovers in the group (e.g. a sanitizer's helper) never outlive a job; what they and the
+      // child already wrote is still read, for a moment.
+      kill(-pid, SIGKILL);
+      drain_until = Clock::now() + std::chrono::seconds(2);
+    }
   }
-  if (r.timed_out) kill(-pid, SIGKILL);
-  int status = 0;
-  // After the pipes close the child may still be exiting; a timed-out one is reaped after SIGKILL.
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-  kill(-pid, SIGKILL);  // leftovers in the group (e.g. a sanitizer's helper) never outlive a job
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (WIFEXITED(status)) { r.exited = !r.timed_out; r.exit_code = WEXITSTATUS(status); }
-  if (WIFSIGNALED(status) && !r.timed_out) r.term_signal = WTERMSIG(status);
+  if (!reaped) {
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);  // also when it left its process group
+    reaped = reap_within(pid, pidfd, status, std::chrono::seconds(10));
+    r.unreaped = !reaped;
+  }
+  if (pidfd >= 0) close(pidfd);
+  r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (reaped && WIFEXITED(status)) { r.exited = !r.timed_out; r.exit_code = WEXITSTATUS(status); }
+  if (reaped && WIFSIGNALED(status) && !r.timed_out) r.term_signal = WTERMSIG(status);
+  r.result_truncated = (r.timed_out || r.term_signal) && !r.result.empty() && r.result.back() != '\n';
   return r;
 }
 

@@ -1,9 +1,12 @@
-// Runs a child process with a wall-clock limit, capturing its output, and optionally a private
+// Runs a child process with a hard wall-clock limit, capturing its output, and optionally a private
 // result channel: a pipe the child sees as a numbered file descriptor, separate from its stdout.
+// The limit holds whatever the child does with its descriptors (it is watched through a pidfd, or
+// by polling waitpid where pidfds are missing); at the limit its whole process group is killed.
 #pragma once
 #include <chrono>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ptxbench {
@@ -12,6 +15,10 @@ struct ProcessOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};
   std::optional<int> result_fd;          // child fd number that receives the result pipe's write end
   std::vector<std::string> extra_env;    // "NAME=value" entries added to the environment
+  // When set, exactly this environment ("NAME=value"; extra_env is added to it), nothing inherited.
+  std::optional<std::vector<std::string>> environment;
+  std::vector<std::pair<int, unsigned long long>> rlimits;  // (RLIMIT_*, value) set in the child before exec
+  bool no_new_privs = false;             // PR_SET_NO_NEW_PRIVS in the child before exec
   std::string working_dir;               // empty: inherit
   size_t max_output_bytes = 1 << 20;     // per stream; the rest is counted, not kept
 };
@@ -26,6 +33,8 @@ struct ProcessResult {
   std::string err;
   std::string result;        // bytes the child wrote to the result channel
   size_t dropped_bytes = 0;  // output beyond max_output_bytes
+  bool result_truncated = false;  // the child was killed (timeout/signal) while its last result line was unfinished
+  bool unreaped = false;     // killed at the deadline but still not gone 10 s later (stuck in the kernel)
 
   bool ok() const { return exited && exit_code == 0 && !timed_out; }
   std::string describe() const;  // "exit 3", "killed by SIGSEGV", "timed out after 10.0 s"

@@ -2,8 +2,12 @@
 
 #include <toml++/toml.h>
 
+#include <cmath>
+
+#include "core/arch.h"
 #include "core/error.h"
 #include "problems/flop_expr.h"
+#include "problems/known_names.h"
 
 namespace ptxbench {
 namespace {
@@ -13,8 +17,25 @@ class Reader {
  public:
   explicit Reader(std::string file) : file_(std::move(file)) {}
 
-  [[noreturn]] void error(const std::string& path, const std::string& what) const {
-    throw InputError(file_ + ": '" + path + "': " + what);
+  // "problems/x/problem.toml:12: 'shapes.random.count': must be ..." (the line when known).
+  [[noreturn]] void error(const std::string& path, const std::string& what, const toml::node* at = nullptr) const {
+    const std::string line = at && at->source().begin.line ? ":" + std::to_string(at->source().begin.line) : "";
+    throw InputError(file_ + line + ": '" + path + "': " + what);
+  }
+  // Every key of `t` must be one of `known`.
+  void keys(const toml::table& t, const std::string& prefix, std::initializer_list<std::string_view> known) const {
+    for (const auto& [k, v] : t) {
+      if (std::find(known.begin(), known.end(), k.str()) != known.end()) continue;
+      std::string list;
+      for (auto n : known) list += (list.empty() ? "" : ", ") + std::string(n);
+      error(prefix + std::string(k.str()), "unknown key (known here: " + list + ")", &v);
+    }
+  }
+  // An integer in [lo, hi].
+  long long bounded(const toml::node& n, const std::string& path, long long lo, long long hi) const {
+    const long long v = integer(n, path);
+    if (v < lo || v > hi) error(path, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " + std::to_string(v), &n);
+    return v;
   }
   std::string str(const toml::table& t, const std::string& key, const std::string& path,
                   std::optional<std::string> fallback = std::nullopt) const {
@@ -24,31 +45,31 @@ class Reader {
       error(path + key, "missing (a string is required)");
     }
     if (auto v = n->value<std::string>()) return *v;
-    error(path + key, "must be a string");
+    error(path + key, "must be a string", n);
   }
   long long integer(const toml::node& n, const std::string& path) const {
-    if (auto v = n.value<int64_t>()) return *v;
-    error(path, "must be an integer");
+    if (auto v = n.value_exact<int64_t>()) return *v;
+    error(path, "must be an integer", &n);
   }
   double number(const toml::table& t, const std::string& key, const std::string& path, double fallback) const {
     const auto* n = t.get(key);
     if (!n) return fallback;
-    if (auto v = n->value<double>()) return *v;
-    error(path + key, "must be a number");
+    if (auto v = n->value<double>(); v && std::isfinite(*v)) return *v;
+    error(path + key, "must be a finite number", n);
   }
   const toml::table& table(const toml::table& t, const std::string& key, const std::string& path) const {
     const auto* n = t.get(key);
     if (!n) error(path + key, "missing (a table is required)");
     if (const auto* tt = n->as_table()) return *tt;
-    error(path + key, "must be a table");
+    error(path + key, "must be a table", n);
   }
   std::vector<std::string> strings(const toml::node& n, const std::string& path) const {
     const auto* arr = n.as_array();
-    if (!arr) error(path, "must be an array of strings");
+    if (!arr) error(path, "must be an array of strings", &n);
     std::vector<std::string> out;
     for (size_t i = 0; i < arr->size(); ++i) {
       auto v = (*arr)[i].value<std::string>();
-      if (!v) error(path + "[" + std::to_string(i) + "]", "must be a string");
+      if (!v) error(path + "[" + std::to_string(i) + "]", "must be a string", &(*arr)[i]);
       out.push_back(*v);
     }
     return out;
@@ -62,22 +83,22 @@ class Reader {
       else if (auto i = v.value_exact<int64_t>()) out[key] = *i;
       else if (auto d = v.value_exact<double>()) out[key] = *d;
       else if (auto str = v.value_exact<std::string>()) out[key] = *str;
-      else error(path + "." + key, "must be a boolean, integer, number or string");
+      else error(path + "." + key, "must be a boolean, integer, number or string", &v);
     }
     return out;
   }
   Shape shape(const toml::node& n, const std::string& path, const std::vector<std::string>& dims) const {
     const auto* t = n.as_table();
-    if (!t) error(path, "must be a table of dims, e.g. { M = 128, N = 128, K = 64 }");
+    if (!t) error(path, "must be a table of dims, e.g. { M = 128, N = 128, K = 64 }", &n);
     Shape s;
     for (const auto& [k, v] : *t) {
       std::string key(k.str());
       if (std::find(dims.begin(), dims.end(), key) == dims.end())
-        error(path + "." + key, "is not one of the problem's dims");
+        error(path + "." + key, "is not one of the problem's dims", &v);
       s[key] = integer(v, path + "." + key);
     }
     for (const auto& d : dims)
-      if (!s.count(d)) error(path, "lacks dim '" + d + "'");
+      if (!s.count(d)) error(path, "lacks dim '" + d + "'", &n);
     return s;
   }
 
@@ -98,9 +119,9 @@ std::string ProblemSpec::check_shape(const Shape& s) const {
     auto it = s.find(d);
     if (it == s.end()) return "missing dim " + d;
     auto c = constraints.find(d);
-    if (c == constraints.end()) continue;
+    static const DimConstraint kDefault{};
+    const auto& k = c == constraints.end() ? kDefault : c->second;
     long long v = it->second;
-    const auto& k = c->second;
     if (v < k.min || v > k.max) return d + "=" + std::to_string(v) + " outside [" + std::to_string(k.min) + ", " + std::to_string(k.max) + "]";
     if (v % k.multiple_of) return d + "=" + std::to_string(v) + " is not a multiple of " + std::to_string(k.multiple_of);
     if (!k.one_of.empty() && std::find(k.one_of.begin(), k.one_of.end(), v) == k.one_of.end())
@@ -139,7 +160,9 @@ json ProblemSpec::to_json() const {
   return j;
 }
 
-ProblemSpec load_problem(const std::filesystem::path& dir) {
+ProblemSpec load_problem(const std::filesystem::path& dir) { return load_problem(dir, known_workloads()); }
+
+ProblemSpec load_problem(const std::filesystem::path& dir, const WorkloadNames& workloads) {
   const auto file = dir / "problem.toml";
   if (!std::filesystem::exists(file)) throw InputError(file.string() + ": no such problem spec");
   toml::table root;
@@ -150,53 +173,78 @@ ProblemSpec load_problem(const std::filesystem::path& dir) {
                      std::to_string(e.source().begin.column) + ": " + std::string(e.description()));
   }
   Reader rd(file.string());
+  rd.keys(root, "", {"name", "title", "entry", "workload", "baseline", "dims", "flops", "workload_options", "constraints",
+                     "tolerance", "targets", "shapes", "correctness"});
   ProblemSpec p;
   p.dir = dir;
   p.name = rd.str(root, "name", "");
   if (p.name != dir.filename().string())
-    rd.error("name", "is '" + p.name + "' but the folder is '" + dir.filename().string() + "'");
+    rd.error("name", "is '" + p.name + "' but the folder is '" + dir.filename().string() + "'", root.get("name"));
   p.title = rd.str(root, "title", "");
   p.entry = rd.str(root, "entry", "");
   p.workload = rd.str(root, "workload", "", p.name);
   p.baseline = rd.str(root, "baseline", "");
+  auto list = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s.empty() ? std::string("none") : s;
+  };
+  if (const auto w = workloads.find(p.workload); w == workloads.end()) {
+    std::vector<std::string> names;
+    for (const auto& [k, v] : workloads) names.push_back(k);
+    rd.error("workload", "'" + p.workload + "' is not a workload of the worker (known: " + list(names) + ")",
+             root.get("workload") ? root.get("workload") : root.get("name"));
+  } else if (std::find(w->second.begin(), w->second.end(), p.baseline) == w->second.end()) {
+    rd.error("baseline", "'" + p.baseline + "' is not a baseline the workload '" + p.workload + "' implements (known: " +
+                             list(w->second) + ")", root.get("baseline"));
+  }
   if (const auto* n = root.get("workload_options")) {
     const auto* t = n->as_table();
-    if (!t) rd.error("workload_options", "must be a table, e.g. { causal = true }");
+    if (!t) rd.error("workload_options", "must be a table, e.g. { causal = true }", n);
     p.workload_options = rd.scalars(*t, "workload_options");
   }
   p.flops = rd.str(root, "flops", "");
   if (!root.get("dims")) rd.error("dims", "missing (an array of dim names is required)");
   p.dims = rd.strings(*root.get("dims"), "dims");
-  if (p.dims.empty()) rd.error("dims", "must name at least one dim");
+  if (p.dims.empty()) rd.error("dims", "must name at least one dim", root.get("dims"));
+  for (size_t i = 0; i < p.dims.size(); ++i)
+    if (std::count(p.dims.begin(), p.dims.end(), p.dims[i]) > 1) rd.error("dims", "names '" + p.dims[i] + "' twice", root.get("dims"));
   Shape probe_vars;
   for (const auto& d : p.dims) probe_vars[d] = 1;
   try {
     eval_flop_expr(p.flops, probe_vars);
   } catch (const InputError& e) {
-    rd.error("flops", e.what());
+    rd.error("flops", e.what(), root.get("flops"));
   }
 
+  // Every dim is bounded: [constraints.<dim>] narrows [1, kMaxDim], never widens it.
   const auto& cons = rd.table(root, "constraints", "");
   for (const auto& [k, v] : cons) {
     std::string key(k.str());
     if (std::find(p.dims.begin(), p.dims.end(), key) == p.dims.end())
-      rd.error("constraints." + key, "is not one of the problem's dims");
+      rd.error("constraints." + key, "is not one of the problem's dims", &v);
     const auto* t = v.as_table();
-    if (!t) rd.error("constraints." + key, "must be a table like { multiple_of = 128, min = 128 }");
+    if (!t) rd.error("constraints." + key, "must be a table like { multiple_of = 128, min = 128 }", &v);
     DimConstraint c;
     for (const auto& [ck, cv] : *t) {
       std::string name(ck.str());
       std::string path = "constraints." + key + "." + name;
-      if (name == "multiple_of") c.multiple_of = rd.integer(cv, path);
-      else if (name == "min") c.min = rd.integer(cv, path);
-      else if (name == "max") c.max = rd.integer(cv, path);
+      if (name == "multiple_of") c.multiple_of = rd.bounded(cv, path, 1, kMaxDim);
+      else if (name == "min") c.min = rd.bounded(cv, path, 1, kMaxDim);
+      else if (name == "max") c.max = rd.bounded(cv, path, 1, kMaxDim);
       else if (name == "one_of") {
         const auto* arr = cv.as_array();
-        if (!arr) rd.error(path, "must be an array of integers");
-        for (size_t i = 0; i < arr->size(); ++i) c.one_of.push_back(rd.integer((*arr)[i], path));
-      } else rd.error(path, "unknown constraint (use multiple_of, min, max, one_of)");
+        if (!arr || arr->empty()) rd.error(path, "must be a non-empty array of integers", &cv);
+        for (size_t i = 0; i < arr->size(); ++i)
+          c.one_of.push_back(rd.bounded((*arr)[i], path + "[" + std::to_string(i) + "]", 1, kMaxDim));
+      } else rd.error(path, "unknown constraint (use multiple_of, min, max, one_of)", &cv);
     }
-    if (c.multiple_of <= 0) rd.error("constraints." + key + ".multiple_of", "must be positive");
+    const std::string path = "constraints." + key;
+    if (c.min > c.max) rd.error(path, "min " + std::to_string(c.min) + " is above max " + std::to_string(c.max), &v);
+    if ((c.max / c.multiple_of) * c.multiple_of < c.min)
+      rd.error(path, "no multiple of " + std::to_string(c.multiple_of) + " lies in [min, max]", &v);
+    for (long long x : c.one_of)
+      if (x < c.min || x > c.max || x % c.multiple_of) rd.error(path + ".one_of", std::to_string(x) + " breaks the dim's other constraints", &v);
     p.constraints[key] = c;
   }
 
@@ -204,25 +252,33 @@ ProblemSpec load_problem(const std::filesystem::path& dir) {
   for (const auto& [k, v] : tol) {
     const auto* t = v.as_table();
     std::string path = "tolerance." + std::string(k.str()) + ".";
-    if (!t) rd.error(path, "must be a table { rtol, atol, max_rel_l2 }");
+    if (!t) rd.error(path, "must be a table { rtol, atol, max_rel_l2 }", &v);
+    rd.keys(*t, path, {"rtol", "atol", "max_rel_l2"});
     Tolerance x;
     x.rtol = rd.number(*t, "rtol", path, x.rtol);
     x.atol = rd.number(*t, "atol", path, x.atol);
     x.max_rel_l2 = rd.number(*t, "max_rel_l2", path, x.max_rel_l2);
-    if (x.rtol < 0 || x.atol < 0 || x.max_rel_l2 <= 0) rd.error(path, "tolerances must be non-negative");
+    if (x.rtol < 0 || x.atol < 0 || x.max_rel_l2 <= 0 || x.rtol > 1 || x.atol > 1 || x.max_rel_l2 > 1)
+      rd.error(path, "tolerances must lie in [0, 1] (max_rel_l2 above 0)", &v);
     p.tolerances[std::string(k.str())] = x;
   }
-  if (p.tolerances.empty()) rd.error("tolerance", "must name at least one output");
+  if (p.tolerances.empty()) rd.error("tolerance", "must name at least one output", root.get("tolerance"));
 
   const auto& targets = rd.table(root, "targets", "");
   for (const auto& [arch, v] : targets) {
     std::string path = "targets." + std::string(arch.str());
+    try {
+      arch_info(std::string(arch.str()));
+    } catch (const InputError& e) {
+      rd.error(path, e.what(), &v);
+    }
     const auto* t = v.as_table();
-    if (!t) rd.error(path, "must be a table { groups = [[...]], ptx = [...] }");
+    if (!t) rd.error(path, "must be a table { groups = [[...]], ptx = [...] }", &v);
+    rd.keys(*t, path + ".", {"groups", "ptx"});
     ArchTargets at;
     at.arch = std::string(arch.str());
     const auto* groups = t->get("groups");
-    if (!groups || !groups->as_array()) rd.error(path + ".groups", "must be an array of arrays of SASS opcode globs");
+    if (!groups || !groups->as_array()) rd.error(path + ".groups", "must be an array of arrays of SASS opcode globs", &v);
     for (size_t i = 0; i < groups->as_array()->size(); ++i)
       at.groups.push_back(rd.strings((*groups->as_array())[i], path + ".groups[" + std::to_string(i) + "]"));
     if (const auto* ptx = t->get("ptx")) at.ptx = rd.strings(*ptx, path + ".ptx");
@@ -230,6 +286,14 @@ ProblemSpec load_problem(const std::filesystem::path& dir) {
   }
 
   const auto& shapes = rd.table(root, "shapes", "");
+  rd.keys(shapes, "shapes.", {"benchmark", "hidden", "sanitize", "probe", "random"});
+  auto checked = [&](const toml::node& n, const std::string& path) {
+    Shape s = rd.shape(n, path, p.dims);
+    if (auto why = p.check_shape(s); !why.empty()) rd.error(path, "violates the constraints: " + why, &n);
+    const double f = p.flop_count(s);
+    if (!std::isfinite(f) || f <= 0) rd.error(path, "its FLOP count (" + p.flops + ") is not a positive finite number", &n);
+    return s;
+  };
   auto shape_list = [&](const char* key, bool required) {
     std::vector<Shape> out;
     const auto* n = shapes.get(key);
@@ -238,37 +302,34 @@ ProblemSpec load_problem(const std::filesystem::path& dir) {
       return out;
     }
     const auto* arr = n->as_array();
-    if (!arr) rd.error(std::string("shapes.") + key, "must be an array of shapes");
-    for (size_t i = 0; i < arr->size(); ++i) {
-      std::string path = std::string("shapes.") + key + "[" + std::to_string(i) + "]";
-      Shape s = rd.shape((*arr)[i], path, p.dims);
-      if (auto why = p.check_shape(s); !why.empty()) rd.error(path, "violates the constraints: " + why);
-      out.push_back(std::move(s));
-    }
+    if (!arr) rd.error(std::string("shapes.") + key, "must be an array of shapes", n);
+    if (arr->size() > kMaxShapesPerList)
+      rd.error(std::string("shapes.") + key, "lists " + std::to_string(arr->size()) + " shapes (at most " +
+                                                 std::to_string(kMaxShapesPerList) + ")", n);
+    for (size_t i = 0; i < arr->size(); ++i) out.push_back(checked((*arr)[i], std::string("shapes.") + key + "[" + std::to_string(i) + "]"));
     return out;
   };
   p.benchmark_shapes = shape_list("benchmark", true);
-  if (p.benchmark_shapes.empty()) rd.error("shapes.benchmark", "must list at least one shape");
+  if (p.benchmark_shapes.empty()) rd.error("shapes.benchmark", "must list at least one shape", shapes.get("benchmark"));
   p.hidden_shapes = shape_list("hidden", false);
   for (const char* key : {"sanitize", "probe"}) {
     const auto* n = shapes.get(key);
     if (!n) rd.error(std::string("shapes.") + key, "missing (one shape is required)");
-    Shape s = rd.shape(*n, std::string("shapes.") + key, p.dims);
-    if (auto why = p.check_shape(s); !why.empty()) rd.error(std::string("shapes.") + key, "violates the constraints: " + why);
-    (std::string(key) == "sanitize" ? p.sanitize_shape : p.probe_shape) = s;
+    (std::string(key) == "sanitize" ? p.sanitize_shape : p.probe_shape) = checked(*n, std::string("shapes.") + key);
   }
   if (const auto* r = shapes.get("random")) {
     const auto* t = r->as_table();
-    if (!t) rd.error("shapes.random", "must be a table { count, max = { ... } }");
-    if (const auto* c = t->get("count")) p.random_hidden_shapes = static_cast<int>(rd.integer(*c, "shapes.random.count"));
-    if (const auto* m = t->get("max")) p.random_shape_max = rd.shape(*m, "shapes.random.max", p.dims);
-    else if (p.random_hidden_shapes > 0) rd.error("shapes.random.max", "missing (bounds for drawn shapes)");
+    if (!t) rd.error("shapes.random", "must be a table { count, max = { ... } }", r);
+    rd.keys(*t, "shapes.random.", {"count", "max"});
+    if (const auto* c = t->get("count")) p.random_hidden_shapes = static_cast<int>(rd.bounded(*c, "shapes.random.count", 0, kMaxRandomShapes));
+    if (const auto* m = t->get("max")) p.random_shape_max = checked(*m, "shapes.random.max");
+    else if (p.random_hidden_shapes > 0) rd.error("shapes.random.max", "missing (bounds for drawn shapes)", r);
   }
   if (const auto* c = root.get("correctness")) {
     const auto* t = c->as_table();
-    if (!t) rd.error("correctness", "must be a table");
-    if (const auto* s = t->get("seeds")) p.correctness_seeds = static_cast<int>(rd.integer(*s, "correctness.seeds"));
-    if (p.correctness_seeds < 1) rd.error("correctness.seeds", "must be at least 1");
+    if (!t) rd.error("correctness", "must be a table", c);
+    rd.keys(*t, "correctness.", {"seeds"});
+    if (const auto* s = t->get("seeds")) p.correctness_seeds = static_cast<int>(rd.bounded(*s, "correctness.seeds", 1, kMaxCorrectnessSeeds));
   }
   return p;
 }

@@ -12,6 +12,7 @@ namespace ptxbench {
 
 using Shape = std::map<std::string, long long>;
 
+// Every dim is bounded: without a [constraints.<dim>] entry it is [1, 2^20] (kMaxDim).
 struct DimConstraint {
   long long multiple_of = 1;
   long long min = 1;
@@ -61,8 +62,12 @@ struct ProblemSpec {
   json to_json() const;
 };
 
-// Loads and validates problems/<name>/problem.toml; throws InputError naming the file and field.
+// Loads and validates problems/<name>/problem.toml strictly: unknown keys, workload and baseline
+// names the worker does not know (problems/known_names.h), unbounded or out-of-range dims and
+// counts are errors. Throws InputError naming the file, the line and the key path.
 ProblemSpec load_problem(const std::filesystem::path& dir);
+// The same against another list of workloads (tests).
+ProblemSpec load_problem(const std::filesystem::path& dir, const std::map<std::string, std::vector<std::string>>& workloads);
 
 std::string shape_to_string(const Shape& s, const std::vector<std::string>& dims);
 

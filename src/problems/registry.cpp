@@ -31,6 +31,20 @@ ProblemSpec ProblemRegistry::load(const std::string& name) const {
   return load_problem(root_ / name);
 }
 
+std::vector<ProblemRegistry::Loaded> ProblemRegistry::load_all() const {
+  std::vector<Loaded> out;
+  for (const auto& n : names()) {
+    Loaded l{n, std::nullopt, ""};
+    try {
+      l.spec = load_problem(root_ / n);
+    } catch (const InputError& e) {
+      l.error = e.what();
+    }
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
 fs::path ProblemRegistry::default_root() {
   if (const char* env = std::getenv("PTXBENCH_PROBLEMS")) return env;
   if (fs::is_directory("problems")) return fs::absolute("problems");

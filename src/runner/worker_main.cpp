@@ -1,8 +1,12 @@
 // ptxbench-worker: one process per job on one GPU. It loads the candidate, runs the stages the
 // job names and reports JSON lines over the result pipe (--result-fd), never over stdout.
 //
-//   ptxbench-worker --info [--result-fd N]
+//   ptxbench-worker --info [--job info.json] [--result-fd N]
 //   ptxbench-worker --job job.json --result-fd N
+//   ptxbench-worker --list-workloads      (JSON on stdout: workload -> baselines; no GPU needed)
+//
+// The job file carries the result channel's key; it is read and deleted before any candidate
+// code is loaded, and the key stays in this process only.
 #include <unistd.h>
 
 #include <cstring>
@@ -14,6 +18,7 @@
 #include "runner/candidate_library.h"
 #include "runner/detail/cuda_check.h"
 #include "runner/integrity/gpu_activity_monitor.h"
+#include "runner/sandbox_guard.h"
 #include "runner/stages.h"
 
 using namespace ptxbench;
@@ -22,6 +27,7 @@ namespace {
 
 struct Args {
   bool info = false;
+  bool list_workloads = false;
   std::string job;
   int result_fd = -1;
 };
@@ -35,11 +41,12 @@ Args parse_args(int argc, char** argv) {
       return argv[++i];
     };
     if (s == "--info") a.info = true;
+    else if (s == "--list-workloads") a.list_workloads = true;
     else if (s == "--job") a.job = value();
     else if (s == "--result-fd") a.result_fd = std::stoi(value());
     else throw InputError("unknown argument '" + s + "' (use --info, or --job FILE --result-fd N)");
   }
-  if (!a.info && a.job.empty()) throw InputError("missing --job FILE (or --info)");
+  if (!a.info && !a.list_workloads && a.job.empty()) throw InputError("missing --job FILE (or --info)");
   return a;
 }
 
@@ -72,15 +79,29 @@ json device_info(int device, int& major, int& minor, int& sms, std::string& name
           {"cuda_runtime", runtime}, {"cuda_driver", driver}, {"device", device}};
 }
 
+// The channel's key, taken out of the job (which is already deleted from disk).
+void take_key(json& job, ResultChannel& channel) {
+  if (auto k = job.find("channel_key"); k != job.end() && k->is_string()) {
+    channel.set_key(k->get<std::string>());
+    job.erase(k);
+  }
+}
+
 int run(const Args& args, ResultChannel& channel) {
   int major = 0, minor = 0, sms = 0;
   std::string name;
   if (args.info) {
+    if (!args.job.empty()) {
+      json job = read_job(args.job);
+      take_key(job, channel);
+    }
     channel.emit(device_info(0, major, minor, sms, name));
     channel.emit({{"type", "done"}});
     return 0;
   }
   json job = read_job(args.job);
+  take_key(job, channel);
+  install_sigsys_reporter(channel);
   const std::string mode = job.at("mode");
   set_time_limit_scale(job.value("watchdog_scale", 1.0));
   channel.emit(device_info(job.value("device", 0), major, minor, sms, name));
@@ -109,8 +130,15 @@ int run(const Args& args, ResultChannel& channel) {
   if (job.contains("candidate")) {
     const std::filesystem::path so = job.at("candidate").get<std::string>();
     if (auto* m = integrity::GpuActivityMonitor::instance()) m->expect_candidate_images(integrity::read_fatbin_cubins(so));
-    integrity::CallScope loading(integrity::Actor::candidate_load, "load", "");
-    lib.emplace(so, job.at("entry").get<std::string>());
+    // The candidate filters go on around the load: its static constructors already run confined.
+    const json sandbox = job.value("sandbox", json::object());
+    json report = {{"type", "sandbox"}, {"before_load", confine_before_candidate_load(sandbox)}};
+    {
+      integrity::CallScope loading(integrity::Actor::candidate_load, "load", "");
+      lib.emplace(so, job.at("entry").get<std::string>());
+    }
+    report["after_load"] = confine_after_candidate_load(sandbox);
+    channel.emit(report);
     ctx.entry = lib->entry();
   }
   if (mode == "eval") {
@@ -156,6 +184,12 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::cerr << "ptxbench-worker: " << e.what() << "\n";
     return 64;
+  }
+  if (args.list_workloads) {
+    json list = json::object();
+    for (const auto& [name, w] : workload_registry()) list[name] = w.baselines;
+    std::cout << list.dump() << "\n";
+    return 0;
   }
   ResultChannel channel(args.result_fd);
   try {

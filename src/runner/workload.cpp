@@ -4,8 +4,8 @@
 
 namespace ptxbench {
 
-std::map<std::string, WorkloadFactory>& workload_registry() {
-  static std::map<std::string, WorkloadFactory> registry;
+std::map<std::string, RegisteredWorkload>& workload_registry() {
+  static std::map<std::string, RegisteredWorkload> registry;
   return registry;
 }
 
@@ -17,7 +17,7 @@ std::unique_ptr<Workload> make_workload(const std::string& name) {
     for (const auto& [k, v] : r) known += (known.empty() ? "" : ", ") + k;
     fail("no workload named '" + name + "' in this worker (known: " + known + ")");
   }
-  return it->second();
+  return it->second.make();
 }
 
 void fail_if_inputs_modified(CheckOutcome& outcome, const std::string& changed) {

@@ -101,14 +101,24 @@ class Workload {
 };
 
 using WorkloadFactory = std::function<std::unique_ptr<Workload>()>;
-std::map<std::string, WorkloadFactory>& workload_registry();
+struct RegisteredWorkload {
+  WorkloadFactory make;
+  std::vector<std::string> baselines;  // the baseline names problem.toml may give this workload
+};
+std::map<std::string, RegisteredWorkload>& workload_registry();
 std::unique_ptr<Workload> make_workload(const std::string& name);  // throws Error if unknown
 
 struct WorkloadRegistrar {
-  WorkloadRegistrar(const std::string& name, WorkloadFactory f) { workload_registry()[name] = std::move(f); }
+  WorkloadRegistrar(const std::string& name, WorkloadFactory f, std::vector<std::string> baselines) {
+    workload_registry()[name] = {std::move(f), std::move(baselines)};
+  }
 };
 
 }  // namespace ptxbench
 
-#define PTXBENCH_REGISTER_WORKLOAD(name, Type) \
-  static ::ptxbench::WorkloadRegistrar ptxbench_registrar_##Type(name, [] { return std::make_unique<Type>(); })
+// PTXBENCH_REGISTER_WORKLOAD("gemm", GemmWorkload, "cublaslt"): the name problem.toml's `workload`
+// gives, the class, and the baselines it implements. Keep it on one line: the parent reads these
+// lines at configure time (cmake/known_workloads.cmake) to check specs without a GPU.
+#define PTXBENCH_REGISTER_WORKLOAD(name, Type, ...)                                                       \
+  static ::ptxbench::WorkloadRegistrar ptxbench_registrar_##Type(name, [] { return std::make_unique<Type>(); }, \
+                                                                 std::vector<std::string>{__VA_ARGS__})

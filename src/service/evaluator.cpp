@@ -1,10 +1,14 @@
 #include "service/evaluator.h"
 
+#include <fcntl.h>
 #include <openssl/evp.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cmath>
 #include <ctime>
 #include <fstream>
@@ -12,13 +16,16 @@
 #include <random>
 #include <sstream>
 
-#include "build/nvcc_driver.h"
-#include "build/static_checks.h"
+#include "compile/candidate_options.h"
+#include "compile/nvcc_driver.h"
+#include "compile/static_checks.h"
 #include "core/arch.h"
 #include "core/build_info.h"
+#include "core/bytes.h"
 #include "core/error.h"
 #include "probes/ncu_probe.h"
 #include "probes/sanitizer_probe.h"
+#include "sandbox/capabilities.h"
 #include "service/engine/baseline_cache.h"
 #include "service/engine/timed_split.h"
 #include "service/target_counts.h"
@@ -57,19 +64,26 @@ fs::path default_worker() {
   return "ptxbench-worker";
 }
 
-// Maps a worker run that ended without finishing its job to the verdict it implies.
+// Maps a worker run that ended without finishing its job to the verdict it implies. A result
+// channel that failed verification, a call the sandbox stopped (SIGSYS) or the worker's report of
+// one are the candidate's doing: forbidden.
 StageResult abnormal_end(const std::string& stage, const WorkerRun& run) {
   std::string where = run.last_progress();
   std::string at = where.empty() ? "" : " (during " + where + ")";
   json detail = {{"process", run.process.describe()}, {"output", run.output_tail()}};
+  if (run.tampered)
+    return failed_stage(stage, Verdict::forbidden, "the worker's result channel was tampered with: " + *run.tampered, detail);
   if (run.fatal) {
     std::string v = run.fatal->value("verdict", "runtime_error");
     std::string msg = run.fatal->value("message", "");
     if (v == "infra_error") return failed_stage(stage, Verdict::infra_error, "harness error: " + msg, detail);
+    if (v == "forbidden") return failed_stage(stage, Verdict::forbidden, msg, detail);
     return failed_stage(stage, Verdict::runtime_error, msg, detail);
   }
   if (run.process.timed_out)
     return failed_stage(stage, Verdict::runtime_error, "timeout: the worker was killed after " + run.process.describe() + at, detail);
+  if (run.process.term_signal == SIGSYS)
+    return failed_stage(stage, Verdict::forbidden, "the sandbox stopped a forbidden system call (SIGSYS)" + at, detail);
   // SIGKILL that is not the harness's own deadline came from outside (an operator, the host's OOM
   // killer, a dying harness): not the candidate's doing, so an infra error (the job runs again).
   if (run.process.term_signal == SIGKILL)
@@ -108,7 +122,8 @@ ShapeTiming to_shape_timing(const json& t) {
     const auto& b = t.at("baseline");
     st.baseline_median_ms = b.at("median_ms"), st.baseline_spread = b.at("spread"), st.baseline_samples = b.at("samples");
     st.baseline_tflops = st.baseline_median_ms > 0 ? flops / (st.baseline_median_ms * 1e-3) / 1e12 : 0;
-    st.speedup = t.value("speedup", 0.0);
+    // Derived here from the raw medians, never copied from the worker's report.
+    st.speedup = st.median_ms > 0 && st.baseline_median_ms > 0 ? st.baseline_median_ms / st.median_ms : 0;
   }
   st.throttled = t.value("throttled", false);
   return st;
@@ -168,12 +183,27 @@ Verdict decide_verdict(const EvaluationRecord& r, std::string* reason) {
 Evaluator::Evaluator(EvalOptions options, ProgressFn progress) : opt_(std::move(options)), progress_(std::move(progress)) {
   if (opt_.worker.empty()) opt_.worker = default_worker();
   if (opt_.workspace.empty()) opt_.workspace = ".ptxbench";
+  // nvcc and the worker run from their own folders in the sandbox: a relative path would not resolve there.
+  opt_.workspace = fs::absolute(opt_.workspace).lexically_normal();
+}
+
+WorkerLaunch Evaluator::launch(const fs::path& so, std::chrono::seconds timeout, std::vector<std::string> wrapper) const {
+  WorkerLaunch l;
+  l.worker = opt_.worker;
+  l.job_dir = opt_.workspace / "jobs";
+  l.wrapper = std::move(wrapper);
+  l.tool_log = !l.wrapper.empty();
+  l.timeout = timeout;
+  if (!so.empty()) l.readable.push_back(fs::absolute(so).parent_path());
+  return l;
 }
 
 const std::string& Evaluator::gpu_unavailable_reason() {
   if (gpu_reason_) return *gpu_reason_;
-  auto run = run_worker(opt_.worker, nullptr, opt_.workspace / "jobs", {}, std::chrono::seconds(60), {"--info"});
-  if (auto h = run.hello(); h && run.done) {
+  auto run = run_worker(launch({}, std::chrono::seconds(60), {}), nullptr);
+  if (run.tampered) {
+    gpu_reason_ = "the worker's --info report failed verification: " + *run.tampered;
+  } else if (auto h = run.hello(); h && run.done) {
     gpu_hello_ = *h;
     gpu_reason_ = "";
   } else if (run.fatal) {
@@ -205,8 +235,7 @@ EvaluationRecord Evaluator::evaluate(const ProblemSpec& p, const fs::path& candi
 }
 
 PreparedCandidate Evaluator::prepare(const ProblemSpec& p, const fs::path& candidate) {
-  if (!fs::is_regular_file(candidate)) throw InputError("candidate '" + candidate.string() + "' is not a readable file");
-  const std::string source = read_file(candidate);
+  const std::string source = read_file_bytes(candidate, "candidate");
   PreparedCandidate prep;
   EvaluationRecord& r = prep.record;
   r.problem = p.name;
@@ -217,28 +246,57 @@ PreparedCandidate Evaluator::prepare(const ProblemSpec& p, const fs::path& candi
   const ArchTargets* targets = p.targets_for(opt_.arch);
   if (!targets) throw InputError("problem '" + p.name + "' defines no targets for arch " + opt_.arch);
 
-  // Build.
+  // Build, in the sandbox. On the include path: a private folder holding only the problem's
+  // interface.h (not the problem folder: its spec lists the hidden shapes), the arch's knowledge
+  // pack (ptx.cuh) and the user's -I folders. Readable for relative includes: the candidate's
+  // folder (or only the file) and the read roots the caller trusts.
   note("build: nvcc for " + opt_.arch);
+  const fs::path out_dir = opt_.workspace / "builds" / (r.candidate_sha256.substr(0, 16) + "-" + opt_.arch + "-" + std::to_string(getpid()) + "-" +
+                                                   std::to_string(build_counter_++));
   BuildOptions bo;
   bo.arch = opt_.arch;
-  bo.include_dirs.push_back(p.dir);
-  // Candidates may #include "ptx.cuh", the arch's knowledge pack.
+  bo.display_name = opt_.display_name;
+  const fs::path include = out_dir / "include";
+  fs::create_directories(include);
+  if (fs::is_regular_file(p.interface_header())) fs::copy_file(p.interface_header(), include / "interface.h", fs::copy_options::overwrite_existing);
+  bo.include_dirs.push_back(include);
   const fs::path knowledge = opt_.knowledge_root.empty() ? p.dir.parent_path().parent_path() / "knowledge" : opt_.knowledge_root;
   const fs::path pack = knowledge / std::string(arch_info(opt_.arch).pack);
   if (fs::is_directory(pack)) bo.include_dirs.push_back(pack);
   for (const auto& d : opt_.include_dirs) bo.include_dirs.push_back(d);
-  const fs::path out_dir = opt_.workspace / "builds" / (r.candidate_sha256.substr(0, 16) + "-" + opt_.arch + "-" + std::to_string(getpid()) + "-" +
-                                                   std::to_string(build_counter_++));
-  BuildResult b = build_candidate(candidate, out_dir, bo);
+  bo.readable.push_back(opt_.candidate_folder_readable ? fs::absolute(candidate).parent_path() : fs::absolute(candidate));
+  for (const auto& d : opt_.readable_roots) bo.readable.push_back(d);
+  const CandidateOptions opted = parse_candidate_options(source);
+  bo.extra_flags = opted.flags;
+  BuildResult b;
+  if (opted.error.empty()) {
+    b = build_candidate(candidate, out_dir, bo);
+  } else {
+    b.diagnostics.push_back({bo.display_name.empty() ? candidate.filename().string() : bo.display_name, 1, 0, "error", opted.error});
+    b.log = opted.error + "\n";
+  }
   json diags = json::array();
   for (const auto& d : b.diagnostics)
     diags.push_back({{"file", d.file}, {"line", d.line}, {"column", d.column}, {"severity", d.severity}, {"message", d.message}});
-  json build_detail = {{"command", b.command}, {"diagnostics", diags}, {"log", b.log}};
-  if (!b.ok) {
+  json build_detail = {{"command", b.command}, {"diagnostics", diags}, {"log", b.log}, {"candidate_options", opted.flags},
+                       {"sandbox", b.sandbox}};
+  r.environment["sandbox"] = {{"host", sandbox::host_capabilities().to_json()}, {"compile", b.sandbox}};
+  if (!b.infra_error.empty()) {
+    auto s = failed_stage("build", Verdict::infra_error, b.infra_error, build_detail);
+    s.seconds = b.seconds;
+    r.add_stage(s);
+  } else if (!b.forbidden.empty()) {
+    build_detail["forbidden"] = b.forbidden;
+    std::string msg = b.forbidden.front();
+    if (b.forbidden.size() > 1) msg += " (+" + std::to_string(b.forbidden.size() - 1) + " more)";
+    auto s = failed_stage("build", Verdict::forbidden, msg, build_detail);
+    s.seconds = b.seconds;
+    r.add_stage(s);
+  } else if (!b.ok) {
     std::string first = b.timed_out ? "nvcc timed out" : "nvcc failed";
     for (const auto& d : b.diagnostics)
       if (d.severity == "error" || d.severity == "fatal") {
-        first = d.file + ":" + std::to_string(d.line) + ": " + d.message;
+        first = (d.file.empty() ? "" : d.file + ":" + std::to_string(d.line) + ": ") + d.message;
         break;
       }
     auto s = failed_stage("build", Verdict::compile_error, first, build_detail);
@@ -427,22 +485,19 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Prepare
                                EvaluationRecord& r) {
   std::random_device rd;
   const uint64_t seed = opt_.seed ? *opt_.seed : (uint64_t(rd()) << 32) ^ rd();
-  const fs::path jobs = opt_.workspace / "jobs";
   const json base = base_job(p, so, seed);
   auto timed = [](StageResult s, const WorkerRun& run) { s.seconds = run.process.seconds; return s; };
   auto skip_rest = [&](const char* why) {
     for (const char* st : {"integrity", "stream_discipline", "correctness", "target_run", "timing"})
       if (!r.stage(st)) r.add_stage(skipped_stage(st, why));
   };
-  auto launch_tool = [&](json job, std::vector<std::string> wrapper, const std::string& tag) {
-    const fs::path log = jobs / (tag + "-" + std::to_string(getpid()) + "-" + std::to_string(build_counter_++) + ".log");
-    wrapper.insert(wrapper.end(), {"--log-file", log.string()});
-    return std::async(std::launch::async, [this, job, wrapper, log, jobs] {
+  auto launch_tool = [&](json job, std::vector<std::string> wrapper, const std::string&) {
+    WorkerLaunch l = launch(so, std::chrono::seconds(420), std::move(wrapper));
+    return std::async(std::launch::async, [this, l, job] {
       auto use = opt_.lane_gate ? opt_.lane_gate->shared_use() : nullptr;
-      ToolRun t{run_worker(opt_.worker, job, jobs, wrapper, std::chrono::seconds(420)), read_file(log)};
-      std::error_code ec;
-      fs::remove(log, ec);
-      return t;
+      WorkerRun run = run_worker(l, job);
+      std::string log = run.tool_log;
+      return ToolRun{std::move(run), std::move(log)};
     });
   };
   auto single_call_job = [&](const Shape& shape, bool nvtx_range, double watchdog_scale, bool check) {
@@ -462,8 +517,9 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Prepare
     note("smoke: one call on " + shape_to_string(p.sanitize_shape, p.dims));
     auto smoke = [&] {
       auto use = opt_.lane_gate ? opt_.lane_gate->shared_use() : nullptr;
-      return run_worker(opt_.worker, single_call_job(p.sanitize_shape, false, 1.0, false), jobs, {}, std::chrono::seconds(120));
+      return run_worker(launch(so, std::chrono::seconds(120), {}), single_call_job(p.sanitize_shape, false, 1.0, false));
     }();
+    r.environment["sandbox"]["worker"] = smoke.sandbox;
     if (!smoke.done) {
       auto failure = abnormal_end("sanitize", smoke);
       failure.seconds = smoke.process.seconds;
@@ -502,7 +558,7 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Prepare
         const std::string first = first_finding(findings.report);
         failure = failed_stage("sanitize", Verdict::sanitizer_error,
                                check + ": " + std::to_string(findings.errors) + " error(s)" + (first.empty() ? "" : ": " + first));
-      } else if (!t.run.done) {
+      } else if (!t.run.done || t.run.tampered) {
         failure = abnormal_end("sanitize", t.run);
       } else if (!findings.summary_found) {
         failure = failed_stage("sanitize", Verdict::infra_error,
@@ -557,8 +613,15 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Prepare
   const bool split = opt_.lane_gate && opt_.timing;
   auto run = [&] {
     auto use = opt_.lane_gate ? opt_.lane_gate->shared_use() : nullptr;
-    return run_worker(opt_.worker, split ? shared_part_of(job) : job, jobs, {}, std::chrono::seconds(900));
+    return run_worker(launch(so, std::chrono::seconds(900), {}), split ? shared_part_of(job) : job);
   }();
+  r.environment["sandbox"]["worker"] = run.sandbox;
+  if (run.tampered) {
+    // Candidate code wrote to the result channel: nothing the worker reported can be trusted.
+    r.add_stage(timed(abnormal_end("integrity", run), run));
+    skip_rest("the worker's result channel was tampered with");
+    return false;
+  }
   std::optional<WorkerRun> timed_run;
   if (split && shared_part_passed(run)) {
     note("timing: exclusive use of GPU " + std::to_string(opt_.device) + " vs " + p.baseline);
@@ -567,7 +630,12 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Prepare
     if (opt_.baseline_cache)
       timed_job["baseline_alone_cache"] = opt_.baseline_cache->lookup(cache_scope, opt_.device, job.at("timing"));
     auto use = opt_.lane_gate->exclusive_use();
-    timed_run = run_worker(opt_.worker, timed_job, jobs, {}, std::chrono::seconds(900));
+    timed_run = run_worker(launch(so, std::chrono::seconds(900), {}), timed_job);
+    if (timed_run->tampered) {
+      r.add_stage(timed(abnormal_end("integrity", *timed_run), *timed_run));
+      skip_rest("the timed worker's result channel was tampered with");
+      return false;
+    }
     if (opt_.baseline_cache && timed_run->done)
       opt_.baseline_cache->store(cache_scope, opt_.device, timed_run->of_type("baseline_alone"));
   }
@@ -595,6 +663,13 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Prepare
   if (auto ev = run.stage("correctness")) {
     auto s = timed(from_worker_stage(*ev), run);
     s.detail["checks"] = checks;
+    // The stage's status follows from its checks, not from the worker's word for it.
+    const auto wrong = std::find_if(checks.begin(), checks.end(), [](const json& c) { return !c.value("passed", false); });
+    if (s.status == StageStatus::ok && (checks.empty() || wrong != checks.end())) {
+      s.status = StageStatus::failed;
+      s.detail["verdict"] = checks.empty() ? "infra_error" : "incorrect";
+      s.message = checks.empty() ? "the worker reported correctness without any check" : "a check failed: " + wrong->value("summary", "");
+    }
     r.add_stage(s);
   } else if (disciplined && !runtime_failed && !violated) {
     auto s = timed(abnormal_end("correctness", run), run);
@@ -680,6 +755,17 @@ bool Evaluator::run_gpu_stages(const ProblemSpec& p, const fs::path& so, Prepare
   for (const auto& t : timing_source.of_type("timing")) r.timing.push_back(to_shape_timing(t));
   if (auto ev = timing_source.stage("timing")) {
     auto s = from_worker_stage(*ev);
+    // Recomputed from the raw figures: an impossible time or a failed timed check fails the stage.
+    for (const auto& t : timing_source.of_type("timing")) {
+      const double median = t.value("candidate", json::object()).value("median_ms", 0.0), floor = t.value("floor_ms", 0.0);
+      bool check_failed = false;
+      for (const auto& f : t.value("timed_check_failures", json::array())) check_failed = check_failed || f.value("side", "") == "candidate";
+      if (s.status == StageStatus::ok && (median <= 0 || (floor > 0 && median < floor) || check_failed)) {
+        s.status = StageStatus::failed;
+        s.detail["verdict"] = check_failed ? "incorrect" : median <= 0 ? "infra_error" : "forbidden";
+        s.message = check_failed ? "a timed call failed its check" : median <= 0 ? "the worker reported no time" : "a time below the hardware floor";
+      }
+    }
     if (timed_run) s.seconds = timed_run->process.seconds;
     json shapes = json::array();
     for (const auto& t : timing_source.of_type("timing")) { json x = t; x.erase("type"); shapes.push_back(x); }

@@ -12,6 +12,7 @@
 #include "core/json.h"
 #include "core/record.h"
 #include "problems/problem_spec.h"
+#include "service/worker_client.h"
 #include "service/gpu_lane_gate.h"
 
 namespace ptxbench {
@@ -28,7 +29,13 @@ struct EvalOptions {
   // on timing (bench/eval_stability --accounting-ab): the record then says nothing was audited.
   bool accounting = true;
   int device = 0;
-  std::vector<std::filesystem::path> include_dirs;  // beyond the problem's folder and the arch's knowledge pack
+  std::vector<std::filesystem::path> include_dirs;  // beyond interface.h and the arch's knowledge pack
+  // Readable for the candidate's relative includes (not on the include path), beyond its own folder.
+  std::vector<std::filesystem::path> readable_roots;
+  // The candidate's own folder is readable to its build (a file on the command line and its
+  // neighbours); false: only the file itself (the agent's candidates share a folder).
+  bool candidate_folder_readable = true;
+  std::string display_name;                         // the candidate's name in compiler logs; empty: its file name
   std::filesystem::path knowledge_root;             // knowledge/ (packs per arch); empty: beside the problems
   json timing_config = json::object();           // see runner/timing.h
   std::optional<uint64_t> seed;                  // fixed only for debugging; normally secret and fresh
@@ -76,6 +83,7 @@ class Evaluator {
   bool run_gpu_stages(const ProblemSpec& p, const std::filesystem::path& so, PreparedCandidate::SassScan* scan,
                       EvaluationRecord& r);
   json base_job(const ProblemSpec& p, const std::filesystem::path& so, uint64_t seed) const;
+  WorkerLaunch launch(const std::filesystem::path& so, std::chrono::seconds timeout, std::vector<std::string> wrapper) const;
 
   EvalOptions opt_;
   ProgressFn progress_;

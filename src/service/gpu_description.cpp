@@ -11,7 +11,9 @@ GpuDescription describe_gpu_for(const EvalOptions& options) {
     d.reason = "--no-gpu: static checks only";
   } else {
     auto run = run_worker(options.worker, nullptr, options.workspace / "jobs", {}, std::chrono::seconds(60), {"--info"});
-    if (auto h = run.hello(); h && run.done) {
+    if (run.tampered) {
+      d.reason = "no usable GPU (the worker's --info report failed verification: " + *run.tampered + ")";
+    } else if (auto h = run.hello(); h && run.done) {
       d.hello = *h;
       d.gpu = h->value("gpu", "unknown GPU");
       const std::string cc = h->value("cc", "");

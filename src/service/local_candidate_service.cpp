@@ -35,6 +35,10 @@ LocalCandidateService::LocalCandidateService(LocalServiceOptions options, Progre
     : options_(std::move(options)), progress_(std::move(progress)), evaluator_([&] {
         if (options_.eval.worker.empty()) options_.eval.worker = locate_worker();
         if (options_.eval.workspace.empty()) options_.eval.workspace = ".ptxbench";
+        // A model's candidates share a folder: each build may read its own file only, and its
+        // compiler log names it candidate.cu.
+        options_.eval.candidate_folder_readable = false;
+        options_.eval.display_name = "candidate.cu";
         return options_.eval;
       }(), progress_) {
   arch_info(options_.eval.arch);  // an unknown arch is an InputError before any thread starts

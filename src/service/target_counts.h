@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "build/sass_listing.h"
-#include "build/static_checks.h"
+#include "compile/sass_listing.h"
+#include "compile/static_checks.h"
 #include "core/json.h"
 
 namespace ptxbench {

@@ -2,7 +2,7 @@
 
 #include <regex>
 
-#include "build/nvcc_driver.h"
+#include "compile/nvcc_driver.h"
 #include "core/subprocess.h"
 
 namespace ptxbench {

@@ -1,5 +1,5 @@
 // What the harness builds candidates with, for prompts and run provenance: the exact nvcc command
-// shape per arch (from the pinned flags in build/nvcc_flags.cpp) and the installed nvcc's version.
+// shape per arch (from the pinned flags in compile/nvcc_flags.cpp) and the installed nvcc's version.
 #pragma once
 #include <string>
 #include <vector>

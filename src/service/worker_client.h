@@ -1,5 +1,7 @@
-// Starts ptxbench-worker for one job (optionally under ncu or compute-sanitizer), with the job in
-// a private file and the results on a private pipe, and collects what it reported.
+// Starts ptxbench-worker for one job (optionally under ncu or compute-sanitizer) in its sandbox
+// (service/worker_sandbox.h), with the job in a private file (which carries the result channel's
+// key) and the results on a private pipe, and collects what it reported: only lines that verify
+// (service/result_lines.h); a channel that does not verify is `tampered`.
 #pragma once
 #include <chrono>
 #include <filesystem>
@@ -17,7 +19,9 @@ struct WorkerRun {
   std::vector<json> events;
   std::optional<json> fatal;  // {"verdict", "message"} when the worker reported a fatal error
   bool done = false;          // the worker finished its job and said so
-  bool malformed = false;     // a line on the result channel was not JSON
+  std::optional<std::string> tampered;  // the result channel failed verification: candidate code wrote to it
+  json sandbox = json::object();        // what confined the process (and, from the worker, around the candidate)
+  std::string tool_log;                 // the wrapper's own report (--log-file), when it has one
 
   std::optional<json> stage(const std::string& name) const;
   std::vector<json> of_type(const std::string& type) const;
@@ -28,6 +32,26 @@ struct WorkerRun {
 
 inline constexpr int kResultFd = 3;
 
+struct WorkerLaunch {
+  std::filesystem::path worker;
+  std::filesystem::path job_dir;                 // a private folder per run is made (and removed) in it
+  std::vector<std::string> wrapper;              // compute-sanitizer / ncu prefix, run inside the sandbox
+  bool tool_log = false;                         // give the wrapper --log-file in the private folder
+  std::chrono::seconds timeout{60};
+  std::vector<std::string> extra_args;
+  std::vector<std::filesystem::path> readable;   // beyond the worker's own folder: the candidate's build folder
+  // Read-write beyond the private folder, and NAME=value entries beyond the scrubbed environment:
+  // for a simulated GPU's shared state in the service's fault tests, never for candidate output.
+  std::vector<std::filesystem::path> writable;
+  std::vector<std::string> environment;
+  bool sandbox = true;                           // false only in tests of the worker itself
+};
+
+// The stage events a job may report (each once), from its mode and what it asks for.
+std::vector<std::string> expected_stages(const json& job);
+
+// `job` null: `--info` (the key still travels in a job file).
+WorkerRun run_worker(const WorkerLaunch& launch, const json& job);
 WorkerRun run_worker(const std::filesystem::path& worker, const json& job, const std::filesystem::path& job_dir,
                      const std::vector<std::string>& wrapper, std::chrono::seconds timeout,
                      const std::vector<std::string>& extra_args = {});

@@ -87,6 +87,18 @@ TEST_F(Cli, NaiveReferenceHoldsNoTargets) {
   EXPECT_TRUE(r.output["static_families"].empty()) << r.output["static_families"].dump();
 }
 
+// A workspace given as a relative path (nvcc runs in its sandbox from another folder): the build
+// used to fail with "cc1plus: opening output file relws/builds/...: No such file or directory".
+TEST_F(Cli, ARelativeWorkspaceBuilds) {
+  const auto ws = fresh_workspace("relative");
+  const auto relative = std::filesystem::relative(ws, source_dir());
+  ASSERT_TRUE(relative.is_relative()) << relative;
+  auto r = run_cli(relative, {"eval", "--no-gpu", "--json", candidate("problems/gemm/reference/naive.cu")});
+  ASSERT_FALSE(r.output.is_null()) << r.process.err;
+  EXPECT_EQ(r.output["verdict"], "not_run") << r.output["reason"];
+  std::filesystem::remove_all(ws);
+}
+
 // Blackwell: compiled and inspected only (no B200 exists here); never run.
 TEST_F(Cli, BlackwellCandidateHoldsTcgen05FamiliesStatically) {
   auto r = cli({"eval", "--arch", "sm_100a", "--json", "--no-store", candidate("problems/gemm/reference/tcgen05_blackwell.cu")});

@@ -95,7 +95,13 @@ TEST_F(IntegrityOnGpu, HiddenPtxLoadedAtRunTimeIsForbidden) {
 
 TEST_F(IntegrityOnGpu, ProfilerAwareGemmIsNotCountedAsExecutingTargets) {
   const json r = eval("gemm", "tests/gpu/candidates/attacks/gemm_profiler_aware.cu");
-  EXPECT_EQ(r["verdict"], "correct") << r["reason"];  // an honest SIMT GEMM where it is judged
+  // Since issue 12 its way of spotting a profiler (walking the loaded objects) is itself forbidden
+  // statically; where a build lets it through, it is an honest SIMT GEMM where it is judged.
+  if (r["verdict"] == "forbidden") {
+    EXPECT_NE(r["reason"].get<std::string>().find("loaded objects"), std::string::npos) << r["reason"];
+    return;
+  }
+  EXPECT_EQ(r["verdict"], "correct") << r["reason"];
   EXPECT_EQ(r["target_executed"], false) << r["executed_families"].dump();
   EXPECT_EQ(r["executed_families"].value("HGMMA", 0), 0) << r["executed_families"].dump();
 }

@@ -29,6 +29,26 @@ std::string read(const std::filesystem::path& p) {
 }
 
 // Pids of running ptxbench-worker processes with a job (not --info) whose parent is this process.
+// The parent of `pid` (0 when unknown).
+pid_t parent_of(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const auto close = line.rfind(')');
+  if (close == std::string::npos || close + 2 >= line.size()) return 0;
+  char state;
+  int ppid = 0;
+  std::sscanf(line.c_str() + close + 2, "%c %d", &state, &ppid);
+  return ppid;
+}
+
+// Started by this process, directly or through the sandbox (bubblewrap's init, the helper's exec).
+bool descends_from_me(pid_t pid) {
+  for (int depth = 0; depth < 8 && pid > 1; ++depth)
+    if ((pid = parent_of(pid)) == getpid()) return true;
+  return false;
+}
+
 std::vector<pid_t> my_workers() {
   std::vector<pid_t> out;
   DIR* d = opendir("/proc");
@@ -41,13 +61,12 @@ std::vector<pid_t> my_workers() {
     const auto open = line.find('('), close = line.rfind(')');
     if (open == std::string::npos || close == std::string::npos) continue;
     const std::string name = line.substr(open + 1, close - open - 1);
-    int ppid = 0;
-    char state;
-    std::sscanf(line.c_str() + close + 2, "%c %d", &state, &ppid);
-    if (name != "ptxbench-worker" || ppid != getpid()) continue;
+    if (name != "ptxbench-worker" || !descends_from_me(pid)) continue;
     std::ifstream cmd("/proc/" + std::string(e->d_name) + "/cmdline");
     const std::string args{std::istreambuf_iterator<char>(cmd), {}};
-    if (args.find("--job") != std::string::npos) out.push_back(pid);
+    // A stage's worker, not the once-per-process capability check (`--info`, whose death would
+    // only turn Landlock off).
+    if (args.find("--job") != std::string::npos && args.find("--info") == std::string::npos) out.push_back(pid);
   }
   if (d) closedir(d);
   return out;

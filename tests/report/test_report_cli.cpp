@@ -106,7 +106,10 @@ TEST(ReportCli, HtmlIsOneSelfContainedFile) {
   const auto out = fresh_workspace("report-html") / "r.html";
   auto r = cli({"report", fx("paper_12x8.jsonl"), "--format", "html", "--out", out.string()});
   ASSERT_EQ(r.process.exit_code, 0) << r.process.err;
-  ProcessResult cat = run_process({"cat", out.string()}, ProcessOptions{std::chrono::seconds(30), {}, {}, "", 64 << 20});
+  ProcessOptions cat_options;
+  cat_options.timeout = std::chrono::seconds(30);
+  cat_options.max_output_bytes = 64 << 20;
+  ProcessResult cat = run_process({"cat", out.string()}, cat_options);
   const std::string& page = cat.out;
   EXPECT_NE(page.find("Plotly"), std::string::npos);
   EXPECT_EQ(page.find("<script src="), std::string::npos) << "nothing loaded from outside the file";

@@ -1,14 +1,23 @@
 // ptxbench-fake-gpu-worker: a simulated GPU stage for the service's fault-injection tests. It
-// speaks the real worker's result protocol (JSON lines on --result-fd) and plays one GPU per
-// folder under $PTXBENCH_FAKE_GPU_STATE/gpuN:
+// speaks the real worker's result protocol through the worker's own channel code
+// (runner/result_channel.h: `<hmac> <seq> <json>` lines on --result-fd, keyed by the job file's
+// `channel_key`; the job file is read and deleted first), is launched the way the real worker is
+// (service/worker_client.h, in its sandbox) and plays one GPU per folder under
+// $PTXBENCH_FAKE_GPU_STATE/gpuN (the launch passes the variable and makes the folder writable):
+//   --info       the capabilities probe: hello, done.
 //   --job FILE   {"phase": "shared"|"timed", "device", "ms", "fault", "job"}: a stage that takes
 //                `ms` and, with a fault, ends the way a real one would (SIGKILL mid-stage, a
 //                sticky CUDA error that leaves the GPU failing its probes, device OOM, a hang, a
 //                throttled timed sample, a wrong answer). A timed stage holds gpuN/timing.lock
 //                exclusively, a shared stage gpuN/shared.lock shared (flock); each reports whether
 //                it saw the other kind running (the gate's exclusivity, checked across processes).
-//   --probe      the health probe: a failing checksum while gpuN/sticky counts down, throttling
-//                and a 30% slower calibration kernel while gpuN/throttle counts down.
+//   --probe      the health probe (job {"mode": "probe", "device"}): a failing checksum while
+//                gpuN/sticky counts down, throttling and a 30% slower calibration kernel while
+//                gpuN/throttle counts down.
+// A broken channel, for the harness's own tests: the job's "channel" (a probe: gpuN/probe_channel)
+// is "unsigned" (plain JSON lines, the protocol before the channel was signed), "bad_mac" (signed
+// with another key), "garbage" (a line that is no protocol at all), "replay" (a line sent twice);
+// "<kind>_then_hang" sends it, then never ends.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
@@ -20,28 +29,86 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "core/json.h"
+#include "runner/result_channel.h"
 
 namespace fs = std::filesystem;
 using ptxbench::json;
+using ptxbench::ResultChannel;
 
 namespace {
 
-int result_fd = -1;
+std::unique_ptr<ResultChannel> channel;
+std::string channel_key;    // the job's key (hex), kept to forge a replay with it
+std::string channel_fault;  // how this run breaks the channel ("": it does not)
+bool channel_broken = false;
 
-void emit(const json& j) {
-  const std::string line = j.dump() + "\n";
-  if (result_fd >= 0 && ::write(result_fd, line.data(), line.size()) < 0) _exit(70);
+[[noreturn]] void hang() {
+  for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
 }
 
+// The first event goes out broken the way `channel_fault` says; the rest as the worker sends them
+// (a verifying parent has stopped trusting the channel by then).
+void emit(const json& j) {
+  if (channel_fault.empty() || channel_broken) {
+    channel->emit(j);
+    return;
+  }
+  channel_broken = true;
+  const bool then_hang = channel_fault.ends_with("_then_hang");
+  const std::string kind = then_hang ? channel_fault.substr(0, channel_fault.size() - 10) : channel_fault;
+  const int fd = channel->descriptor();
+  auto raw = [&](const std::string& line) {
+    if (::write(fd, line.data(), line.size()) < 0) _exit(70);
+  };
+  if (kind == "unsigned") {
+    raw(j.dump() + "\n");
+  } else if (kind == "garbage") {
+    raw(std::string("\x01\x02 not a result line\n"));
+  } else if (kind == "bad_mac") {
+    ResultChannel forged(::dup(fd));
+    forged.set_key(std::string(64, 'a'));
+    forged.emit(j);
+  } else if (kind == "replay") {
+    channel->emit(j);
+    ResultChannel again(::dup(fd));  // the same key, its sequence numbers from 0 again
+    again.set_key(channel_key);
+    again.emit(j);
+  } else {
+    raw("unknown channel fault '" + channel_fault + "'\n");
+  }
+  if (then_hang) hang();
+}
+
+// Without the variable the state would be private to this process (the sandbox's own /tmp):
+// the simulated GPUs would share nothing, so that is a harness error, said so.
 fs::path gpu_dir(int device) {
   const char* root = std::getenv("PTXBENCH_FAKE_GPU_STATE");
-  fs::path d = fs::path(root ? root : "/tmp/ptxbench-fake-gpus") / ("gpu" + std::to_string(device));
-  fs::create_directories(d);
+  if (!root || !*root) {
+    channel->emit({{"type", "fatal"}, {"verdict", "infra_error"},
+                   {"message", "PTXBENCH_FAKE_GPU_STATE is not set in the fake worker's environment"}});
+    _exit(6);
+  }
+  fs::path d = fs::path(root) / ("gpu" + std::to_string(device));
+  std::error_code ec;
+  fs::create_directories(d, ec);
+  if (ec) {
+    channel->emit({{"type", "fatal"}, {"verdict", "infra_error"}, {"message", "cannot create " + d.string() + ": " + ec.message()}});
+    _exit(6);
+  }
   return d;
+}
+
+std::string read_word(const fs::path& file) {
+  std::ifstream in(file);
+  std::string w;
+  in >> w;
+  return w;
 }
 
 // Reads a countdown file; true (and one less) while it is positive.
@@ -78,8 +145,15 @@ void set_countdown(const fs::path& dir, const char* name, int n) {
   ::close(fd);
 }
 
+int info() {
+  emit({{"type", "hello"}, {"gpu", "simulated GPU 0"}, {"cc", "9.0"}, {"device", 0}});
+  emit({{"type", "done"}});
+  return 0;
+}
+
 int probe(int device) {
   const fs::path dir = gpu_dir(device);
+  channel_fault = read_word(dir / "probe_channel");
   const int state_lock = lock_file(dir / "state.lock", LOCK_EX);
   const bool sticky = count_down(dir / "sticky");
   const bool throttled = count_down(dir / "throttle");
@@ -97,6 +171,7 @@ int stage(const json& job) {
   const int device = job.value("device", 0);
   const std::string phase = job.value("phase", "shared"), fault = job.value("fault", "");
   const int ms = job.value("ms", 5);
+  channel_fault = job.value("channel", "");
   const fs::path dir = gpu_dir(device);
   emit({{"type", "hello"}, {"gpu", "simulated GPU " + std::to_string(device)}, {"cc", "9.0"}});
   const bool timed = phase == "timed";
@@ -137,23 +212,43 @@ int stage(const json& job) {
   return 0;
 }
 
+// The job file, read and deleted; its key taken out (as ptxbench-worker does). Null when unreadable.
+json read_job(const std::string& path) {
+  if (path.empty()) return json::object();
+  std::ifstream in(path);
+  json job = json::parse(in, nullptr, false);
+  ::unlink(path.c_str());
+  if (job.is_discarded() || !job.is_object()) return nullptr;
+  if (auto k = job.find("channel_key"); k != job.end() && k->is_string()) {
+    channel_key = k->get<std::string>();
+    channel->set_key(channel_key);
+    job.erase(k);
+  }
+  return job;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // a simulated GPU stage never outlives its harness
   std::string job_file;
-  int device = 0;
-  bool probing = false;
+  int device = 0, result_fd = -1;
+  bool probing = false, info_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--job" && i + 1 < argc) job_file = argv[++i];
     else if (a == "--result-fd" && i + 1 < argc) result_fd = std::stoi(argv[++i]);
     else if (a == "--device" && i + 1 < argc) device = std::stoi(argv[++i]);
     else if (a == "--probe") probing = true;
+    else if (a == "--info") info_only = true;
   }
-  if (probing) return probe(device);
-  std::ifstream in(job_file);
-  json job = json::parse(in, nullptr, false);
-  if (job.is_discarded()) return 64;
+  channel = std::make_unique<ResultChannel>(result_fd);
+  json job = read_job(job_file);
+  if (job.is_null()) {
+    std::fprintf(stderr, "ptxbench-fake-gpu-worker: job file %s is not a JSON object\n", job_file.c_str());
+    return 64;
+  }
+  if (info_only) return info();
+  if (probing || job.value("mode", "") == "probe") return probe(job.value("device", device));
   return stage(job);
 }

@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
     }
   const auto dir = std::filesystem::path(db).parent_path();
   test::SimulatedExecutor executor(worker, dir / "jobs", std::chrono::milliseconds(1000));
-  ProcessHealthProbe probe(worker, dir / "jobs", std::chrono::seconds(10));
+  ProcessHealthProbe probe(test::fake_worker_launch(worker, dir / "jobs", std::chrono::seconds(10)));
   EngineOptions o;
   o.devices = {0, 1};
   o.shared_lanes = 3;

@@ -2,12 +2,28 @@
 
 #include <signal.h>
 
+#include <cstdlib>
+
 #include <thread>
 
 #include "service/infra_fault.h"
 #include "service/worker_client.h"
 
 namespace ptxbench::test {
+
+WorkerLaunch fake_worker_launch(const std::filesystem::path& fake_worker, const std::filesystem::path& job_dir,
+                                std::chrono::seconds timeout) {
+  WorkerLaunch launch;
+  launch.worker = fake_worker;
+  launch.job_dir = job_dir;
+  launch.timeout = timeout;
+  if (const char* state = std::getenv("PTXBENCH_FAKE_GPU_STATE"); state && *state) {
+    std::filesystem::create_directories(state);
+    launch.writable.emplace_back(state);
+    launch.environment.push_back(std::string("PTXBENCH_FAKE_GPU_STATE=") + state);
+  }
+  return launch;
+}
 
 SimulatedExecutor::SimulatedExecutor(std::filesystem::path fake_worker, std::filesystem::path job_dir,
                                      std::chrono::milliseconds deadline)
@@ -30,15 +46,24 @@ json SimulatedExecutor::run_on_gpu(const LeasedJob& job, PreparedJob&, GpuLaneGa
   const int ms = job.payload.value("ms", 5);
   const auto timeout = std::chrono::duration_cast<std::chrono::seconds>(deadline_);
   json result = {{"job", job.id}, {"device", device}, {"attempt", job.attempts}};
+  // An eval job as the channel sees it: the shared phase may report its correctness stage.
   auto run_phase = [&](const char* phase) {
-    json stage = {{"phase", phase}, {"device", device}, {"ms", ms}, {"job", job.id}};
+    json stage = {{"mode", "eval"},        {"accounting", false}, {"stream_discipline", false}, {"phase", phase},
+                  {"device", device},      {"ms", ms},            {"job", job.id}};
     const bool timed = std::string(phase) == "timed";
     if (timed == (fault == "throttle")) stage["fault"] = fault;
-    return run_worker(worker_, stage, job_dir_, {}, std::max(timeout, std::chrono::seconds(1)));
+    if (job.payload.contains("channel")) stage["channel"] = job.payload["channel"];
+    return run_worker(fake_worker_launch(worker_, job_dir_, std::max(timeout, std::chrono::seconds(1))), stage);
+  };
+  auto tampered = [&](const WorkerRun& run) {
+    result["verdict"] = "forbidden";
+    result["reason"] = "the worker's result channel was tampered with: " + *run.tampered;
+    return result;
   };
   {
     auto use = gate.shared_use();
     WorkerRun run = run_phase("shared");
+    if (run.tampered) return tampered(run);
     if (run.fatal && run.fatal->value("verdict", "") == "infra_error")
       throw InfraFault("harness error: " + run.fatal->value("message", ""));
     if (!run.done && run.process.term_signal == SIGKILL && !run.process.timed_out)
@@ -60,6 +85,7 @@ json SimulatedExecutor::run_on_gpu(const LeasedJob& job, PreparedJob&, GpuLaneGa
   }
   auto exclusive = gate.exclusive_use();
   WorkerRun run = run_phase("timed");
+  if (run.tampered) return tampered(run);
   if (!run.done) throw InfraFault("the timed stage ended early: " + run.process.describe());
   auto timing = run.of_type("timing");
   if (timing.empty()) throw InfraFault("the timed stage reported no timing");

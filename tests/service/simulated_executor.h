@@ -3,13 +3,21 @@
 // its GPU stages run as ptxbench-fake-gpu-worker processes through the real worker client,
 // under the GPU's gate (shared, then timed), and their ends are read the way the Evaluator reads
 // a real worker's: SIGKILL from outside and harness errors (OOM) are infra faults, a CUDA error
-// or a timeout is the candidate's runtime_error (suspicious: the GPU is probed before it counts).
+// or a timeout is the candidate's runtime_error (suspicious: the GPU is probed before it counts),
+// a result channel that fails verification is `forbidden` (the Evaluator's verdict for it).
 #pragma once
 #include <filesystem>
 
 #include "service/engine/candidate_executor.h"
+#include "service/worker_client.h"
 
 namespace ptxbench::test {
+
+// How a ptxbench-fake-gpu-worker is launched: as the real worker is (its sandbox, the signed
+// channel), with the simulated GPUs' state folder ($PTXBENCH_FAKE_GPU_STATE of this process)
+// writable and named in its environment.
+WorkerLaunch fake_worker_launch(const std::filesystem::path& fake_worker, const std::filesystem::path& job_dir,
+                                std::chrono::seconds timeout);
 
 class SimulatedExecutor final : public CandidateExecutor {
  public:

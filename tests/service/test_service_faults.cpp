@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
+#include <mutex>
 #include <random>
 #include <set>
 #include <thread>
@@ -107,7 +109,7 @@ TEST(ServiceFaults, InProcessEngineOver1200JobsWithEveryFaultKind) {
     ASSERT_TRUE(q.enqueue(ids.back(), test::payload_of(i), nullptr).ok);
   }
   test::SimulatedExecutor executor(kFakeWorker, dir.path() / "jobs", 1000ms);
-  ProcessHealthProbe probe(kFakeWorker, dir.path() / "jobs", std::chrono::seconds(10));
+  ProcessHealthProbe probe(test::fake_worker_launch(kFakeWorker, dir.path() / "jobs", std::chrono::seconds(10)));
   EngineOptions o;
   o.devices = {0, 1};
   o.shared_lanes = 3;
@@ -253,4 +255,174 @@ TEST(ServiceFaults, KillNineOfTheWholeHarnessAndOfTheDispatcherLosesAndDuplicate
     }
   }
   EXPECT_GT(interrupted, 0) << "no job was caught mid-flight by " << kills << " kills";
+}
+
+// The result channel between the harness and a (simulated) GPU stage, through the real worker
+// client and the worker's sandbox: the fake worker signs with the worker's own channel code, and
+// every way of breaking the channel is named, within the stage's deadline.
+namespace {
+
+WorkerRun run_fake(const std::filesystem::path& dir, const json& job, std::chrono::seconds timeout = 2s) {
+  return run_worker(test::fake_worker_launch(kFakeWorker, dir / "jobs", timeout), job);
+}
+
+json shared_stage(const std::string& channel = "", const std::string& fault = "") {
+  json j = {{"mode", "eval"}, {"accounting", false}, {"stream_discipline", false}, {"phase", "shared"}, {"device", 0}, {"ms", 5}};
+  if (!channel.empty()) j["channel"] = channel;
+  if (!fault.empty()) j["fault"] = fault;
+  return j;
+}
+
+}  // namespace
+
+TEST(ServiceChannel, TheFakeWorkerSpeaksTheSignedProtocolInTheWorkersSandbox) {
+  test::TempDir dir("ptxbench-service-channel");
+  FakeGpus gpus(dir.path());
+  WorkerRun run = run_fake(dir.path(), shared_stage());
+  EXPECT_FALSE(run.tampered) << *run.tampered;
+  EXPECT_TRUE(run.done) << run.process.describe() << "\n" << run.output_tail();
+  ASSERT_TRUE(run.stage("correctness")) << run.process.result;
+  EXPECT_EQ(run.stage("correctness")->value("status", ""), "ok");
+  EXPECT_EQ(run.process.result.substr(64, 3), " 0 ") << "not a signed line: " << run.process.result;
+  // Through the health probe's path too (its own job mode and event type).
+  ProcessHealthProbe probe(test::fake_worker_launch(kFakeWorker, dir.path() / "jobs", 10s));
+  const HealthReport h = probe.probe(1);
+  EXPECT_TRUE(h.healthy) << h.reason;
+  EXPECT_GT(h.calibration_ms, 0.0);
+}
+
+TEST(ServiceChannel, AWorkerKilledInsideTheSandboxIsSeenKilledByItsSignal) {
+  test::TempDir dir("ptxbench-service-channel");
+  FakeGpus gpus(dir.path());
+  WorkerRun run = run_fake(dir.path(), shared_stage("", "killed"));
+  EXPECT_FALSE(run.done);
+  EXPECT_FALSE(run.process.timed_out);
+  EXPECT_EQ(run.process.term_signal, SIGKILL) << run.process.describe() << " under " << run.sandbox.dump();
+  EXPECT_FALSE(run.tampered) << *run.tampered;
+}
+
+TEST(ServiceChannel, EveryBrokenChannelIsNamedWithinTheStagesDeadline) {
+  test::TempDir dir("ptxbench-service-channel");
+  FakeGpus gpus(dir.path());
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"unsigned", "does not start with an HMAC"},
+      {"garbage", "does not start with an HMAC"},
+      {"bad_mac", "fails authentication"},
+      {"replay", "sequence number 0 where 1 was due"},
+      {"bad_mac_then_hang", "fails authentication"},
+      {"unsigned_then_hang", "does not start with an HMAC"},
+  };
+  for (const auto& [kind, why] : cases) {
+    SCOPED_TRACE(kind);
+    const auto start = std::chrono::steady_clock::now();
+    WorkerRun run = run_fake(dir.path(), shared_stage(kind), 2s);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ASSERT_TRUE(run.tampered) << run.process.describe() << ": " << run.process.result;
+    EXPECT_NE(run.tampered->find(why), std::string::npos) << *run.tampered;
+    EXPECT_FALSE(run.done);
+    EXPECT_EQ(run.process.timed_out, kind.ends_with("_then_hang")) << run.process.describe();
+    EXPECT_LT(seconds, 2.0 + 5.0) << "the harness waited past the stage's deadline";
+  }
+}
+
+// A worker stage whose channel does not verify is the candidate's `forbidden` (the Evaluator's
+// verdict), a result like any other: the job ends, nothing waits for it.
+TEST(ServiceFaults, AStageWhoseChannelDoesNotVerifyEndsItsJobAsForbidden) {
+  test::TempDir dir("ptxbench-service-faults");
+  FakeGpus gpus(dir.path());
+  const auto db = dir.path() / "ptxbench.db";
+  SqliteJobQueue q(db, {.max_attempts = 2});
+  ASSERT_TRUE(q.status().ok) << q.status().error;
+  const std::vector<std::string> kinds = {"unsigned", "garbage", "bad_mac", "replay", "garbage_then_hang", ""};
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    ids.push_back("channel-" + std::to_string(i));
+    json p = {{"index", i}, {"ms", 2}};
+    if (!kinds[i].empty()) p["channel"] = kinds[i];
+    ASSERT_TRUE(q.enqueue(ids.back(), p, nullptr).ok);
+  }
+  test::SimulatedExecutor executor(kFakeWorker, dir.path() / "jobs", 1000ms);
+  ProcessHealthProbe probe(test::fake_worker_launch(kFakeWorker, dir.path() / "jobs", 10s));
+  EngineOptions o;
+  o.devices = {0};
+  o.idle_poll = 20ms;
+  ServiceEngine engine(q, executor, &probe, o);
+  engine.start();
+  const bool drained = engine.wait_until_drained_for(60s);
+  engine.stop();
+  ASSERT_TRUE(drained) << "the engine still waits on a worker whose channel does not verify";
+  auto outcomes = check_accounted(q, db, ids);
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    const auto& o = outcomes.at(ids[i]);
+    SCOPED_TRACE(ids[i] + " (" + kinds[i] + "): " + joined(o.failures) + o.reason);
+    ASSERT_EQ(o.state, JobState::done);
+    if (kinds[i].empty()) {
+      EXPECT_EQ(field(o.result, "verdict", std::string()), "correct");
+    } else {
+      EXPECT_EQ(field(o.result, "verdict", std::string()), "forbidden");
+      EXPECT_NE(field(o.result, "reason", std::string()).find("result channel"), std::string::npos);
+    }
+  }
+}
+
+// A health probe whose channel never verifies (one that speaks the unsigned protocol, a forged
+// MAC, garbage and then a hang) can never find the GPU healthy: after its restarts the GPU is out
+// of service, and with no GPU left the jobs that need one end as infra_error saying why, within
+// a deadline, instead of waiting paused for ever. Jobs that need no GPU still get their verdict.
+TEST(ServiceFaults, AProbeWhoseChannelNeverVerifiesEndsTheGpuJobsAsInfraErrorNotAHang) {
+  for (const std::string kind : {"unsigned", "bad_mac", "garbage_then_hang"}) {
+    SCOPED_TRACE(kind);
+    test::TempDir dir("ptxbench-service-faults");
+    FakeGpus gpus(dir.path());
+    for (int d : {0, 1}) {
+      std::filesystem::create_directories(dir.path() / "gpus" / ("gpu" + std::to_string(d)));
+      std::ofstream(dir.path() / "gpus" / ("gpu" + std::to_string(d)) / "probe_channel") << kind;
+    }
+    const auto db = dir.path() / "ptxbench.db";
+    SqliteJobQueue q(db, {.max_attempts = 2});
+    ASSERT_TRUE(q.status().ok) << q.status().error;
+    std::vector<std::string> ids;
+    for (int i = 0; i < 12; ++i) {
+      ids.push_back("job-" + std::to_string(i));
+      ASSERT_TRUE(q.enqueue(ids.back(), test::payload_of(i), nullptr).ok);
+    }
+    test::SimulatedExecutor executor(kFakeWorker, dir.path() / "jobs", 1000ms);
+    ProcessHealthProbe probe(test::fake_worker_launch(kFakeWorker, dir.path() / "jobs", 1s));
+    EngineOptions o;
+    o.devices = {0, 1};
+    o.idle_poll = 20ms;
+    MonitorOptions m;
+    m.recovery_interval = 50ms;
+    m.max_restarts = 3;
+    std::vector<FaultRecord> faults;
+    std::mutex faults_mu;
+    ServiceEngine engine(q, executor, &probe, o, m, [&](const FaultRecord& f) {
+      std::lock_guard lock(faults_mu);
+      faults.push_back(f);
+    });
+    const auto start = std::chrono::steady_clock::now();
+    engine.start();
+    const bool drained = engine.wait_until_drained_for(60s);
+    const json snapshot = engine.snapshot();
+    engine.stop();
+    ASSERT_TRUE(drained) << "the engine still holds jobs for GPUs whose probe can never pass: " << snapshot.dump();
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 60.0);
+    auto outcomes = check_accounted(q, db, ids);
+    for (int i = 0; i < 12; ++i) {
+      const auto& o = outcomes.at(ids[i]);
+      SCOPED_TRACE(ids[i] + ": " + joined(o.failures) + o.reason);
+      if (test::fault_of(i) == "compile_error") {
+        EXPECT_EQ(o.state, JobState::done);
+        EXPECT_EQ(field(o.result, "verdict", std::string()), "compile_error");
+        continue;
+      }
+      EXPECT_EQ(o.state, JobState::infra_error);
+      EXPECT_NE(o.reason.find("no GPU is in service"), std::string::npos);
+      EXPECT_NE(o.reason.find("result channel failed verification"), std::string::npos);
+    }
+    int out = 0;
+    for (const auto& f : faults) out += f.kind == "out_of_service";
+    EXPECT_EQ(out, 2) << "each GPU is taken out of service once";
+    for (const auto& h : snapshot.at("health")) EXPECT_TRUE(h.value("out_of_service", false)) << h.dump();
+  }
 }

@@ -140,23 +140,26 @@ probe = { M = 64 }
   return dir;
 }
 
+// The toy's workload as the worker's registry would list it (specs are checked against it).
+ProblemSpec load_toy(const fs::path& dir) { return load_problem(dir, {{"toy", {"none"}}}); }
+
 }  // namespace
 
 TEST(ProblemSpecWorkloadOptions, ScalarsBecomeJsonAndAbsentIsEmpty) {
-  auto p = load_problem(write_toy("[workload_options]\ncausal = true\nwindow = 128\nalpha = 0.5\nmode = \"x\"\n"));
+  auto p = load_toy(write_toy("[workload_options]\ncausal = true\nwindow = 128\nalpha = 0.5\nmode = \"x\"\n"));
   EXPECT_EQ(p.workload_options.size(), 4u);
   EXPECT_EQ(p.workload_options["causal"], true);
   EXPECT_EQ(p.workload_options["window"], 128);
   EXPECT_EQ(p.workload_options["alpha"], 0.5);
   EXPECT_EQ(p.workload_options["mode"], "x");
-  auto plain = load_problem(write_toy(""));
+  auto plain = load_toy(write_toy(""));
   EXPECT_TRUE(plain.workload_options.empty());
   EXPECT_FALSE(plain.to_json().contains("workload_options"));
 }
 
 TEST(ProblemSpecWorkloadOptions, NonScalarsAreRejectedNamingTheKey) {
   try {
-    load_problem(write_toy("[workload_options]\nlist = [1, 2]\n"));
+    load_toy(write_toy("[workload_options]\nlist = [1, 2]\n"));
     FAIL() << "an array option was accepted";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("'workload_options.list'"), std::string::npos) << e.what();

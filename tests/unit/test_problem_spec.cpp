@@ -5,6 +5,8 @@
 
 #include "core/error.h"
 #include "problems/flop_expr.h"
+#include "problems/known_names.h"
+#include "core/subprocess.h"
 #include "problems/registry.h"
 
 using namespace ptxbench;
@@ -42,10 +44,13 @@ sanitize = { M = 64, K = 16 }
 probe = { M = 64, K = 16 }
 )";
 
+// The toy's workload, as the worker's registry would list it.
+const std::map<std::string, std::vector<std::string>> kToyWorkloads{{"toy", {"none"}}, {"gemm", {"cublaslt"}}};
+
 std::string load_error(const std::string& toml) {
   auto dir = write_problem("toy", toml);
   try {
-    load_problem(dir);
+    load_problem(dir, kToyWorkloads);
   } catch (const InputError& e) {
     return e.what();
   }
@@ -93,7 +98,7 @@ TEST(ProblemSpec, HiddenShapesAreNotInThePrompt) {
 
 TEST(ProblemSpec, ValidToyLoads) {
   EXPECT_EQ(load_error(kValid), "");
-  auto p = load_problem(write_problem("toy", kValid));
+  auto p = load_problem(write_problem("toy", kValid), kToyWorkloads);
   EXPECT_EQ(p.check_shape({{"M", 96}, {"K", 16}}), "M=96 is not a multiple of 64");
   EXPECT_EQ(p.check_shape({{"M", 64}, {"K", 8}}), "K=8 is not an allowed value");
 }
@@ -107,11 +112,101 @@ TEST(ProblemSpec, ErrorsNameTheFileAndTheField) {
   EXPECT_NE(load_error(replaced(kValid, "sanitize = { M = 64, K = 16 }", "sanitize = { M = 64 }")).find("lacks dim 'K'"),
             std::string::npos);
   EXPECT_NE(load_error(replaced(kValid, "name = \"toy\"", "name = \"other\"")).find("folder is 'toy'"), std::string::npos);
-  EXPECT_NE(load_error(replaced(kValid, "rtol = 0.01", "rtol = \"tight\"")).find("'tolerance.Y.rtol': must be a number"),
+  EXPECT_NE(load_error(replaced(kValid, "rtol = 0.01", "rtol = \"tight\"")).find("'tolerance.Y.rtol': must be a finite number"),
             std::string::npos);
   EXPECT_NE(load_error(replaced(kValid, "multiple_of = 64", "multiple_by = 64")).find("unknown constraint"), std::string::npos);
   auto syntax = load_error(replaced(kValid, "title = \"Toy\"", "title = \"Toy"));
   EXPECT_NE(syntax.find("problem.toml:3:"), std::string::npos) << syntax;  // file:line:column
+}
+
+// Issue 12: strict specs. Each error names the file, the line and the key path.
+TEST(ProblemSpec, UnknownKeysAreRejectedWithFileLineAndKeyPath) {
+  const std::string root = load_error(replaced(kValid, "title = \"Toy\"", "title = \"Toy\"\nshapez = 3"));
+  EXPECT_NE(root.find("problem.toml:4: 'shapez': unknown key"), std::string::npos) << root;
+  EXPECT_NE(load_error(replaced(kValid, "rtol = 0.01", "rtoll = 0.01")).find("'tolerance.Y.rtoll': unknown key"), std::string::npos);
+  EXPECT_NE(load_error(replaced(kValid, "probe = { M = 64, K = 16 }", "probe = { M = 64, K = 16 }\nhiden = []"))
+                .find("'shapes.hiden': unknown key"),
+            std::string::npos);
+  EXPECT_NE(load_error(replaced(kValid, "groups = [[\"*GMMA\"]]", "groups = [[\"*GMMA\"]]\nptxx = []")).find("'targets.sm_90a.ptxx'"),
+            std::string::npos);
+  EXPECT_NE(load_error(std::string(kValid) + "[correctness]\nseed = 2\n").find("'correctness.seed': unknown key"), std::string::npos);
+  EXPECT_NE(load_error(std::string(kValid) + "[shapes.random]\ncount = 1\nmax = { M = 64, K = 16 }\nmin = 1\n")
+                .find("'shapes.random.min': unknown key"),
+            std::string::npos);
+  EXPECT_NE(load_error(replaced(kValid, "[targets.sm_90a]", "[targets.sm_91]")).find("'targets.sm_91'"), std::string::npos);
+}
+
+// Found by tests/fuzz/fuzz_problem_toml: a line that starts a key with a byte no key may start with
+// (toml++ asserts there in a debug build) is a parse error naming the line, not a crash.
+TEST(ProblemSpec, AKeyStartingWithAStrayByteIsAParseError) {
+  for (const std::string stray : {std::string("\x01"), std::string("\x7f"), std::string("=")}) {
+    const std::string e = load_error(replaced(kValid, "title = \"Toy\"", "title = \"Toy\"\n[" + stray + "x]"));
+    EXPECT_NE(e.find("problem.toml:4:"), std::string::npos) << e;
+    EXPECT_NE(e.find("expected bare key starting character"), std::string::npos) << e;
+  }
+}
+
+TEST(ProblemSpec, WorkloadAndBaselineNamesAreCheckedWithoutAGpu) {
+  const std::string w = load_error(replaced(kValid, "baseline = \"none\"", "baseline = \"none\"\nworkload = \"toi\""));
+  EXPECT_NE(w.find("'workload': 'toi' is not a workload of the worker (known: gemm, toy)"), std::string::npos) << w;
+  const std::string b = load_error(replaced(kValid, "baseline = \"none\"", "baseline = \"cublas\""));
+  EXPECT_NE(b.find("'baseline': 'cublas' is not a baseline the workload 'toy' implements (known: none)"), std::string::npos) << b;
+  // The real registry (generated from problems/*/workload.cu at configure time).
+  EXPECT_TRUE(known_workloads().count("gemm"));
+  EXPECT_EQ(known_workloads().at("gemm"), std::vector<std::string>{"cublaslt"});
+}
+
+TEST(ProblemSpec, EveryDimIsBounded) {
+  // M has a constraint, K gets the default bounds [1, 2^20] when it has none.
+  const std::string no_k = replaced(kValid, "K = { one_of = [16, 32] }\n", "");
+  EXPECT_EQ(load_error(no_k), "");
+  EXPECT_NE(load_error(replaced(no_k, "benchmark = [{ M = 128, K = 32 }]", "benchmark = [{ M = 128, K = -32 }]"))
+                .find("'shapes.benchmark[0]': violates the constraints: K=-32 outside [1, 1048576]"),
+            std::string::npos);
+  EXPECT_NE(load_error(replaced(no_k, "benchmark = [{ M = 128, K = 32 }]", "benchmark = [{ M = 128, K = 4600000000000000000 }]"))
+                .find("K=4600000000000000000 outside [1, 1048576]"),
+            std::string::npos);
+  EXPECT_NE(load_error(replaced(no_k, "benchmark = [{ M = 128, K = 32 }]", "benchmark = [{ M = 128, K = 4.6e18 }]"))
+                .find("'shapes.benchmark[0].K': must be an integer"),
+            std::string::npos);
+  EXPECT_NE(load_error(replaced(kValid, "M = { multiple_of = 64, min = 64 }", "M = { multiple_of = 64, min = 64, max = 9999999999 }"))
+                .find("'constraints.M.max': must be between 1 and 1048576"),
+            std::string::npos);
+  EXPECT_NE(load_error(replaced(kValid, "M = { multiple_of = 64, min = 64 }", "M = { multiple_of = 64, min = 640, max = 64 }"))
+                .find("min 640 is above max 64"),
+            std::string::npos);
+  EXPECT_NE(load_error(replaced(kValid, "K = { one_of = [16, 32] }", "K = { one_of = [16, -32] }")).find("'constraints.K.one_of[1]'"),
+            std::string::npos);
+}
+
+TEST(ProblemSpec, CountsAreBounded) {
+  EXPECT_NE(load_error(std::string(kValid) + "[shapes.random]\ncount = -1\nmax = { M = 64, K = 16 }\n")
+                .find("'shapes.random.count': must be between 0 and 64, got -1"),
+            std::string::npos);
+  EXPECT_NE(load_error(std::string(kValid) + "[correctness]\nseeds = 0\n").find("'correctness.seeds': must be between 1 and 64"),
+            std::string::npos);
+  EXPECT_NE(load_error(replaced(kValid, "rtol = 0.01", "rtol = nan")).find("'tolerance.Y.rtol': must be a finite number"),
+            std::string::npos);
+}
+
+TEST(ProblemRegistry, OneBadSpecSpoilsNoOther) {
+  const auto root = fs::temp_directory_path() / ("ptxbench-registry-" + std::to_string(getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "gemm");
+  fs::copy(repo() / "problems" / "gemm", root / "gemm", fs::copy_options::recursive);
+  fs::create_directories(root / "broken");
+  std::ofstream(root / "broken" / "problem.toml") << replaced(kValid, "name = \"toy\"", "name = \"broken\"\nbogus = 1");
+  const auto all = ProblemRegistry(root).load_all();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].name, "broken");
+  EXPECT_FALSE(all[0].spec);
+  EXPECT_NE(all[0].error.find("broken/problem.toml:3: 'bogus': unknown key"), std::string::npos) << all[0].error;
+  EXPECT_TRUE(all[1].spec) << all[1].error;
+  fs::remove_all(root);
+}
+
+TEST(ProblemRegistry, EveryProblemInTheRepositoryLoads) {
+  for (const auto& l : ProblemRegistry(repo() / "problems").load_all()) EXPECT_TRUE(l.spec) << l.error;
 }
 
 TEST(ProblemRegistry, UnknownNameListsKnownProblems) {
@@ -132,4 +227,14 @@ TEST(FlopExpr, ArithmeticAndErrors) {
   EXPECT_THROW(eval_flop_expr("2*(M", {{"M", 1}}), InputError);
   EXPECT_THROW(eval_flop_expr("M/0", {{"M", 1}}), InputError);
   EXPECT_THROW(eval_flop_expr("M $ 2", {{"M", 1}}), InputError);
+}
+
+// The parent's list (generated at configure time) is the worker's own registry.
+TEST(ProblemRegistry, KnownWorkloadsAreTheWorkersRegistry) {
+  const auto r = run_process({(fs::path(PTXBENCH_BIN_DIR) / "ptxbench-worker").string(), "--list-workloads"});
+  ASSERT_TRUE(r.ok()) << r.describe() << r.err;
+  const json worker = json::parse(r.out);
+  json parent = json::object();
+  for (const auto& [name, baselines] : known_workloads()) parent[name] = baselines;
+  EXPECT_EQ(worker, parent);
 }

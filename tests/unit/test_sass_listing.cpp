@@ -2,7 +2,7 @@
 // instructions read through a listing.
 #include <gtest/gtest.h>
 
-#include "build/sass_listing.h"
+#include "compile/sass_listing.h"
 #include "core/error.h"
 #include "service/target_counts.h"
 

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
 #include "core/subprocess.h"
 
 using namespace ptxbench;
@@ -44,4 +46,27 @@ TEST(Subprocess, MissingProgramExits127) {
   auto r = run_process({"/no/such/program"});
   EXPECT_EQ(r.exit_code, 127);
   EXPECT_NE(r.err.find("cannot execute"), std::string::npos);
+}
+
+// Issue 12: the deadline held only while the child kept its pipes open; one that closed them and
+// slept made waitpid block with no limit.
+TEST(Subprocess, DeadlineHoldsForAChildThatClosesItsPipesAndSleeps) {
+  ProcessOptions o;
+  o.timeout = std::chrono::milliseconds(500);
+  o.result_fd = 3;
+  auto r = run_process({"/bin/sh", "-c", "exec 0<&- 1>&- 2>&- 3>&-; sleep 10"}, o);
+  EXPECT_TRUE(r.timed_out) << r.describe();
+  EXPECT_LT(r.seconds, 3) << r.describe();
+}
+
+TEST(Subprocess, ExactEnvironmentAndLimitsApplyInTheChild) {
+  ProcessOptions o;
+  o.environment = std::vector<std::string>{"ONLY=this", "PATH=/usr/bin:/bin"};
+  o.rlimits = {{RLIMIT_FSIZE, 4096}};
+  o.no_new_privs = true;
+  auto r = run_process({"/bin/sh", "-c", "env | sort; ulimit -f; grep NoNewPrivs /proc/self/status"}, o);
+  EXPECT_NE(r.out.find("ONLY=this"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("HOME="), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n8\n"), std::string::npos) << r.out;  // 4096 bytes = 8 blocks of 512
+  EXPECT_NE(r.out.find("NoNewPrivs:\t1"), std::string::npos) << r.out;
 }

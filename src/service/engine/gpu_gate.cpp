@@ -69,9 +69,16 @@ void GpuGate::set_timing_excluded(bool excluded, const std::string& reason) {
   cv_.notify_all();
 }
 
+void GpuGate::set_out_of_service(const std::string& reason) {
+  std::lock_guard lock(mu_);
+  out_of_service_ = true;
+  out_of_service_reason_ = reason;
+  cv_.notify_all();
+}
+
 bool GpuGate::wait_until_dispatchable(const std::atomic<bool>& stop) {
   std::unique_lock lock(mu_);
-  cv_.wait(lock, [&] { return stop || !paused_; });
+  cv_.wait(lock, [&] { return stop || !paused_ || out_of_service_; });
   return !stop;
 }
 
@@ -91,6 +98,8 @@ GpuGateSnapshot GpuGate::snapshot() const {
   s.pause_reason = pause_reason_;
   s.timing_excluded = timing_excluded_;
   s.timing_exclusion_reason = timing_reason_;
+  s.out_of_service = out_of_service_;
+  s.out_of_service_reason = out_of_service_reason_;
   const double pending = std::chrono::duration<double>(now - last_change_).count();
   s.held_seconds = held_ + ((shared_ > 0 || exclusive_) ? pending : 0);
   s.exclusive_seconds = exclusive_held_ + (exclusive_ ? pending : 0);

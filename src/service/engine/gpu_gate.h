@@ -1,7 +1,8 @@
 // One GPU's gate: shared uses for the stages that time nothing, an exclusive use for the timed
 // stage (waiting for the shared ones to end, and holding new ones back meanwhile, so timing is
 // never starved), and the GPU's dispatch state set by the reliability monitor: paused (no new
-// job starts) and excluded from timing (throttled or off its calibration). It also measures the
+// job starts), excluded from timing (throttled or off its calibration) and out of service (it
+// stayed unhealthy through every restart: no job runs on it again in this process). It also measures the
 // fraction of wall time in which any stage held the GPU (the service's own busy figure; NVML's
 // utilization is reported beside it where the driver is there).
 #pragma once
@@ -23,6 +24,8 @@ struct GpuGateSnapshot {
   std::string pause_reason;
   bool timing_excluded = false;
   std::string timing_exclusion_reason;
+  bool out_of_service = false;
+  std::string out_of_service_reason;
   double held_seconds = 0, open_seconds = 0;  // any use held / since the gate opened
   double exclusive_seconds = 0;
 };
@@ -36,7 +39,8 @@ class GpuGate final : public GpuLaneGate {
   int device() const { return device_; }
   void set_paused(bool paused, const std::string& reason = "");
   void set_timing_excluded(bool excluded, const std::string& reason = "");
-  // Blocks while the GPU is paused; false when `stop` became true meanwhile.
+  void set_out_of_service(const std::string& reason);  // for good; it also wakes the lanes
+  // Blocks while the GPU is paused (and in service); false when `stop` became true meanwhile.
   bool wait_until_dispatchable(const std::atomic<bool>& stop);
   void wake_all();  // after `stop` changed
   GpuGateSnapshot snapshot() const;
@@ -51,8 +55,8 @@ class GpuGate final : public GpuLaneGate {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   int shared_ = 0, exclusive_waiting_ = 0;
-  bool exclusive_ = false, paused_ = false, timing_excluded_ = false;
-  std::string pause_reason_, timing_reason_;
+  bool exclusive_ = false, paused_ = false, timing_excluded_ = false, out_of_service_ = false;
+  std::string pause_reason_, timing_reason_, out_of_service_reason_;
   std::chrono::steady_clock::time_point opened_ = std::chrono::steady_clock::now(), last_change_ = opened_;
   double held_ = 0, exclusive_held_ = 0;
 };

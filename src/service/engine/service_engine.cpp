@@ -173,9 +173,14 @@ void ServiceEngine::lane_loop(int device, int lane) {
   while (!stopping_) {
     {
       std::lock_guard lock(mu_);
-      lane_state_[name] = gate->snapshot().paused ? "paused" : "idle";
+      const auto s = gate->snapshot();
+      lane_state_[name] = s.out_of_service ? "out of service" : s.paused ? "paused" : "idle";
     }
     if (!gate->wait_until_dispatchable(stopping_)) return;
+    if (gate->snapshot().out_of_service) {
+      lane_without_gpu(device, name);
+      continue;
+    }
     std::shared_ptr<InFlight> w;
     {
       std::unique_lock lock(mu_);
@@ -219,6 +224,31 @@ void ServiceEngine::lane_loop(int device, int lane) {
   }
 }
 
+void ServiceEngine::lane_without_gpu(int device, const std::string& name) {
+  std::string why;
+  for (const auto& g : gates_) {
+    const auto s = g->snapshot();
+    if (!s.out_of_service) {
+      // Another GPU still serves the jobs: this lane only waits.
+      std::unique_lock lock(mu_);
+      idle_cv_.wait_for(lock, options_.idle_poll, [&] { return stopping_.load(); });
+      return;
+    }
+    why += (why.empty() ? "" : "; ") + ("GPU " + std::to_string(s.device) + ": " + s.out_of_service_reason);
+  }
+  std::shared_ptr<InFlight> w;
+  {
+    std::unique_lock lock(mu_);
+    ready_cv_.wait_for(lock, options_.idle_poll, [&] { return stopping_ || !ready_.empty(); });
+    if (stopping_ || ready_.empty()) return;
+    w = std::move(ready_.front());
+    ready_.pop_front();
+    lane_state_[name] = "ending " + w->job.id + " (no GPU in service)";
+  }
+  space_cv_.notify_all();
+  fail(w->job, "harness error: no GPU is in service (" + why + ")", device);
+}
+
 void ServiceEngine::heartbeat_loop() {
   while (!stopping_) {
     {
@@ -240,6 +270,12 @@ void ServiceEngine::heartbeat_loop() {
 }
 
 void ServiceEngine::wait_until_drained() {
+  while (!wait_until_drained_for(std::chrono::hours(1))) {
+  }
+}
+
+bool ServiceEngine::wait_until_drained_for(std::chrono::milliseconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
   for (;;) {
     QueueCounts c;
     auto s = queue_.counts(&c);
@@ -248,7 +284,8 @@ void ServiceEngine::wait_until_drained() {
       std::lock_guard lock(mu_);
       in_flight = in_flight_;
     }
-    if (s.ok && c.queued == 0 && c.leased == 0 && in_flight == 0) return;
+    if (s.ok && c.queued == 0 && c.leased == 0 && in_flight == 0) return true;
+    if (std::chrono::steady_clock::now() >= until) return false;
     std::this_thread::sleep_for(options_.idle_poll);
   }
 }

@@ -3,7 +3,8 @@
 // `shared_lanes` of them, all under the GPU's gate: shared stages side by side, the timed stage
 // alone). Leases are kept alive by a heartbeat while a job is anywhere in the engine; a result is
 // stored once (the queue's complete()), an infra fault re-queues the job. The reliability
-// monitor (health/gpu_monitor.h) probes a GPU between jobs and pauses an unhealthy one.
+// monitor (health/gpu_monitor.h) probes a GPU between jobs and pauses an unhealthy one; where
+// every GPU is out of service the jobs waiting for one end as infra faults, never wait for ever.
 // The same engine serves `ptxbench serve` and, in-process, `eval` of several files.
 #pragma once
 #include <atomic>
@@ -56,6 +57,8 @@ class ServiceEngine {
   void stop();                // finishes in-flight work's bookkeeping; held leases expire or are failed
   // Blocks until the queue holds nothing queued or leased and nothing is in flight here.
   void wait_until_drained();
+  // The same for at most `limit`; false when it was not drained by then.
+  bool wait_until_drained_for(std::chrono::milliseconds limit);
   void notify_enqueued();     // wakes idle CPU threads
   FinishedFn on_finished;     // called after a job ended (set before start())
 
@@ -71,6 +74,8 @@ class ServiceEngine {
   };
   void cpu_loop(int index);
   void lane_loop(int device, int lane);
+  // A lane of a GPU out of service: where no GPU is left in service, ends a job that waits for one.
+  void lane_without_gpu(int device, const std::string& name);
   void heartbeat_loop();
   void finish(const LeasedJob& job, const json& result, int device);
   void fail(const LeasedJob& job, const std::string& reason, int device);

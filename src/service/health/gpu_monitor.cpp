@@ -140,7 +140,7 @@ void GpuMonitor::apply(Gpu& g, const HealthReport& r, bool after_restart) {
 }
 
 void GpuMonitor::start_recovery_locked(Gpu& g) {
-  if (g.recovering || stopping_) return;
+  if (g.recovering || g.out_of_service || stopping_) return;
   if (g.recovery.joinable()) g.recovery.join();  // a finished earlier recovery
   g.recovering = true;
   g.recovery = std::thread([this, gp = &g] { recovery_loop(gp); });
@@ -161,9 +161,18 @@ void GpuMonitor::recovery_loop(Gpu* g) {
     // A restart: new processes on the GPU (every probe and worker is one), calibrated again.
     HealthReport r = probe_.probe(g->gate->device());
     apply(*g, r, restarting);
-    std::lock_guard lock(mu_);
+    std::unique_lock lock(mu_);
     const bool excluded = g->gate->snapshot().timing_excluded;
     if (g->healthy && !excluded) break;
+    if (!g->healthy && options_.max_restarts > 0 && g->restarts >= options_.max_restarts) {
+      g->out_of_service = true;
+      const std::string why = "still unhealthy after " + std::to_string(g->restarts) + " restart(s): " + r.reason;
+      g->gate->set_out_of_service(why);
+      lock.unlock();
+      record({"", g->gate->device(), "", "out_of_service", why});
+      lock.lock();
+      break;
+    }
   }
   std::lock_guard lock(mu_);
   g->recovering = false;
@@ -182,6 +191,8 @@ json GpuMonitor::snapshot() const {
                    {"timing_exclusion_reason", s.timing_exclusion_reason},
                    {"reference_calibration_ms", g.reference_ms},
                    {"restarts", g.restarts},
+                   {"out_of_service", g.out_of_service},
+                   {"out_of_service_reason", s.out_of_service_reason},
                    {"jobs", g.jobs},
                    {"last_probe", g.last.to_json()}});
   }

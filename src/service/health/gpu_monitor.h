@@ -4,6 +4,11 @@
 //    `probe_every_jobs`). Unhealthy: the GPU is paused (no job starts on it) and restarted: its
 //    lanes finish or fail their jobs (re-queued as infra faults), then it is probed until healthy
 //    and calibrated again before dispatch resumes.
+//    A GPU still unhealthy after `max_restarts` restarts is out of service: no job runs on it
+//    again in this process; where no GPU is left in service the engine ends the jobs waiting for
+//    one (re-queued while attempts remain, then infra_error with the probe's reason), rather than
+//    holding them for ever (a probe that can never pass, such as one whose result channel does not
+//    verify, would otherwise stall every job with no error).
 //  - Thermal screening: a GPU whose calibration time is more than `calibration_tolerance` off its
 //    reference, or that reports thermal/hardware throttling, is excluded from timing (shared
 //    stages still run there) and probed until it recovers.
@@ -27,6 +32,7 @@ struct MonitorOptions {
   double calibration_tolerance = 0.15;  // the paper's figure
   std::chrono::milliseconds recovery_interval{1000};
   int probe_every_jobs = 0;             // 0: only after suspicious results
+  int max_restarts = 10;                // then out of service; 0: restarted for ever
   size_t recent_faults = 50;
 };
 
@@ -34,7 +40,7 @@ struct FaultRecord {
   std::string at;  // UTC ISO 8601
   int device = -1;
   std::string job;
-  std::string kind;  // infra_fault, unhealthy, timing_excluded, recovered
+  std::string kind;  // infra_fault, unhealthy, timing_excluded, recovered, out_of_service
   std::string reason;
   json to_json() const;
 };
@@ -73,6 +79,7 @@ class GpuMonitor {
     long long jobs = 0;
     std::thread recovery;
     bool recovering = false;
+    bool out_of_service = false;
   };
   void apply(Gpu& g, const HealthReport& r, bool after_restart);
   void start_recovery_locked(Gpu& g);

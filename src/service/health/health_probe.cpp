@@ -12,13 +12,26 @@ json HealthReport::to_json() const {
           {"ecc_uncorrected", ecc_uncorrected}, {"gpu_state", gpu_state}, {"seconds", seconds}};
 }
 
-ProcessHealthProbe::ProcessHealthProbe(fs::path executable, fs::path job_dir, std::chrono::seconds timeout)
-    : executable_(std::move(executable)), job_dir_(std::move(job_dir)), timeout_(timeout) {}
+ProcessHealthProbe::ProcessHealthProbe(fs::path executable, fs::path job_dir, std::chrono::seconds timeout) {
+  launch_.worker = std::move(executable);
+  launch_.job_dir = std::move(job_dir);
+  launch_.timeout = timeout;
+}
+
+ProcessHealthProbe::ProcessHealthProbe(WorkerLaunch launch) : launch_(std::move(launch)) {}
 
 HealthReport ProcessHealthProbe::probe(int device) {
   HealthReport r;
-  WorkerRun run = run_worker(executable_, nullptr, job_dir_, {}, timeout_, {"--probe", "--device", std::to_string(device)});
+  WorkerLaunch launch = launch_;
+  launch.extra_args = {"--probe", "--device", std::to_string(device)};
+  WorkerRun run = run_worker(launch, json{{"mode", "probe"}, {"device", device}});
   r.seconds = run.process.seconds;
+  if (run.tampered) {
+    r.healthy = false;
+    r.reason = "the health probe's result channel failed verification (" + *run.tampered + "; " + run.process.describe() +
+               "): a probe that does not speak the signed protocol, or something else wrote to its channel";
+    return r;
+  }
   auto events = run.of_type("health");
   if (events.empty() || !run.done) {
     r.healthy = false;

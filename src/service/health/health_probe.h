@@ -2,7 +2,7 @@
 // its checksum (a clean context and a working GPU), times a calibration kernel (thermal
 // screening compares it with the GPU's calibration at start), and reads NVML's clocks,
 // temperature, throttle reasons and volatile uncorrected ECC count. It speaks the worker's
-// result protocol (JSON lines on --result-fd): ptxbench-health-probe (health/probe_main.cu) on a
+// result protocol (signed JSON lines on --result-fd): ptxbench-health-probe (health/probe_main.cu) on a
 // GPU host, a simulated GPU in the fault-injection tests.
 #pragma once
 #include <filesystem>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/json.h"
+#include "service/worker_client.h"
 
 namespace ptxbench {
 
@@ -31,15 +32,17 @@ class HealthProbe {
   virtual HealthReport probe(int device) = 0;
 };
 
-// Runs `executable --probe --device N --result-fd 3` and reads its "health" event.
+// Runs `executable --job FILE --probe --device N --result-fd 3` the way a worker runs (its sandbox,
+// a job file {"mode": "probe", "device": N} carrying the channel's key, signed result lines) and
+// reads its "health" event. A channel that fails verification is an unhealthy report saying so.
 class ProcessHealthProbe final : public HealthProbe {
  public:
   ProcessHealthProbe(std::filesystem::path executable, std::filesystem::path job_dir, std::chrono::seconds timeout);
+  explicit ProcessHealthProbe(WorkerLaunch launch);  // launch.worker: the probe's executable
   HealthReport probe(int device) override;
 
  private:
-  std::filesystem::path executable_, job_dir_;
-  std::chrono::seconds timeout_;
+  WorkerLaunch launch_;
 };
 
 // ptxbench-health-probe beside the running executable (or in bin/ next to it), else the name.

@@ -1,10 +1,13 @@
 // ptxbench-health-probe: the reliability monitor's probe of one GPU, between jobs, in a fresh
-// process (so a fresh context):
-//   ptxbench-health-probe --probe --device N --result-fd FD
+// process (so a fresh context), launched like the worker (service/worker_client.h: its sandbox,
+// a private job file carrying the result channel's key, read and deleted first):
+//   ptxbench-health-probe --job FILE --probe --device N --result-fd FD
+//   ptxbench-health-probe --info --job FILE --result-fd FD    (the capabilities probe: hello, done)
 // A known kernel with a known checksum (a hash of every index, summed on the GPU and on the CPU),
 // a calibration kernel (a fixed FMA chain over every SM, median of 7 timed runs: thermal
 // screening compares it with the GPU's own calibration at start), and NVML's clocks,
-// temperature, throttle reasons and volatile uncorrected ECC count. JSON lines on FD:
+// temperature, throttle reasons and volatile uncorrected ECC count. Signed lines on FD
+// (runner/result_channel.h, the worker's own channel):
 // {"type":"hello"...}, {"type":"health", "checksum_ok", "calibration_ms", "gpu_state",
 // "ecc_uncorrected"}, {"type":"done"}; a CUDA failure is {"type":"fatal", ...}.
 #include <cuda_runtime.h>
@@ -12,22 +15,40 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/json.h"
 #include "probes/nvml_monitor.h"
+#include "runner/result_channel.h"
 #include "service/health/nvml_library.h"
 
 using ptxbench::json;
 
 namespace {
 
-int result_fd = -1;
+std::unique_ptr<ptxbench::ResultChannel> channel;
 
-void emit(const json& j) {
-  const std::string line = j.dump() + "\n";
-  if (result_fd >= 0 && ::write(result_fd, line.data(), line.size()) < 0) _exit(70);
+void emit(const json& j) { channel->emit(j); }
+
+// The job file, read and deleted; the channel keyed with its `channel_key`. False when unreadable.
+bool read_job(const std::string& path, json& job) {
+  if (path.empty()) return true;
+  std::ifstream in(path);
+  job = json::parse(in, nullptr, false);
+  unlink(path.c_str());
+  if (job.is_discarded() || !job.is_object()) return false;
+  if (auto k = job.find("channel_key"); k != job.end() && k->is_string()) {
+    try {
+      channel->set_key(k->get<std::string>());
+    } catch (const std::exception&) {
+      return false;
+    }
+    job.erase(k);
+  }
+  return true;
 }
 
 __host__ __device__ unsigned mix(unsigned x) {
@@ -61,12 +82,25 @@ std::string check(cudaError_t e, const char* what) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int device = 0;
-  for (int i = 1; i + 1 < argc; ++i) {
+  int device = 0, result_fd = -1;
+  bool info = false;
+  std::string job_file;
+  for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--device") device = std::stoi(argv[++i]);
+    if (a == "--info") info = true;
+    else if (a == "--probe") continue;
+    else if (i + 1 >= argc) break;
+    else if (a == "--device") device = std::stoi(argv[++i]);
     else if (a == "--result-fd") result_fd = std::stoi(argv[++i]);
+    else if (a == "--job") job_file = argv[++i];
   }
+  channel = std::make_unique<ptxbench::ResultChannel>(result_fd);
+  json job = json::object();
+  if (!read_job(job_file, job)) {
+    std::fprintf(stderr, "ptxbench-health-probe: job file %s is not a JSON object with a hex channel_key\n", job_file.c_str());
+    return 64;
+  }
+  if (!info) device = job.value("device", device);
   std::string error = check(cudaSetDevice(device), "cudaSetDevice");
   if (error.empty()) error = check(cudaFree(nullptr), "creating the context");
   cudaDeviceProp prop{};
@@ -77,6 +111,10 @@ int main(int argc, char** argv) {
   }
   emit({{"type", "hello"}, {"gpu", prop.name}, {"cc", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
         {"device", device}});
+  if (info) {
+    emit({{"type", "done"}});
+    return 0;
+  }
 
   // The known kernel.
   constexpr unsigned kN = 1u << 22;

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "build/nvcc_driver.h"
-#include "build/static_checks.h"
+#include "compile/nvcc_driver.h"
+#include "compile/static_checks.h"
 #include "core/subprocess.h"
 #include "support/temp_dir.h"
 
