@@ -40,17 +40,9 @@ int main(int argc, char** argv) {
   }
   test::RecordingQueue queue(redis, log);
   test::SimulatedExecutor executor(worker, std::filesystem::path(dir) / "jobs", std::chrono::milliseconds(1000));
-  ProcessHealthProbe probe(worker, std::filesystem::path(dir) / "jobs", std::chrono::seconds(10));
-  EngineOptions o;
-  o.devices = {0, 1};
-  o.shared_lanes = 2;
-  o.cpu_jobs = 1;
-  o.lease_ttl = std::chrono::milliseconds(lease_ms);
-  o.heartbeat_interval = std::chrono::milliseconds(lease_ms / 5);
-  o.idle_poll = std::chrono::milliseconds(20);
-  o.max_timing_wait = std::chrono::seconds(20);
-  MonitorOptions m;
-  m.recovery_interval = std::chrono::milliseconds(50);
+  ProcessHealthProbe probe(test::fake_worker_launch(worker, std::filesystem::path(dir) / "jobs", std::chrono::seconds(10)));
+  const EngineOptions o = test::simulated_engine_options(2, 1, lease_ms, 5);
+  const MonitorOptions m = test::simulated_monitor_options();
   ServiceEngine engine(queue, executor, &probe, o, m);
   engine.start();
   while (!stop_requested) {
