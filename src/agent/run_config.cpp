@@ -2,6 +2,8 @@
 
 #include <toml++/toml.h>
 
+#include "problems/toml_file.h"
+
 #include <set>
 
 #include "core/error.h"
@@ -168,13 +170,7 @@ std::optional<TokenPrices> RunConfig::prices_for_model() const {
 }
 
 RunConfig load_run_config_file(const std::filesystem::path& file, RunConfig c) {
-  toml::table root;
-  try {
-    root = toml::parse_file(file.string());
-  } catch (const toml::parse_error& e) {
-    const auto& src = e.source();
-    throw InputError(file.string() + ":" + std::to_string(src.begin.line) + ": " + std::string(e.description()));
-  }
+  const toml::table root = parse_toml_file(file);
   const std::set<std::string> top{"model", "problems", "suite", "arch", "trajectories", "turns", "knowledge", "context_turns",
                                   "max_infra_errors", "infra_retry_delay_s", "parallel", "compile_jobs", "limit",
                                   "run_name", "rejudge", "model_args", "evaluation", "prices"};

@@ -2,6 +2,8 @@
 
 #include <toml++/toml.h>
 
+#include "problems/toml_file.h"
+
 #include <cmath>
 
 #include "core/arch.h"
@@ -165,13 +167,7 @@ ProblemSpec load_problem(const std::filesystem::path& dir) { return load_problem
 ProblemSpec load_problem(const std::filesystem::path& dir, const WorkloadNames& workloads) {
   const auto file = dir / "problem.toml";
   if (!std::filesystem::exists(file)) throw InputError(file.string() + ": no such problem spec");
-  toml::table root;
-  try {
-    root = toml::parse_file(file.string());
-  } catch (const toml::parse_error& e) {
-    throw InputError(file.string() + ":" + std::to_string(e.source().begin.line) + ":" +
-                     std::to_string(e.source().begin.column) + ": " + std::string(e.description()));
-  }
+  const toml::table root = parse_toml_file(file);
   Reader rd(file.string());
   rd.keys(root, "", {"name", "title", "entry", "workload", "baseline", "dims", "flops", "workload_options", "constraints",
                      "tolerance", "targets", "shapes", "correctness"});

@@ -2,6 +2,8 @@
 
 #include <toml++/toml.h>
 
+#include "problems/toml_file.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <set>
@@ -40,13 +42,7 @@ json SuiteSpec::to_json() const {
 
 SuiteSpec load_suite(const fs::path& file, const ProblemRegistry& registry) {
   if (!fs::is_regular_file(file)) throw InputError(file.string() + ": no such suite file");
-  toml::table root;
-  try {
-    root = toml::parse_file(file.string());
-  } catch (const toml::parse_error& e) {
-    throw InputError(file.string() + ":" + std::to_string(e.source().begin.line) + ":" +
-                     std::to_string(e.source().begin.column) + ": " + std::string(e.description()));
-  }
+  const toml::table root = parse_toml_file(file);
   auto error = [&](const std::string& path, const std::string& what) -> InputError {
     return InputError(file.string() + ": '" + path + "': " + what);
   };

@@ -146,6 +146,17 @@ TEST(ProblemSpec, AKeyStartingWithAStrayByteIsAParseError) {
   }
 }
 
+// Found by tests/fuzz/fuzz_problem_toml: a bare key followed by U+0300 made toml++ reach code it
+// marks unreachable (undefined behaviour in a release build). Spec files must be ASCII: any other
+// byte is an error naming the line and column, before the parser sees it.
+TEST(ProblemSpec, ANonAsciiByteIsAnErrorNamingWhere) {
+  std::string e = load_error("MEOax_M\xcc\x80");
+  EXPECT_NE(e.find("problem.toml:1:8: byte 0xCC is not ASCII"), std::string::npos) << e;
+  e = load_error(replaced(kValid, "title = \"Toy\"", "title = \"Toy \xc3\x97 2\""));
+  EXPECT_NE(e.find("problem.toml:3:"), std::string::npos) << e;
+  EXPECT_NE(e.find("is not ASCII"), std::string::npos) << e;
+}
+
 TEST(ProblemSpec, WorkloadAndBaselineNamesAreCheckedWithoutAGpu) {
   const std::string w = load_error(replaced(kValid, "baseline = \"none\"", "baseline = \"none\"\nworkload = \"toi\""));
   EXPECT_NE(w.find("'workload': 'toi' is not a workload of the worker (known: gemm, toy)"), std::string::npos) << w;
