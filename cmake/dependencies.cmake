@@ -18,6 +18,13 @@ target_link_libraries(ptxbench_libelf INTERFACE ${LIBELF_STATIC} ZLIB::ZLIB)
 find_package(Threads REQUIRED)
 # The model clients' HTTP (src/agent/http).
 find_package(CURL REQUIRED)
+# The Redis Streams job queue for many hosts (src/service/queue): Debian's libhiredis-dev, linked
+# statically like libelf, so GPU hosts need no libhiredis.so.
+find_path(HIREDIS_INCLUDE_DIR hiredis/hiredis.h REQUIRED)
+find_library(HIREDIS_STATIC NAMES libhiredis.a REQUIRED)
+add_library(ptxbench_hiredis INTERFACE)
+target_include_directories(ptxbench_hiredis SYSTEM INTERFACE ${HIREDIS_INCLUDE_DIR})
+target_link_libraries(ptxbench_hiredis INTERFACE ${HIREDIS_STATIC})
 if(PTXBENCH_BUILD_TESTS)
   find_package(GTest REQUIRED)
   # Scripted model servers on loopback in the client tests. Debian's build is a compiled library

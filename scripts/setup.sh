@@ -5,7 +5,8 @@
 #   the cuDNN frontend's header-only C++ graph API (the attention baseline), plotly (its
 #   plotly.min.js is inlined into the HTML report); llama.cpp's
 #   OpenAI-compatible server and the SmolLM2-135M GGUF for the real-model client test (tests/llm).
-#   Debian's chromium runs the HTML report's browser test (tests/browser).
+#   Debian's chromium runs the HTML report's browser test (tests/browser); libhiredis-dev is the Redis
+#   Streams queue's client, and the Redis tests (tests/redis) start their own redis-server processes.
 #   The sandbox (src/sandbox): bubblewrap, and libseccomp (linked statically); clang with libFuzzer
 #   builds the fuzz targets (tests/fuzz).
 # The CUDA toolkit itself (nvcc, cudart, cuBLASLt) is expected at /usr/local/cuda.
@@ -14,7 +15,7 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config binutils nlohmann-json3-dev libcli11-dev
   libtomlplusplus-dev libsqlite3-dev libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libelf-dev
-  libssl-dev zlib1g-dev python3-pip libcurl4-openssl-dev libcpp-httplib-dev chromium
+  libssl-dev zlib1g-dev python3-pip libcurl4-openssl-dev libcpp-httplib-dev chromium libhiredis-dev redis-server
   bubblewrap libseccomp-dev clang libfuzzer-14-dev)
 PIP_PACKAGES=(nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm nvidia-nvml-dev plotly)
 # Only its C++ headers are used: its Python dependencies (the CUTLASS DSL, ~0.5 GB) are not installed.

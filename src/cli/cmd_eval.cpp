@@ -144,13 +144,16 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
     }
     worst = std::max(worst, exit_code_for(r.verdict));
   };
-  if (files.size() > 1 && !a.sequential && opt.use_gpu) {
-    // Several files: through the service's engine (builds in parallel, GPU sharing, timing alone).
+  if ((files.size() > 1 && !a.sequential && opt.use_gpu) || !a.engine.queue.empty() || a.engine.submit_only) {
+    // Several files, or a queue given: through the service's engine (builds in parallel, GPU
+    // sharing, timing alone), or, --submit-only, through the `serve` workers of a Redis queue.
     EngineServiceOptions so;
     so.eval = opt;
     so.engine = engine_options(a.engine);
     if (so.engine.devices == std::vector<int>{0}) so.engine.devices = {a.device};
     so.max_attempts = a.engine.max_attempts;
+    so.queue = a.engine.queue;
+    so.submit_only = a.engine.submit_only;
     EngineCandidateService service(so, [](const std::string& line) { spdlog::debug("{}", line); });
     std::vector<CandidateTicket> tickets;
     for (size_t i = 0; i < files.size(); ++i)

@@ -196,12 +196,14 @@ void run_command(const RunFlags& f, const GlobalOptions& g, ExitCode& code) {
   });
   const ProgressFn progress = g.verbose ? ProgressFn([](const std::string& l) { std::cerr << "  " << l << "\n"; }) : ProgressFn();
   std::unique_ptr<CandidateService> service_ptr;
-  if (f.service) {
+  if (f.service || !f.engine.queue.empty() || f.engine.submit_only) {
     EngineServiceOptions so;
     so.eval = eval_options(config, g, f.worker);
     so.engine = engine_options(f.engine);
     if (config.compile_jobs > 0) so.engine.cpu_jobs = config.compile_jobs;
     so.max_attempts = f.engine.max_attempts;
+    so.queue = f.engine.queue;
+    so.submit_only = f.engine.submit_only;
     service_ptr = std::make_unique<EngineCandidateService>(so, progress);
   } else {
     LocalServiceOptions so;

@@ -2,6 +2,7 @@
 // with --exit-when-drained, until the queue is empty). Jobs come from any process that enqueues
 // into the same database (`ptxbench service submit`); results are stored in the queue.
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <map>
 #include <mutex>
@@ -17,7 +18,9 @@
 #include "service/gpu_description.h"
 #include "service/health/health_probe.h"
 #include "service/local_candidate_service.h"
-#include "service/queue/sqlite_job_queue.h"
+#include "service/queue/queue_factory.h"
+#include "service/queue/redis_job_queue.h"
+#include "service/remote_workers.h"
 #include "service/status_writer.h"
 
 namespace ptxbench::cli {
@@ -38,13 +41,15 @@ void run_serve(const ServeArgs& a, const GlobalOptions& g) {
   eval.worker = locate_worker();
   eval.sanitize = !a.no_sanitize, eval.probe = !a.no_probe, eval.timing = !a.no_timing;
   const EngineOptions engine_opts = engine_options(a.engine);
-  SqliteJobQueue queue(eval.workspace / "ptxbench.db", {.max_attempts = a.engine.max_attempts});
-  if (!queue.status().ok) throw InputError("the service's job queue: " + queue.status().error);
+  const QueueChoice queue_choice{a.engine.queue, eval.workspace / "ptxbench.db", a.engine.max_attempts};
+  std::unique_ptr<JobQueue> queue_ptr = open_job_queue(queue_choice);
+  JobQueue& queue = *queue_ptr;
+  auto* redis = dynamic_cast<RedisJobQueue*>(queue_ptr.get());  // shared by hosts: publish this worker's state there
 
   const GpuDescription gpu = describe_gpu_for(eval);
-  spdlog::info("serve: {} ({}); {} GPU(s) x {} lanes, {} CPU jobs, pipelining {}", gpu.gpu,
+  spdlog::info("serve: {} ({}); {} GPU(s) x {} lanes, {} CPU jobs, pipelining {}; queue {}", gpu.gpu,
                gpu.gpu_stages ? "GPU stages on" : gpu.reason, engine_opts.devices.size(), engine_opts.shared_lanes,
-               engine_opts.cpu_jobs, engine_opts.pipelining ? "on" : "off");
+               engine_opts.cpu_jobs, engine_opts.pipelining ? "on" : "off", describe_queue(queue_choice));
   ProblemRegistry registry(problems_root(g));
   std::mutex problems_mu;
   std::map<std::string, std::unique_ptr<ProblemSpec>> problems;
@@ -78,8 +83,17 @@ void run_serve(const ServeArgs& a, const GlobalOptions& g) {
     s["baseline_cache"] = {{"enabled", !a.no_cache}, {"hits", executor.cache_hits()}};
     return s;
   });
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  auto last_publish = std::chrono::steady_clock::now() - kWorkerStateTtl;
   while (!stop) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    if (redis && std::chrono::steady_clock::now() - last_publish > kWorkerStateTtl / 5) {
+      json state = worker_state(engine.snapshot(), gpu, host);
+      state["baseline_cache"] = {{"enabled", !a.no_cache}, {"hits", executor.cache_hits()}};
+      if (auto s = redis->publish_worker(engine.options().owner, state, kWorkerStateTtl); !s.ok) spdlog::warn("{}", s.error);
+      last_publish = std::chrono::steady_clock::now();
+    }
     if (a.exit_when_drained) {
       QueueCounts c;
       if (queue.counts(&c).ok && c.queued == 0 && c.leased == 0 && engine.snapshot()["counters"]["in_flight"] == 0) break;

@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <thread>
 
+#include "service/queue/redis_url.h"
+
 namespace ptxbench::cli {
 
 void add_engine_flags(CLI::App* cmd, EngineFlags& f) {
@@ -16,6 +18,21 @@ void add_engine_flags(CLI::App* cmd, EngineFlags& f) {
       ->check(CLI::Range(1, 20))->capture_default_str();
   cmd->add_option("--lease-seconds", f.lease_seconds, "Lease of a job (kept alive while it runs); a killed service's jobs "
                                                       "run again after it")->check(CLI::Range(2, 3600))->capture_default_str();
+  cmd->add_option("--queue", f.queue, "The job queue: the workspace's SQLite lease table by default (one host), or "
+                                      "redis://HOST:PORT/[DB][?stream=NAME] (Redis Streams, workers on many hosts)")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            if (v.empty()) return "";
+            try {
+              parse_redis_url(v);
+              return "";
+            } catch (const std::exception& e) {
+              return e.what();
+            }
+          },
+          "redis://HOST:PORT/[DB][?stream=NAME]", "queue URL"));
+  cmd->add_flag("--submit-only", f.submit_only, "Only queue the candidates (--queue redis://...) and wait for the "
+                                                "records of `ptxbench serve` workers on other hosts: no GPU work here");
 }
 
 EngineOptions engine_options(const EngineFlags& f) {

@@ -1,8 +1,10 @@
 // The service engine's flags, shared by `serve` and `eval` (several files): GPUs, lanes per GPU,
-// the CPU pool, pipelining.
+// the CPU pool, pipelining, and the job queue (--queue: the workspace's SQLite lease table, or
+// Redis Streams shared by hosts; --submit-only: queue for `serve` workers elsewhere and wait).
 #pragma once
 #include <CLI/CLI.hpp>
 
+#include <string>
 #include <vector>
 
 #include "service/engine/service_engine.h"
@@ -16,6 +18,8 @@ struct EngineFlags {
   bool no_pipelining = false;
   int max_attempts = 3;
   int lease_seconds = 120;  // a dead owner's jobs are re-leased after this
+  std::string queue;        // empty: the workspace's SQLite queue; redis://HOST:PORT/[DB][?stream=NAME]
+  bool submit_only = false; // no engine here: `serve` workers on other hosts judge the jobs
 };
 
 void add_engine_flags(CLI::App* cmd, EngineFlags& f);

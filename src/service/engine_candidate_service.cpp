@@ -10,6 +10,8 @@
 #include "service/gpu_description.h"
 #include "service/infra_fault.h"
 #include "service/local_candidate_service.h"
+#include "service/queue/queue_factory.h"
+#include "service/remote_workers.h"
 
 namespace ptxbench {
 namespace fs = std::filesystem;
@@ -29,9 +31,22 @@ EngineCandidateService::EngineCandidateService(EngineServiceOptions options, Pro
   if (options_.eval.worker.empty()) options_.eval.worker = locate_worker();
   if (options_.eval.workspace.empty()) options_.eval.workspace = ".ptxbench";
   session_ = "eval-" + utc_timestamp_ms() + "-" + std::to_string(getpid());
-  queue_ = std::make_unique<SqliteJobQueue>(options_.eval.workspace / "ptxbench.db",
-                                            SqliteQueueOptions{.max_attempts = options_.max_attempts});
-  if (!queue_->status().ok) throw InputError("the service's job queue: " + queue_->status().error);
+  queue_ = open_job_queue({options_.queue, options_.eval.workspace / "ptxbench.db", options_.max_attempts});
+  auto* redis = dynamic_cast<RedisJobQueue*>(queue_.get());
+  if (options_.submit_only && !redis)
+    throw InputError("--submit-only needs a queue that other hosts serve: --queue redis://HOST:PORT/...");
+  std::string cursor;
+  if (redis) {
+    // A shared queue's jobs may end on any host: tickets resolve from its results stream.
+    results_ = std::make_unique<RedisJobQueue>(redis->endpoint(), RedisQueueOptions{.max_attempts = options_.max_attempts});
+    if (auto s = results_->finished_cursor(&cursor); !s.ok) throw InputError("the service's job queue: " + s.error);
+  }
+  if (options_.submit_only) gpu_ = remote_gpu_description(*redis);
+  else start_engine();
+  if (results_) follower_ = std::thread([this, cursor] { follow_results(cursor); });
+}
+
+void EngineCandidateService::start_engine() {
   gpu_ = describe_gpu_for(options_.eval);
   // Health probes only where a GPU answered: without one every candidate ends after its static stages.
   const fs::path probe_exe = locate_health_probe();
@@ -60,8 +75,22 @@ EngineCandidateService::EngineCandidateService(EngineServiceOptions options, Pro
   engine_->start();
 }
 
+void EngineCandidateService::follow_results(const std::string& from) {
+  std::string cursor = from;
+  while (!stopping_) {
+    std::vector<std::string> ids;
+    if (auto s = results_->read_finished(&cursor, std::chrono::milliseconds(500), &ids); !s.ok) {
+      if (progress_) progress_("service: " + s.error);
+      continue;
+    }
+    for (const auto& id : ids) finished(id);
+  }
+}
+
 EngineCandidateService::~EngineCandidateService() {
-  engine_->stop();
+  stopping_ = true;
+  if (follower_.joinable()) follower_.join();
+  if (engine_) engine_->stop();
   std::lock_guard lock(mu_);
   for (auto& [id, w] : waiting_)
     for (auto& p : w.promises)
@@ -93,7 +122,7 @@ CandidateTicket EngineCandidateService::submit(CandidateJob job) {
     std::optional<JobOutcome> o;
     if (queue_->outcome(id, &o).ok && o && (o->state == JobState::done || o->state == JobState::infra_error)) finished(id);
   }
-  engine_->notify_enqueued();
+  if (engine_) engine_->notify_enqueued();
   return ticket;
 }
 
@@ -153,6 +182,7 @@ ServiceLoad EngineCandidateService::load() const {
 GpuDescription EngineCandidateService::describe_gpu() { return gpu_; }
 
 json EngineCandidateService::snapshot() const {
+  if (!engine_) return {{"submit_only", true}, {"queue", describe_queue({options_.queue})}};
   json s = engine_->snapshot();
   s["baseline_cache"] = {{"enabled", options_.cache_baselines}, {"hits", executor_->cache_hits()}};
   return s;

@@ -3,16 +3,20 @@
 // per-GPU lanes with an exclusive timing lane, the reliability monitor) judges it, and the ticket
 // resolves when its record is stored. `ptxbench eval` of several files and `ptxbench run` use it
 // (--lanes); `ptxbench serve` runs the same engine over the same queue for other processes.
+// With `queue` a redis:// URL the queue is Redis Streams shared by hosts; with `submit_only`
+// there is no engine here: the jobs are judged by `serve` workers elsewhere, and tickets resolve
+// from the queue's results stream (a submitting host needs no GPU).
 #pragma once
 #include <map>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 #include "service/candidate_service.h"
 #include "service/engine/evaluator_executor.h"
 #include "service/engine/service_engine.h"
 #include "service/health/health_probe.h"
-#include "service/queue/sqlite_job_queue.h"
+#include "service/queue/redis_job_queue.h"
 
 namespace ptxbench {
 
@@ -22,6 +26,8 @@ struct EngineServiceOptions {
   MonitorOptions monitor;
   int max_attempts = 3;      // per job, before infra_error
   bool cache_baselines = true;  // workload-state caching: the library's clean timings (baseline_cache.h)
+  std::string queue;            // --queue: empty for the workspace's SQLite queue, or redis://...
+  bool submit_only = false;     // judged by remote `serve` workers (needs a redis:// queue)
 };
 
 class EngineCandidateService final : public CandidateService {
@@ -42,12 +48,17 @@ class EngineCandidateService final : public CandidateService {
     std::string label;
   };
   void finished(const std::string& id);
+  void start_engine();
+  void follow_results(const std::string& cursor);  // a Redis queue: its results stream
   CandidateResult result_for(const JobOutcome& o, const Waiter& w) const;
 
   EngineServiceOptions options_;
   ProgressFn progress_;
   GpuDescription gpu_;
-  std::unique_ptr<SqliteJobQueue> queue_;
+  std::unique_ptr<JobQueue> queue_;
+  std::unique_ptr<RedisJobQueue> results_;  // a Redis queue: its own connection for blocking reads
+  std::atomic<bool> stopping_{false};
+  std::thread follower_;
   std::unique_ptr<ProcessHealthProbe> probe_;
   std::unique_ptr<EvaluatorExecutor> executor_;
   std::unique_ptr<ServiceEngine> engine_;

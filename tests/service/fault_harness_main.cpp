@@ -37,16 +37,8 @@ int main(int argc, char** argv) {
   const auto dir = std::filesystem::path(db).parent_path();
   test::SimulatedExecutor executor(worker, dir / "jobs", std::chrono::milliseconds(1000));
   ProcessHealthProbe probe(test::fake_worker_launch(worker, dir / "jobs", std::chrono::seconds(10)));
-  EngineOptions o;
-  o.devices = {0, 1};
-  o.shared_lanes = 3;
-  o.cpu_jobs = 2;
-  o.lease_ttl = std::chrono::milliseconds(lease_ms);
-  o.heartbeat_interval = std::chrono::milliseconds(lease_ms / 4);
-  o.idle_poll = std::chrono::milliseconds(20);
-  o.max_timing_wait = std::chrono::seconds(20);
-  MonitorOptions m;
-  m.recovery_interval = std::chrono::milliseconds(50);
+  const EngineOptions o = test::simulated_engine_options(3, 2, lease_ms, 4);
+  const MonitorOptions m = test::simulated_monitor_options();
   ServiceEngine engine(queue, executor, &probe, o, m);
   engine.start();
   engine.wait_until_drained();

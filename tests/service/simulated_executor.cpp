@@ -103,4 +103,22 @@ std::string SimulatedExecutor::throttled_during_timing(const json& result) const
   return result.value("throttled", false) ? "NVML reported sw_thermal_slowdown during a timed sample" : "";
 }
 
+EngineOptions simulated_engine_options(int shared_lanes, int cpu_jobs, int lease_ms, int heartbeats_per_lease) {
+  EngineOptions o;
+  o.devices = {0, 1};
+  o.shared_lanes = shared_lanes;
+  o.cpu_jobs = cpu_jobs;
+  o.lease_ttl = std::chrono::milliseconds(lease_ms);
+  o.heartbeat_interval = std::chrono::milliseconds(lease_ms / heartbeats_per_lease);
+  o.idle_poll = std::chrono::milliseconds(20);
+  o.max_timing_wait = std::chrono::seconds(20);
+  return o;
+}
+
+MonitorOptions simulated_monitor_options() {
+  MonitorOptions m;
+  m.recovery_interval = std::chrono::milliseconds(50);
+  return m;
+}
+
 }  // namespace ptxbench::test

@@ -9,6 +9,8 @@
 #include <filesystem>
 
 #include "service/engine/candidate_executor.h"
+#include "service/engine/service_engine.h"
+#include "service/health/gpu_monitor.h"
 #include "service/worker_client.h"
 
 namespace ptxbench::test {
@@ -31,5 +33,10 @@ class SimulatedExecutor final : public CandidateExecutor {
   std::filesystem::path worker_, job_dir_;
   std::chrono::milliseconds deadline_;
 };
+
+// The engine of the fault harnesses (tests/service, tests/redis): two simulated GPUs, leases of
+// `lease_ms` renewed `heartbeats_per_lease` times per lease, a fast poll and a fast recovery.
+EngineOptions simulated_engine_options(int shared_lanes, int cpu_jobs, int lease_ms, int heartbeats_per_lease);
+MonitorOptions simulated_monitor_options();
 
 }  // namespace ptxbench::test
