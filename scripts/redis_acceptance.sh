@@ -47,9 +47,8 @@ for p in "${problems[@]}"; do
     > "$OUT/$p.redis.json" 2> "$OUT/$p.redis.log" || true
   python3 - "$OUT/$p.local.json" "$OUT/$p.redis.json" "$OUT/compared.txt" <<'PY' || status=1
 import json, sys
-def load(p):
-    j = json.load(open(p))
-    return j if isinstance(j, list) else [j]
+def load(p):  # `eval --json` prints one record per line (JSON lines)
+    return [json.loads(line) for line in open(p) if line.strip()]
 local, redis = load(sys.argv[1]), load(sys.argv[2])
 assert len(local) == len(redis), f"{len(local)} local records, {len(redis)} through Redis"
 bad = compared = 0
