@@ -107,6 +107,51 @@ std::vector<Item> mixed_queue(const ProblemRegistry& reg, const std::vector<std:
   return items;
 }
 
+// The table (when asked), and every correct candidate's speedup against the sequential
+// configuration's. Written after every configuration too, so a run cut short by a time limit
+// still leaves the configurations it finished.
+void write_report(const std::vector<ConfigResult>& results, const std::vector<Item>& items, const std::string& out,
+                  bool print_table) {
+  const ConfigResult* base = nullptr;
+  for (const auto& r : results)
+    if (r.name == "sequential") base = &r;
+  json j = {{"candidates", items.size()}, {"gpu", results.empty() || results[0].records.empty() ? "" : results[0].records[0].gpu},
+            {"caching", "the library's clean timings only; input sets and references are computed per candidate"},
+            {"configs", json::array()}};
+  if (print_table) std::printf("%-15s %8s %12s %10s %10s %8s %s\n", "config", "wall s", "evals/GPU-h", "NVML busy", "gate busy", "x seq",
+              "verdicts / max |speedup diff| vs sequential");
+  for (const auto& r : results) {
+    const double per_hour = r.wall_s > 0 ? r.records.size() * 3600.0 / r.wall_s : 0;
+    int same = 0;
+    double worst_diff = 0;
+    json cands = json::array();
+    for (size_t i = 0; i < r.records.size(); ++i) {
+      const auto& rec = r.records[i];
+      json c = {{"label", items[i].label}, {"verdict", to_string(rec.verdict)}, {"speedup", rec.speedup_geomean.value_or(0)}};
+      if (base) {
+        const auto& b = base->records[i];
+        same += b.verdict == rec.verdict;
+        if (b.speedup_geomean && rec.speedup_geomean && *b.speedup_geomean > 0) {
+          const double d = *rec.speedup_geomean / *b.speedup_geomean - 1;
+          c["speedup_vs_sequential"] = d;
+          worst_diff = std::max(worst_diff, std::fabs(d));
+        }
+      }
+      cands.push_back(c);
+    }
+    const double ratio = base && r.wall_s > 0 ? base->wall_s / r.wall_s : 0;
+    if (print_table) std::printf("%-15s %8.1f %12.1f %9.1f%% %9.1f%% %8.2f %d/%zu same, %.2f%%\n", r.name.c_str(), r.wall_s, per_hour,
+                100 * r.nvml_busy, 100 * r.gate_busy, ratio, same, r.records.size(), 100 * worst_diff);
+    j["configs"].push_back({{"name", r.name}, {"wall_s", r.wall_s}, {"evaluations_per_gpu_hour", per_hour},
+                            {"nvml_busy_fraction", r.nvml_busy}, {"gate_busy_fraction", r.gate_busy}, {"baseline_cache_hits", r.cache_hits},
+                            {"throughput_vs_sequential", ratio}, {"verdicts_same_as_sequential", same},
+                            {"max_abs_speedup_diff_vs_sequential", worst_diff}, {"candidates", cands}});
+  }
+  fs::create_directories(fs::path(out).parent_path());
+  std::ofstream(out) << j.dump(2) << "\n";
+  if (print_table) std::cerr << "written " << out << "\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -177,46 +222,10 @@ int main(int argc, char** argv) {
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.nvml_busy = busy.stop();
     results.push_back(std::move(r));
+    write_report(results, items, out, /*print_table=*/false);
+    std::cerr << "service_throughput: " << results.back().name << " done in " << results.back().wall_s << " s\n";
   }
 
-  // The table, and every correct candidate's speedup against the sequential configuration's.
-  const ConfigResult* base = nullptr;
-  for (const auto& r : results)
-    if (r.name == "sequential") base = &r;
-  json j = {{"candidates", items.size()}, {"gpu", results.empty() || results[0].records.empty() ? "" : results[0].records[0].gpu},
-            {"caching", "the library's clean timings only; input sets and references are computed per candidate"},
-            {"configs", json::array()}};
-  std::printf("%-15s %8s %12s %10s %10s %8s %s\n", "config", "wall s", "evals/GPU-h", "NVML busy", "gate busy", "x seq",
-              "verdicts / max |speedup diff| vs sequential");
-  for (const auto& r : results) {
-    const double per_hour = r.wall_s > 0 ? r.records.size() * 3600.0 / r.wall_s : 0;
-    int same = 0;
-    double worst_diff = 0;
-    json cands = json::array();
-    for (size_t i = 0; i < r.records.size(); ++i) {
-      const auto& rec = r.records[i];
-      json c = {{"label", items[i].label}, {"verdict", to_string(rec.verdict)}, {"speedup", rec.speedup_geomean.value_or(0)}};
-      if (base) {
-        const auto& b = base->records[i];
-        same += b.verdict == rec.verdict;
-        if (b.speedup_geomean && rec.speedup_geomean && *b.speedup_geomean > 0) {
-          const double d = *rec.speedup_geomean / *b.speedup_geomean - 1;
-          c["speedup_vs_sequential"] = d;
-          worst_diff = std::max(worst_diff, std::fabs(d));
-        }
-      }
-      cands.push_back(c);
-    }
-    const double ratio = base && r.wall_s > 0 ? base->wall_s / r.wall_s : 0;
-    std::printf("%-15s %8.1f %12.1f %9.1f%% %9.1f%% %8.2f %d/%zu same, %.2f%%\n", r.name.c_str(), r.wall_s, per_hour,
-                100 * r.nvml_busy, 100 * r.gate_busy, ratio, same, r.records.size(), 100 * worst_diff);
-    j["configs"].push_back({{"name", r.name}, {"wall_s", r.wall_s}, {"evaluations_per_gpu_hour", per_hour},
-                            {"nvml_busy_fraction", r.nvml_busy}, {"gate_busy_fraction", r.gate_busy}, {"baseline_cache_hits", r.cache_hits},
-                            {"throughput_vs_sequential", ratio}, {"verdicts_same_as_sequential", same},
-                            {"max_abs_speedup_diff_vs_sequential", worst_diff}, {"candidates", cands}});
-  }
-  fs::create_directories(fs::path(out).parent_path());
-  std::ofstream(out) << j.dump(2) << "\n";
-  std::cerr << "written " << out << "\n";
+  write_report(results, items, out, /*print_table=*/true);
   return 0;
 }
