@@ -127,8 +127,13 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
     json cands = json::array();
     for (size_t i = 0; i < r.records.size(); ++i) {
       const auto& rec = r.records[i];
-      json c = {{"label", items[i].label}, {"verdict", to_string(rec.verdict)}, {"speedup", rec.speedup_geomean.value_or(0)}};
-      if (base) {
+      json c = {{"label", items[i].label}, {"verdict", to_string(rec.verdict)}, {"reason", rec.reason},
+                {"speedup", rec.speedup_geomean.value_or(0)}};
+      // The whole record where the verdict may be the service's doing, to see why.
+      if (rec.verdict == Verdict::forbidden || rec.verdict == Verdict::infra_error ||
+          (base && i < base->records.size() && base->records[i].verdict != rec.verdict))
+        c["record"] = to_json(rec);
+      if (base && i < base->records.size()) {
         const auto& b = base->records[i];
         same += b.verdict == rec.verdict;
         if (b.speedup_geomean && rec.speedup_geomean && *b.speedup_geomean > 0) {
@@ -198,7 +203,8 @@ int main(int argc, char** argv) {
         const fs::path f = ws / (std::to_string(r.records.size()) + ".cu");
         std::ofstream(f) << it.source;
         r.records.push_back(ev.evaluate(specs.at(it.problem), f));
-        std::cerr << "  " << name << " " << it.label << ": " << to_string(r.records.back().verdict) << "\n";
+        std::cerr << "  " << name << " " << it.label << ": " << to_string(r.records.back().verdict) << " ("
+                  << r.records.back().reason << ")\n";
       }
     } else {
       EngineServiceOptions so;
@@ -213,7 +219,8 @@ int main(int argc, char** argv) {
       for (const auto& it : items) tickets.push_back(service.submit({&specs.at(it.problem), it.source, it.label}));
       for (size_t i = 0; i < tickets.size(); ++i) {
         r.records.push_back(tickets[i].wait().record);
-        std::cerr << "  " << name << " " << items[i].label << ": " << to_string(r.records.back().verdict) << "\n";
+        std::cerr << "  " << name << " " << items[i].label << ": " << to_string(r.records.back().verdict) << " ("
+                  << r.records.back().reason << ")\n";
       }
       const json snap = service.snapshot();
       if (!snap["gpus"].empty()) r.gate_busy = snap["gpus"][0].value("busy_fraction", -1.0);

@@ -174,6 +174,12 @@ json stats_json(const SampleStats& c, const std::vector<double>& v) {
 
 }  // namespace
 
+void warm_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg) {
+  ctx.workload.prepare(shape.get<WorkloadShape>());
+  ctx.workload.generate_inputs(ctx.draw_seed(), ctx.stream.get());
+  warm_up(ctx, shape_label(shape), flops, std::max(cfg.warmup_calls, 1), false, true);
+}
+
 CleanBaseline time_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg) {
   const std::string label = shape_label(shape);
   ctx.workload.prepare(shape.get<WorkloadShape>());

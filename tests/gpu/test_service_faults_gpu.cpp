@@ -1,7 +1,8 @@
 // The GPU profiling service with the real worker on a real GPU, under fault injection: the health
 // probe's known kernel and calibration; a worker killed with SIGKILL mid-stage (re-run, then
 // judged); a hung kernel (the candidate's runtime_error, the GPU found healthy, not re-run); and
-// `ptxbench serve` killed -9 with jobs in flight, started again: every job ends with one record.
+// `ptxbench serve` killed -9 with jobs in flight, started again: every job ends with one record;
+// and a candidate whose library timings come from the service's cache judged like the first.
 #include <dirent.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -165,4 +166,36 @@ TEST_F(ServiceOnGpu, ServeKilledWithJobsInFlightResumesWithOneRecordPerJob) {
   ASSERT_TRUE(status_out.ok()) << status_out.err;
   json s = json::parse(status_out.out);
   EXPECT_EQ(s["queue"]["done"], 3);
+}
+
+// The library's clean timings cached from the first candidate: the second candidate's worker does
+// not time the library alone, but must still run it before loading the candidate. cuDNN maps its
+// engine libraries at its first call, which after the candidate loads is a forbidden executable
+// mapping (the H200 bench judged every cached attention reference forbidden before this).
+TEST_F(ServiceOnGpu, ACandidateTimedAgainstCachedLibraryTimingsIsJudgedLikeTheFirst) {
+  const auto ws = test::fresh_workspace("service-cache-gpu");
+  ProblemRegistry reg(test::source_dir() / "problems");
+  const ProblemSpec mha = reg.load("mha_fwd");
+  EngineServiceOptions so;
+  so.eval.workspace = ws;
+  so.eval.worker = test::bin_dir() / "ptxbench-worker";
+  so.eval.sanitize = false;
+  so.engine.devices = {0};
+  so.engine.shared_lanes = 2;
+  so.engine.cpu_jobs = 2;
+  so.cache_baselines = true;
+  EngineCandidateService service(so, {});
+  ASSERT_TRUE(service.describe_gpu().gpu_stages) << service.describe_gpu().reason;
+  const std::string fast = read(test::source_dir() / "problems/mha_fwd/reference/wgmma_tma.cu");
+  const CandidateResult first = service.submit({&mha, fast + "\n// first\n", "first"}).wait();
+  const CandidateResult second = service.submit({&mha, fast + "\n// second\n", "second"}).wait();
+  ASSERT_EQ(first.record.verdict, Verdict::correct) << first.record.reason;
+  EXPECT_EQ(second.record.verdict, Verdict::correct) << second.record.reason;
+  const StageResult* timing = second.record.stage("timing");
+  ASSERT_NE(timing, nullptr);
+  int cached = 0;
+  for (const auto& b : timing->detail.value("baseline_alone", json::array())) cached += b.value("cached", false);
+  EXPECT_GT(cached, 0) << "the second candidate did not use the cached timings: " << timing->detail.dump();
+  ASSERT_TRUE(first.record.speedup_geomean && second.record.speedup_geomean);
+  EXPECT_NEAR(*second.record.speedup_geomean / *first.record.speedup_geomean, 1.0, 0.03);
 }
