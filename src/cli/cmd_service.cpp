@@ -58,7 +58,9 @@ void print_engine_state(const json& status) {
               << (h.value("paused", false) && !h.value("out_of_service", false) ? ", paused: " + h.value("pause_reason", "") : "")
               << (h.value("timing_excluded", false) ? ", excluded from timing: " + h.value("timing_exclusion_reason", "") : "")
               << ", calibration " << h.value("reference_calibration_ms", 0.0) << " ms, restarts " << h.value("restarts", 0)
-              << "\n";
+              << ", Xid events " << h.value("xid_events", 0) << " (hardware " << h.value("hardware_faults", 0) << ")"
+              << (h.value("last_hardware_fault", "").empty() ? "" : ", last: " + h.value("last_hardware_fault", ""))
+              << "; Xid " << h.value("xid_watch", "not watched") << "\n";
   }
   const json lanes = status.value("lanes", json::object());  // items() of a temporary would dangle
   for (const auto& [lane, what] : lanes.items()) std::cout << "  " << lane << ": " << what.get<std::string>() << "\n";

@@ -194,8 +194,12 @@ void ServiceEngine::lane_loop(int device, int lane) {
     space_cv_.notify_all();
     bool infra = false;
     const long long unhealthy_before = monitor_ ? monitor_->unhealthy_count(device) : 0;
+    const long long hardware_before = monitor_ ? monitor_->hardware_faults(device) : 0;
     try {
       json result = executor_.run_on_gpu(w->job, w->prepared, *gate, device);
+      if (monitor_ && monitor_->hardware_faults(device) != hardware_before)
+        throw InfraFault("GPU " + std::to_string(device) + " reported " + monitor_->last_hardware_fault(device) +
+                         " while the job ran: the result is not trusted");
       if (const std::string t = executor_.throttled_during_timing(result); !t.empty()) {
         if (monitor_) monitor_->exclude_from_timing(device, w->job.id, t);
         else gate->set_timing_excluded(true, t);

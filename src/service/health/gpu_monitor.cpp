@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/timestamp.h"
+#include "service/health/xid_catalog.h"
 
 namespace ptxbench {
 
@@ -19,6 +20,7 @@ GpuMonitor::~GpuMonitor() { stop(); }
 
 void GpuMonitor::stop() {
   stopping_ = true;
+  if (xid_thread_.joinable()) xid_thread_.join();
   std::vector<std::thread> threads;
   {
     std::lock_guard lock(mu_);
@@ -65,6 +67,7 @@ void GpuMonitor::calibrate() {
     std::lock_guard lock(mu_);
     for (auto& [d, g] : gpus_) devices.push_back(d);
   }
+  start_xid_watch();
   for (int d : devices) {
     HealthReport r = probe_.probe(d);
     std::unique_lock lock(mu_);
@@ -95,6 +98,68 @@ void GpuMonitor::exclude_from_timing(int device, const std::string& job, const s
 long long GpuMonitor::unhealthy_count(int device) const {
   std::lock_guard lock(mu_);
   return gpus_.at(device).unhealthy_count;
+}
+
+long long GpuMonitor::hardware_faults(int device) const {
+  std::lock_guard lock(mu_);
+  return gpus_.at(device).hardware_faults;
+}
+
+std::string GpuMonitor::last_hardware_fault(int device) const {
+  std::lock_guard lock(mu_);
+  return gpus_.at(device).last_hardware_fault;
+}
+
+void GpuMonitor::start_xid_watch() {
+  if (!options_.watch_xid || xid_thread_.joinable()) return;
+  std::vector<int> devices;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [d, g] : gpus_) devices.push_back(d);
+  }
+  xid_ = options_.xid_source ? options_.xid_source : std::shared_ptr<XidSource>(make_nvml_xid_source(devices));
+  {
+    std::lock_guard lock(mu_);
+    xid_status_ = xid_->status();
+  }
+  if (!xid_->available()) return;
+  xid_thread_ = std::thread([this] {
+    while (!stopping_)
+      if (auto e = xid_->wait(std::chrono::milliseconds(200))) on_xid(*e);
+  });
+}
+
+void GpuMonitor::on_xid(const XidEvent& e) {
+  const XidMeaning m = e.double_bit_ecc ? XidMeaning{XidClass::hardware, "double-bit ECC error"} : classify_xid(e.xid);
+  const std::string what = (e.double_bit_ecc ? std::string("NVML double-bit ECC event") : "NVML Xid " + std::to_string(e.xid)) +
+                           " (" + m.what + "; " + to_string(m.cls) + ")";
+  std::unique_lock lock(mu_);
+  auto it = gpus_.find(e.device);
+  if (it == gpus_.end()) {
+    lock.unlock();
+    record({"", e.device, "", "xid", what + ": on a GPU this service does not use"});
+    return;
+  }
+  Gpu& g = it->second;
+  ++g.xid_events;
+  if (m.cls == XidClass::hardware) {
+    ++g.hardware_faults;
+    ++g.unhealthy_count;
+    g.last_hardware_fault = what;
+    g.healthy = false;
+    g.gate->set_paused(true, what);
+    start_recovery_locked(g);
+    lock.unlock();
+    record({"", e.device, "", "xid", what + ": dispatch paused, results of the jobs running on it not trusted, restarting"});
+    return;
+  }
+  lock.unlock();
+  if (m.cls == XidClass::application) {
+    record({"", e.device, "", "xid", what + ": a program's own fault, the GPU stays in service"});
+    return;
+  }
+  record({"", e.device, "", "xid", what + ": probing the GPU"});
+  check(e.device, "after " + what);
 }
 
 bool GpuMonitor::job_finished(int device) {
@@ -194,6 +259,10 @@ json GpuMonitor::snapshot() const {
                    {"out_of_service", g.out_of_service},
                    {"out_of_service_reason", s.out_of_service_reason},
                    {"jobs", g.jobs},
+                   {"xid_watch", xid_status_},
+                   {"xid_events", g.xid_events},
+                   {"hardware_faults", g.hardware_faults},
+                   {"last_hardware_fault", g.last_hardware_fault},
                    {"last_probe", g.last.to_json()}});
   }
   return out;

@@ -12,6 +12,10 @@
 //  - Thermal screening: a GPU whose calibration time is more than `calibration_tolerance` off its
 //    reference, or that reports thermal/hardware throttling, is excluded from timing (shared
 //    stages still run there) and probed until it recovers.
+//  - Xid and double-bit ECC events (health/xid_events.h, read by a thread of this process): a
+//    hardware one (health/xid_catalog.h) makes the GPU unhealthy at once, as a failed probe does,
+//    and the results of the jobs running on it then are not trusted (hardware_faults()); a
+//    program's own Xid (an illegal address) is recorded only; an unknown one is answered with a probe.
 //  - Every fault is kept (the most recent ones in memory for `service status`, all of them in
 //    the fault log) with the GPU, the job and why.
 #pragma once
@@ -25,6 +29,7 @@
 
 #include "service/engine/gpu_gate.h"
 #include "service/health/health_probe.h"
+#include "service/health/xid_events.h"
 
 namespace ptxbench {
 
@@ -34,6 +39,8 @@ struct MonitorOptions {
   int probe_every_jobs = 0;             // 0: only after suspicious results
   int max_restarts = 10;                // then out of service; 0: restarted for ever
   size_t recent_faults = 50;
+  bool watch_xid = true;
+  std::shared_ptr<XidSource> xid_source;  // null: NVML's events for the monitored GPUs
 };
 
 struct FaultRecord {
@@ -61,6 +68,11 @@ class GpuMonitor {
   // How many times the GPU has been found unhealthy: a suspicious result from a job during which
   // this changed is not trusted even when the GPU is healthy again by the time it is probed.
   long long unhealthy_count(int device) const;
+  // Xid or ECC events of the hardware class seen on the GPU so far, and the latest one's words: a
+  // result from a job during which the count changed is not trusted, whatever its verdict.
+  long long hardware_faults(int device) const;
+  std::string last_hardware_fault(int device) const;
+  void on_xid(const XidEvent& event);
   // Counts a finished job; true when the periodic probe is due.
   bool job_finished(int device);
   void record(FaultRecord f);
@@ -80,7 +92,10 @@ class GpuMonitor {
     std::thread recovery;
     bool recovering = false;
     bool out_of_service = false;
+    long long xid_events = 0, hardware_faults = 0;
+    std::string last_hardware_fault;
   };
+  void start_xid_watch();
   void apply(Gpu& g, const HealthReport& r, bool after_restart);
   void start_recovery_locked(Gpu& g);
   void recovery_loop(Gpu* g);
@@ -93,6 +108,9 @@ class GpuMonitor {
   std::map<int, Gpu> gpus_;
   std::deque<FaultRecord> recent_;
   std::atomic<bool> stopping_{false};
+  std::shared_ptr<XidSource> xid_;
+  std::string xid_status_ = "not watched";
+  std::thread xid_thread_;
 };
 
 }  // namespace ptxbench

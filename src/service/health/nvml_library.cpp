@@ -40,6 +40,8 @@ NvmlLibrary::NvmlLibrary() {
   available_ = true;
 }
 
+void* NvmlLibrary::symbol(const char* name) const { return available_ ? dlsym(lib_, name) : nullptr; }
+
 std::optional<unsigned> NvmlLibrary::gpu_utilization_percent(unsigned index) const {
   if (!available_ || !get_utilization_) return std::nullopt;
   Device d = nullptr;

@@ -16,6 +16,8 @@ class NvmlLibrary {
   // PCI bus id ("0000:19:00.0").
   std::optional<unsigned> gpu_utilization_percent(unsigned index) const;
   std::optional<long long> uncorrected_ecc_volatile(const std::string& pci_bus_id) const;
+  // Any other NVML function by name (null when NVML or the function is missing).
+  void* symbol(const char* name) const;
 
  private:
   NvmlLibrary();
