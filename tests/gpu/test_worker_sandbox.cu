@@ -166,3 +166,22 @@ TEST_F(WorkerSandboxOnGpu, HostCodePastTheStaticChecksCannotTouchTheHost) {
     close(listener);
   }
 }
+
+// The attacks that pass for an outside kill (tests/gpu/candidates/attacks/gemm_passes_for_an_outside_kill.cu
+// and gemm_exits_as_if_killed.cu): a SIGKILL sent to itself, an exit status of 137, both through
+// libc's functions found in memory. An outside kill is an infra error that never counts against a
+// model; these are the candidate's own doing: `forbidden`, with and without compute-sanitizer.
+TEST_F(WorkerSandboxOnGpu, ACandidateThatEndsItselfLikeAnOutsideKillIsForbidden) {
+  for (const char* attack : {"gemm_passes_for_an_outside_kill.cu", "gemm_exits_as_if_killed.cu"})
+    for (const bool sanitize : {false, true}) {
+      SCOPED_TRACE(std::string(attack) + (sanitize ? " with compute-sanitizer" : " without compute-sanitizer"));
+      const auto ws = fresh_workspace("gpu-worker-self-kill");
+      std::vector<std::string> args{"eval", "--json", "--no-timing", "-p", "gemm", file(std::string("tests/gpu/candidates/attacks/") + attack)};
+      if (!sanitize) args.insert(args.begin() + 2, "--no-sanitize");
+      auto r = run_cli(ws, args);
+      ASSERT_TRUE(r.output.is_object()) << r.process.describe() << "\n" << r.process.err;
+      std::cout << attack << (sanitize ? " (sanitized)" : "") << ": " << r.output["verdict"] << ": " << r.output["reason"] << "\n";
+      EXPECT_EQ(r.output["verdict"], "forbidden") << r.output.dump().substr(0, 4000);
+      EXPECT_NE(r.output.dump().find("libc functions found"), std::string::npos) << "the attack did not run";
+    }
+}
