@@ -139,14 +139,18 @@ const sandbox::Capabilities& gpu_worker_capabilities(const WorkerLaunch& launch)
     info.tool_log = false;
     info.timeout = std::chrono::seconds(60);
     info.extra_args.clear();
-    const WorkerRun full = run_worker_with(info, nullptr, caps);
+    // Asked twice before Landlock is given up: one failed start (a busy GPU, a slow driver) must
+    // not turn a layer off for the whole process.
+    WorkerRun full = run_worker_with(info, nullptr, caps);
+    if (full.process.ok()) return;
+    full = run_worker_with(info, nullptr, caps);
     if (full.process.ok()) return;
     sandbox::Capabilities without = caps;
     without.landlock_abi = 0;
     const WorkerRun reduced = run_worker_with(info, nullptr, without);
     if (!reduced.process.ok()) return;  // no GPU either way: nothing to learn, keep Landlock
-    without.landlock_unavailable = "the CUDA driver does not start under Landlock on this host (ptxbench-worker --info: " +
-                                   full.process.describe() + "); left off for the GPU worker only";
+    without.landlock_unavailable = "the CUDA driver does not start under Landlock on this host (ptxbench-worker --info, "
+                                   "twice: " + full.process.describe() + "; it starts without); left off for the GPU worker only";
     caps = without;
   });
   return caps;
