@@ -1,7 +1,6 @@
 #include "service/evaluator.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -10,7 +9,6 @@
 #include <chrono>
 #include <cstring>
 #include <cmath>
-#include <ctime>
 #include <fstream>
 #include <future>
 #include <random>
@@ -22,10 +20,13 @@
 #include "core/arch.h"
 #include "core/build_info.h"
 #include "core/bytes.h"
+#include "core/content_hash.h"
 #include "core/error.h"
+#include "core/timestamp.h"
 #include "probes/ncu_probe.h"
 #include "probes/sanitizer_probe.h"
 #include "sandbox/capabilities.h"
+#include "service/candidate_files.h"
 #include "service/engine/baseline_cache.h"
 #include "service/engine/timed_split.h"
 #include "service/target_counts.h"
@@ -54,14 +55,6 @@ StageResult failed_stage(const std::string& name, Verdict v, const std::string& 
 
 StageResult skipped_stage(const std::string& name, const std::string& why) {
   return {name, StageStatus::skipped, 0, why, json::object()};
-}
-
-fs::path default_worker() {
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  for (const auto& dir : {exe.parent_path(), exe.parent_path().parent_path() / "bin", exe.parent_path() / "bin"})
-    if (fs::exists(dir / "ptxbench-worker")) return dir / "ptxbench-worker";
-  return "ptxbench-worker";
 }
 
 // Maps a worker run that ended without finishing its job to the verdict it implies. A result
@@ -144,24 +137,6 @@ Shape draw_shape(const ProblemSpec& p, std::mt19937_64& rng) {
 
 }  // namespace
 
-
-std::string sha256_hex(const std::string& data) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned len = 0;
-  EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned i = 0; i < len; ++i) out += hex[md[i] >> 4], out += hex[md[i] & 15];
-  return out;
-}
-
-std::string utc_now_iso8601() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
 Verdict decide_verdict(const EvaluationRecord& r, std::string* reason) {
   for (const auto& s : r.stages) {
     if (s.status != StageStatus::failed) continue;
@@ -181,7 +156,7 @@ Verdict decide_verdict(const EvaluationRecord& r, std::string* reason) {
 }
 
 Evaluator::Evaluator(EvalOptions options, ProgressFn progress) : opt_(std::move(options)), progress_(std::move(progress)) {
-  if (opt_.worker.empty()) opt_.worker = default_worker();
+  if (opt_.worker.empty()) opt_.worker = locate_worker();
   if (opt_.workspace.empty()) opt_.workspace = ".ptxbench";
   // nvcc and the worker run from their own folders in the sandbox: a relative path would not resolve there.
   opt_.workspace = fs::absolute(opt_.workspace).lexically_normal();
@@ -241,8 +216,8 @@ PreparedCandidate Evaluator::prepare(const ProblemSpec& p, const fs::path& candi
   r.problem = p.name;
   r.arch = opt_.arch;
   r.candidate_path = candidate.string();
-  r.candidate_sha256 = sha256_hex(source);
-  r.created_at = utc_now_iso8601();
+  r.candidate_sha256 = content_sha256(source);
+  r.created_at = utc_timestamp();
   const ArchTargets* targets = p.targets_for(opt_.arch);
   if (!targets) throw InputError("problem '" + p.name + "' defines no targets for arch " + opt_.arch);
 

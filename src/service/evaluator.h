@@ -96,7 +96,4 @@ class Evaluator {
 // verdict it implies in detail["verdict"].
 Verdict decide_verdict(const EvaluationRecord& r, std::string* reason);
 
-std::string sha256_hex(const std::string& data);
-std::string utc_now_iso8601();
-
 }  // namespace ptxbench
