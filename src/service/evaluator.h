@@ -1,6 +1,6 @@
 // The pipeline for one candidate: build -> static checks -> [sanitize -> correctness ->
 // stream discipline -> target-instruction run -> timing] on the GPU worker -> record. The first
-// failing stage decides the verdict.
+// failing stage decides the verdict (pipeline/verdict_decision.h).
 #pragma once
 #include <atomic>
 #include <filesystem>
@@ -82,8 +82,6 @@ class Evaluator {
   void note(const std::string& s) { if (progress_) progress_(s); }
   bool run_gpu_stages(const ProblemSpec& p, const std::filesystem::path& so, PreparedCandidate::SassScan* scan,
                       EvaluationRecord& r);
-  json base_job(const ProblemSpec& p, const std::filesystem::path& so, uint64_t seed) const;
-  WorkerLaunch launch(const std::filesystem::path& so, std::chrono::seconds timeout, std::vector<std::string> wrapper) const;
 
   EvalOptions opt_;
   ProgressFn progress_;
@@ -91,9 +89,5 @@ class Evaluator {
   std::optional<std::string> gpu_reason_;
   json gpu_hello_;
 };
-
-// The verdict from the stages recorded so far (pure; unit-tested). A failed stage carries the
-// verdict it implies in detail["verdict"].
-Verdict decide_verdict(const EvaluationRecord& r, std::string* reason);
 
 }  // namespace ptxbench
