@@ -26,6 +26,7 @@
 #include <thread>
 
 #include "problems/registry.h"
+#include "service/candidate_files.h"
 #include "service/engine_candidate_service.h"
 #include "service/evaluator.h"
 #include "service/health/nvml_library.h"

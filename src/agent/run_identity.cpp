@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "store/content_hash.h"
+#include "core/content_hash.h"
 
 namespace ptxbench {
 

@@ -5,8 +5,8 @@
 #include "agent/extractor.h"
 #include "agent/feedback.h"
 #include "agent/turn_pricing.h"
+#include "core/content_hash.h"
 #include "core/timestamp.h"
-#include "store/content_hash.h"
 
 namespace ptxbench {
 namespace {

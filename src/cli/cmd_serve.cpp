@@ -13,6 +13,7 @@
 #include "core/arch.h"
 #include "core/error.h"
 #include "problems/registry.h"
+#include "service/candidate_files.h"
 #include "service/engine/evaluator_executor.h"
 #include "service/engine_candidate_service.h"
 #include "service/gpu_description.h"

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "core/content_hash.h"
 #include "core/error.h"
 #include "core/timestamp.h"
 #include "problems/registry.h"
@@ -155,7 +156,7 @@ void run_submit(const SubmitArgs& a, const GlobalOptions& g, ExitCode& code) {
   std::vector<std::string> ids;
   for (size_t i = 0; i < a.files.size(); ++i) {
     const std::string source = read_all(a.files[i]);
-    ids.push_back(session + "/" + std::to_string(i) + "/" + sha256_hex(source).substr(0, 16));
+    ids.push_back(session + "/" + std::to_string(i) + "/" + content_sha256(source).substr(0, 16));
     if (auto s = queue.enqueue(ids.back(), candidate_payload(spec.name, source, a.files[i]), nullptr); !s.ok)
       throw InputError(s.error);
     spdlog::info("queued {} as {}", a.files[i], ids.back());
@@ -175,7 +176,7 @@ void run_submit(const SubmitArgs& a, const GlobalOptions& g, ExitCode& code) {
     if (o->state == JobState::done) {
       r = record_from_json(o->result.at("record"));
     } else {
-      r.problem = spec.name, r.verdict = Verdict::infra_error, r.reason = o->reason, r.created_at = utc_now_iso8601();
+      r.problem = spec.name, r.verdict = Verdict::infra_error, r.reason = o->reason, r.created_at = utc_timestamp();
     }
     long long id = 0;
     if (auto s = db.insert(r, &id); !s.ok) spdlog::error("could not store the record: {}", s.error);

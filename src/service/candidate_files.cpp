@@ -5,14 +5,14 @@
 #include <atomic>
 #include <fstream>
 
+#include "core/content_hash.h"
 #include "core/error.h"
-#include "service/evaluator.h"
 
 namespace ptxbench {
 namespace fs = std::filesystem;
 
 fs::path write_candidate_file(const fs::path& dir, const std::string& source) {
-  const fs::path path = dir / (sha256_hex(source) + ".cu");
+  const fs::path path = dir / (content_sha256(source) + ".cu");
   std::error_code ec;
   if (fs::is_regular_file(path, ec) && fs::file_size(path, ec) == source.size()) return path;
   static std::atomic<unsigned> counter{0};
@@ -34,5 +34,7 @@ fs::path locate_beside_executable(const std::string& name) {
       if (fs::exists(dir / name)) return dir / name;
   return name;
 }
+
+fs::path locate_worker() { return locate_beside_executable("ptxbench-worker"); }
 
 }  // namespace ptxbench

@@ -13,5 +13,7 @@ std::filesystem::path write_candidate_file(const std::filesystem::path& dir, con
 // `name` beside the running executable, or in a bin/ folder next to it or above it; else `name`
 // itself (found through PATH).
 std::filesystem::path locate_beside_executable(const std::string& name);
+// ptxbench-worker, found so.
+std::filesystem::path locate_worker();
 
 }  // namespace ptxbench

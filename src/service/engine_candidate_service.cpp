@@ -4,9 +4,11 @@
 
 #include <fstream>
 
+#include "core/content_hash.h"
 #include "core/error.h"
 #include "core/timestamp.h"
 #include "problems/registry.h"
+#include "service/candidate_files.h"
 #include "service/gpu_description.h"
 #include "service/infra_fault.h"
 #include "service/local_candidate_service.h"
@@ -104,7 +106,7 @@ CandidateTicket EngineCandidateService::submit(CandidateJob job) {
   std::string id;
   {
     std::lock_guard lock(mu_);
-    id = job.job_id.empty() ? session_ + "/" + std::to_string(submitted_) + "/" + sha256_hex(job.source).substr(0, 16)
+    id = job.job_id.empty() ? session_ + "/" + std::to_string(submitted_) + "/" + content_sha256(job.source).substr(0, 16)
                             : job.job_id;
     ++submitted_;
     problems_[job.problem->name] = job.problem;
@@ -140,7 +142,7 @@ CandidateResult EngineCandidateService::result_for(const JobOutcome& o, const Wa
   EvaluationRecord& rec = r.record;
   rec.problem = w.problem ? w.problem->name : "";
   rec.arch = options_.eval.arch;
-  rec.created_at = utc_now_iso8601();
+  rec.created_at = utc_timestamp();
   rec.verdict = Verdict::infra_error;
   rec.reason = o.reason;
   json failures = o.failures;

@@ -1,10 +1,11 @@
-// The pipeline for one candidate: build -> static checks -> [sanitize -> correctness ->
-// stream discipline -> target-instruction run -> timing] on the GPU worker -> record. The first
-// failing stage decides the verdict.
+// Judges one candidate through the pipeline of stages (pipeline/pipeline.h: build and static
+// checks on the CPU, then the GPU worker's stages) into its record; the first failing stage
+// decides the verdict (pipeline/verdict_decision.h).
 #pragma once
 #include <atomic>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,7 +13,6 @@
 #include "core/json.h"
 #include "core/record.h"
 #include "problems/problem_spec.h"
-#include "service/worker_client.h"
 #include "service/gpu_lane_gate.h"
 
 namespace ptxbench {
@@ -80,10 +80,6 @@ class Evaluator {
 
  private:
   void note(const std::string& s) { if (progress_) progress_(s); }
-  bool run_gpu_stages(const ProblemSpec& p, const std::filesystem::path& so, PreparedCandidate::SassScan* scan,
-                      EvaluationRecord& r);
-  json base_job(const ProblemSpec& p, const std::filesystem::path& so, uint64_t seed) const;
-  WorkerLaunch launch(const std::filesystem::path& so, std::chrono::seconds timeout, std::vector<std::string> wrapper) const;
 
   EvalOptions opt_;
   ProgressFn progress_;
@@ -91,12 +87,5 @@ class Evaluator {
   std::optional<std::string> gpu_reason_;
   json gpu_hello_;
 };
-
-// The verdict from the stages recorded so far (pure; unit-tested). A failed stage carries the
-// verdict it implies in detail["verdict"].
-Verdict decide_verdict(const EvaluationRecord& r, std::string* reason);
-
-std::string sha256_hex(const std::string& data);
-std::string utc_now_iso8601();
 
 }  // namespace ptxbench

@@ -29,8 +29,6 @@ struct LocalCandidateService::Work {
   Clock::time_point queued_at = Clock::now();
 };
 
-fs::path locate_worker() { return locate_beside_executable("ptxbench-worker"); }
-
 LocalCandidateService::LocalCandidateService(LocalServiceOptions options, ProgressFn progress)
     : options_(std::move(options)), progress_(std::move(progress)), evaluator_([&] {
         if (options_.eval.worker.empty()) options_.eval.worker = locate_worker();

@@ -57,7 +57,4 @@ class LocalCandidateService final : public CandidateService {
   std::thread gpu_thread_;
 };
 
-// ptxbench-worker beside the running executable (or in a bin/ folder next to it), else the name.
-std::filesystem::path locate_worker();
-
 }  // namespace ptxbench

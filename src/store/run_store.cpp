@@ -2,9 +2,9 @@
 
 #include <sqlite3.h>
 
+#include "core/content_hash.h"
 #include "core/error.h"
 #include "core/timestamp.h"
-#include "store/content_hash.h"
 #include "store/sqlite_statement.h"
 
 namespace ptxbench {

@@ -11,9 +11,9 @@
 #include <thread>
 #include <vector>
 
+#include "core/content_hash.h"
 #include "core/error.h"
 #include "service/candidate_service.h"
-#include "store/content_hash.h"
 
 namespace ptxbench::test {
 

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "store/content_hash.h"
+#include "core/content_hash.h"
 #include "store/recorded_replies.h"
 #include "store/run_export.h"
 #include "store/run_lock.h"

@@ -1,8 +1,9 @@
 #include <gtest/gtest.h>
 
+#include "core/content_hash.h"
 #include "core/error.h"
 #include "core/record.h"
-#include "service/evaluator.h"
+#include "service/pipeline/verdict_decision.h"
 
 using namespace ptxbench;
 
@@ -98,5 +99,5 @@ TEST(DecideVerdict, AllStagesOkIsCorrectAndUnknownVerdictIsInfra) {
 }
 
 TEST(Hash, Sha256OfKnownText) {
-  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(content_sha256("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }

@@ -1,4 +1,4 @@
-#include "store/content_hash.h"
+#include "core/content_hash.h"
 
 #include <openssl/evp.h>
 

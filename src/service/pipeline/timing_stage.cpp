@@ -1,0 +1,57 @@
+// Timing (measured when correct), with the library timed alone before the candidate loaded, from
+// the worker whose timings are kept (the timed worker with a lane gate). The stage is recomputed
+// from the raw figures: an impossible time or a failed timed check fails it.
+#include "service/pipeline/gpu_stages.h"
+#include "service/pipeline/worker_events.h"
+
+namespace ptxbench {
+namespace {
+
+// Every event of `type`, without its type: the stage's detail.
+json events_of_type(const WorkerRun& run, const std::string& type) {
+  json out = json::array();
+  for (const auto& e : run.of_type(type)) {
+    json x = e;
+    x.erase("type");
+    out.push_back(x);
+  }
+  return out;
+}
+
+}  // namespace
+
+StageStop record_timing(GpuStageRun& c) {
+  EvaluationRecord& r = c.record;
+  const EvalOptions& o = c.options;
+  const WorkerRun& source = c.timing_source();
+  // The GPU's state as that worker began, with or without timing.
+  if (auto st = source.of_type("gpu_state"); !st.empty()) r.environment["gpu_state_at_start"] = st.front();
+  const bool correct = r.stage("correctness")->status == StageStatus::ok;
+  for (const auto& t : source.of_type("timing")) r.timing.push_back(to_shape_timing(t));
+  if (auto ev = source.stage("timing")) {
+    auto s = from_worker_stage(*ev);
+    for (const auto& t : source.of_type("timing")) {
+      const double median = t.value("candidate", json::object()).value("median_ms", 0.0), floor = t.value("floor_ms", 0.0);
+      bool check_failed = false;
+      for (const auto& f : t.value("timed_check_failures", json::array())) check_failed = check_failed || f.value("side", "") == "candidate";
+      if (s.status == StageStatus::ok && (median <= 0 || (floor > 0 && median < floor) || check_failed)) {
+        s.status = StageStatus::failed;
+        s.detail["verdict"] = check_failed ? "incorrect" : median <= 0 ? "infra_error" : "forbidden";
+        s.message = check_failed ? "a timed call failed its check" : median <= 0 ? "the worker reported no time" : "a time below the hardware floor";
+      }
+    }
+    if (c.timed_run) s.seconds = c.timed_run->process.seconds;
+    s.detail["shapes"] = events_of_type(source, "timing");
+    s.detail["baseline_alone"] = events_of_type(source, "baseline_alone");
+    if (c.timed_run) s.detail["exclusive_worker"] = true;
+    r.add_stage(s);
+  } else if (correct && o.timing && !c.audit_failed() && !c.runtime_failed && r.stage("target_run")->status != StageStatus::failed) {
+    r.add_stage(abnormal_end("timing", source));
+  } else {
+    r.add_stage(skipped_stage("timing", !o.timing ? "--no-timing" : c.audit_failed() ? "the GPU activity audit failed"
+                                                                                    : "the candidate is not correct"));
+  }
+  return {};
+}
+
+}  // namespace ptxbench

@@ -1,0 +1,75 @@
+#include "service/pipeline/worker_events.h"
+
+#include <signal.h>
+
+#include "service/pipeline/stage_results.h"
+
+namespace ptxbench {
+
+StageResult from_worker_stage(const json& ev) {
+  StageResult s;
+  s.name = ev.at("name");
+  s.status = ev.at("status") == "ok" ? StageStatus::ok : StageStatus::failed;
+  s.message = ev.value("message", "");
+  s.detail = ev;
+  s.detail.erase("type");
+  s.detail.erase("name");
+  s.detail.erase("status");
+  s.detail.erase("message");
+  if (s.status == StageStatus::failed && !s.detail.contains("verdict")) s.detail["verdict"] = "incorrect";
+  return s;
+}
+
+ShapeTiming to_shape_timing(const json& t) {
+  ShapeTiming st;
+  st.shape = t.at("shape").get<std::map<std::string, long long>>();
+  const auto& c = t.at("candidate");
+  st.median_ms = c.at("median_ms"), st.p10_ms = c.at("p10_ms"), st.p90_ms = c.at("p90_ms");
+  st.spread = c.at("spread"), st.samples = c.at("samples");
+  const double flops = t.at("flops");
+  st.tflops = st.median_ms > 0 ? flops / (st.median_ms * 1e-3) / 1e12 : 0;
+  if (t.contains("baseline")) {
+    const auto& b = t.at("baseline");
+    st.baseline_median_ms = b.at("median_ms"), st.baseline_spread = b.at("spread"), st.baseline_samples = b.at("samples");
+    st.baseline_tflops = st.baseline_median_ms > 0 ? flops / (st.baseline_median_ms * 1e-3) / 1e12 : 0;
+    st.speedup = st.median_ms > 0 && st.baseline_median_ms > 0 ? st.baseline_median_ms / st.median_ms : 0;
+  }
+  st.throttled = t.value("throttled", false);
+  return st;
+}
+
+StageResult abnormal_end(const std::string& stage, const WorkerRun& run) {
+  std::string where = run.last_progress();
+  std::string at = where.empty() ? "" : " (during " + where + ")";
+  json detail = {{"process", run.process.describe()}, {"output", run.output_tail()}};
+  if (run.tampered)
+    return failed_stage(stage, Verdict::forbidden, "the worker's result channel was tampered with: " + *run.tampered, detail);
+  if (run.fatal) {
+    std::string v = run.fatal->value("verdict", "runtime_error");
+    std::string msg = run.fatal->value("message", "");
+    if (v == "infra_error") return failed_stage(stage, Verdict::infra_error, "harness error: " + msg, detail);
+    if (v == "forbidden") return failed_stage(stage, Verdict::forbidden, msg, detail);
+    return failed_stage(stage, Verdict::runtime_error, msg, detail);
+  }
+  if (run.process.timed_out)
+    return failed_stage(stage, Verdict::runtime_error, "timeout: the worker was killed after " + run.process.describe() + at, detail);
+  if (run.process.term_signal == SIGSYS)
+    return failed_stage(stage, Verdict::forbidden, "the sandbox stopped a forbidden system call (SIGSYS)" + at, detail);
+  // SIGKILL that is not the harness's own deadline came from outside (an operator, the host's OOM
+  // killer, a dying harness): not the candidate's doing, so an infra error (the job runs again).
+  if (run.process.term_signal == SIGKILL)
+    return failed_stage(stage, Verdict::infra_error, "harness error: the worker was killed from outside (SIGKILL)" + at, detail);
+  if (run.process.term_signal)
+    return failed_stage(stage, Verdict::runtime_error, "the candidate crashed the worker: " + run.process.describe() + at, detail);
+  return failed_stage(stage, Verdict::runtime_error,
+                      "the worker process ended before finishing (" + run.process.describe() + ")" + at +
+                          ": the candidate exited the process or corrupted it",
+                      detail);
+}
+
+StageResult timed_by(StageResult s, const WorkerRun& run) {
+  s.seconds = run.process.seconds;
+  return s;
+}
+
+}  // namespace ptxbench
