@@ -71,6 +71,19 @@ std::vector<pid_t> my_workers() {
   return out;
 }
 
+// The in-process engine on GPU 0 with the real worker: two shared lanes, two build threads, no
+// sanitizers (these tests are about the service, not the candidate).
+EngineServiceOptions engine_on_gpu0(const std::filesystem::path& ws) {
+  EngineServiceOptions so;
+  so.eval.workspace = ws;
+  so.eval.worker = test::bin_dir() / "ptxbench-worker";
+  so.eval.sanitize = false;
+  so.engine.devices = {0};
+  so.engine.shared_lanes = 2;
+  so.engine.cpu_jobs = 2;
+  return so;
+}
+
 }  // namespace
 
 TEST_F(ServiceOnGpu, HealthProbeRunsTheKnownKernelAndCalibrates) {
@@ -87,13 +100,7 @@ TEST_F(ServiceOnGpu, AWorkerKilledMidStageIsReRunAndAHungKernelIsTheCandidates) 
   const auto ws = test::fresh_workspace("service-gpu");
   ProblemRegistry reg(test::source_dir() / "problems");
   const ProblemSpec gemm = reg.load("gemm");
-  EngineServiceOptions so;
-  so.eval.workspace = ws;
-  so.eval.worker = test::bin_dir() / "ptxbench-worker";
-  so.eval.sanitize = false;
-  so.engine.devices = {0};
-  so.engine.shared_lanes = 2;
-  so.engine.cpu_jobs = 2;
+  EngineServiceOptions so = engine_on_gpu0(ws);
   EngineCandidateService service(so, {});
   ASSERT_TRUE(service.describe_gpu().gpu_stages) << service.describe_gpu().reason;
   const std::string fast = read(test::source_dir() / "problems/gemm/reference/wgmma_tma.cu");
@@ -176,13 +183,7 @@ TEST_F(ServiceOnGpu, ACandidateTimedAgainstCachedLibraryTimingsIsJudgedLikeTheFi
   const auto ws = test::fresh_workspace("service-cache-gpu");
   ProblemRegistry reg(test::source_dir() / "problems");
   const ProblemSpec mha = reg.load("mha_fwd");
-  EngineServiceOptions so;
-  so.eval.workspace = ws;
-  so.eval.worker = test::bin_dir() / "ptxbench-worker";
-  so.eval.sanitize = false;
-  so.engine.devices = {0};
-  so.engine.shared_lanes = 2;
-  so.engine.cpu_jobs = 2;
+  EngineServiceOptions so = engine_on_gpu0(ws);
   so.cache_baselines = true;
   EngineCandidateService service(so, {});
   ASSERT_TRUE(service.describe_gpu().gpu_stages) << service.describe_gpu().reason;
