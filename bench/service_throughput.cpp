@@ -43,7 +43,7 @@ struct Item {
 
 struct ConfigResult {
   std::string name;
-  double wall_s = 0, nvml_busy = -1, gate_busy = -1;
+  double wall_s = 0, nvml_busy = -1, gate_busy = -1, gate_timed = -1;
   long long cache_hits = 0;
   std::vector<EvaluationRecord> records;
 };
@@ -155,13 +155,19 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
                 per_hour, 100 * r.nvml_busy, 100 * r.gate_busy, ratio, stage_seconds.value("timing", 0.0), same,
                 r.records.size(), 100 * worst_diff);
     j["configs"].push_back({{"name", r.name}, {"wall_s", r.wall_s}, {"evaluations_per_gpu_hour", per_hour},
-                            {"nvml_busy_fraction", r.nvml_busy}, {"gate_busy_fraction", r.gate_busy}, {"baseline_cache_hits", r.cache_hits},
+                            {"nvml_busy_fraction", r.nvml_busy}, {"gate_busy_fraction", r.gate_busy},
+                            {"gate_exclusive_fraction", r.gate_timed}, {"baseline_cache_hits", r.cache_hits},
                             {"throughput_vs_sequential", ratio}, {"verdicts_same_as_sequential", same},
                             {"max_abs_speedup_diff_vs_sequential", worst_diff}, {"stage_seconds", stage_seconds},
                             {"candidates", cands}});
   }
   fs::create_directories(fs::path(out).parent_path());
   std::ofstream(out) << j.dump(2) << "\n";
+  // Every record in full beside the table, one JSON line each, to see where any time went.
+  std::ofstream lines(fs::path(out).replace_extension(".records.jsonl"));
+  for (const auto& r : results)
+    for (size_t i = 0; i < r.records.size(); ++i)
+      lines << json{{"config", r.name}, {"label", items[i].label}, {"record", to_json(r.records[i])}}.dump() << "\n";
   if (print_table) std::cerr << "written " << out << "\n";
 }
 
@@ -231,7 +237,10 @@ int main(int argc, char** argv) {
                   << r.records.back().reason << ")\n";
       }
       const json snap = service.snapshot();
-      if (!snap["gpus"].empty()) r.gate_busy = snap["gpus"][0].value("busy_fraction", -1.0);
+      if (!snap["gpus"].empty()) {
+        r.gate_busy = snap["gpus"][0].value("busy_fraction", -1.0);
+        r.gate_timed = snap["gpus"][0].value("timed_fraction", -1.0);
+      }
       r.cache_hits = snap["baseline_cache"].value("hits", 0LL);
     }
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

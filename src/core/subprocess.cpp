@@ -77,6 +77,21 @@ bool reap_within(pid_t pid, int pidfd, int& status, std::chrono::milliseconds li
 
 }  // namespace
 
+void DeadlinePause::begin() {
+  std::lock_guard lock(mu_);
+  if (!active_) active_ = true, since_ = Clock::now();
+}
+
+void DeadlinePause::end() {
+  std::lock_guard lock(mu_);
+  if (active_) active_ = false, total_ += Clock::now() - since_;
+}
+
+std::chrono::nanoseconds DeadlinePause::paused(Clock::time_point now) const {
+  std::lock_guard lock(mu_);
+  return total_ + (active_ ? now - since_ : std::chrono::nanoseconds(0));
+}
+
 std::string ProcessResult::describe() const {
   if (timed_out) return "timed out after " + std::to_string(seconds).substr(0, 6) + " s" + (unreaped ? " (and could not be reaped)" : "");
   if (term_signal) return std::string("killed by signal ") + strsignal(term_signal);
@@ -103,6 +118,7 @@ std::string join_command(const std::vector<std::string>& argv) {
 
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
   if (argv.empty()) fail("run_process: empty command");
+  if (options.pass_fds.size() > 16) fail("run_process: at most 16 passed descriptors");
   Pipe out, err, res;
   const auto start = Clock::now();
 
@@ -129,7 +145,14 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     dup2(devnull, 0);
     dup2(out.fds[1], 1);
     dup2(err.fds[1], 2);
-    if (options.result_fd) dup2(res.fds[1], *options.result_fd);  // dup2 clears CLOEXEC
+    // Every passed descriptor goes above the numbers it may be given first, so that no dup2 below
+    // overwrites a source still to be moved; dup2 clears CLOEXEC.
+    int moved[16];
+    const size_t passed = options.pass_fds.size() < 16 ? options.pass_fds.size() : 16;
+    for (size_t i = 0; i < passed; ++i) moved[i] = fcntl(options.pass_fds[i].first, F_DUPFD_CLOEXEC, 256);
+    if (options.result_fd) dup2(res.fds[1], *options.result_fd);
+    for (size_t i = 0; i < passed; ++i)
+      if (moved[i] < 0 || dup2(moved[i], options.pass_fds[i].second) < 0) _exit(126);
     if (!options.working_dir.empty() && chdir(options.working_dir.c_str()) != 0) _exit(126);
     for (const auto& [resource, limit] : limits)
       if (setrlimit(resource, &limit) != 0) {
@@ -151,7 +174,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   ProcessResult r;
   std::array<pollfd, 4> pfds{{{out.fds[0], POLLIN, 0}, {err.fds[0], POLLIN, 0}, {res.fds[0], POLLIN, 0}, {pidfd, POLLIN, 0}}};
   std::array<std::string*, 3> sinks{&r.out, &r.err, &r.result};
-  const auto deadline = start + options.timeout;
+  const auto limit = start + options.timeout;
+  auto deadline = limit;
   int open_pipes = 3, status = 0;
   bool reaped = false;
   Clock::time_point drain_until{};
@@ -160,6 +184,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   // is still watched through the pidfd (or polled), so the deadline always holds.
   while (!reaped || open_pipes > 0) {
     const auto now = Clock::now();
+    if (options.pause) deadline = limit + std::chrono::duration_cast<Clock::duration>(options.pause->paused(now));
     if (!reaped && now >= deadline) { r.timed_out = true; break; }
     if (reaped && now >= drain_until) break;
     const auto until = reaped ? drain_until : deadline;

@@ -4,6 +4,7 @@
 // by polling waitpid where pidfds are missing); at the limit its whole process group is killed.
 #pragma once
 #include <chrono>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -11,9 +12,28 @@
 
 namespace ptxbench {
 
+// Time a child spends waiting on its parent (the timed worker waiting for its GPU to be free of
+// other work) that its deadline does not count. begin()/end() from any thread.
+class DeadlinePause {
+ public:
+  void begin();
+  void end();
+  std::chrono::nanoseconds paused(std::chrono::steady_clock::time_point now) const;  // in total, up to now
+
+ private:
+  mutable std::mutex mu_;
+  bool active_ = false;
+  std::chrono::steady_clock::time_point since_{};
+  std::chrono::nanoseconds total_{0};
+};
+
 struct ProcessOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};
   std::optional<int> result_fd;          // child fd number that receives the result pipe's write end
+  // Further descriptors the child inherits: (descriptor here, its number in the child). The
+  // caller keeps and closes its own copies.
+  std::vector<std::pair<int, int>> pass_fds;
+  const DeadlinePause* pause = nullptr;  // set: the timeout counts only time outside its pauses
   std::vector<std::string> extra_env;    // "NAME=value" entries added to the environment
   // When set, exactly this environment ("NAME=value"; extra_env is added to it), nothing inherited.
   std::optional<std::vector<std::string>> environment;

@@ -22,6 +22,7 @@ struct NvmlMonitor::Impl {
   decltype(&nvmlDeviceGetEnforcedPowerLimit) power_limit = nullptr;
   decltype(&nvmlDeviceGetCurrentClocksEventReasons) reasons = nullptr;
   decltype(&nvmlSystemGetDriverVersion) driver = nullptr;
+  decltype(&nvmlDeviceGetComputeRunningProcesses_v3) processes = nullptr;  // optional
   bool ready() const { return error.empty(); }
 };
 
@@ -48,6 +49,7 @@ NvmlMonitor::NvmlMonitor(int cuda_device) : impl_(new Impl) {
   load(m.lib, "nvmlDeviceGetCurrentClocksEventReasons", m.reasons, m.error);
   load(m.lib, "nvmlSystemGetDriverVersion", m.driver, m.error);
   if (!m.ready()) return;
+  m.processes = reinterpret_cast<decltype(m.processes)>(dlsym(m.lib, "nvmlDeviceGetComputeRunningProcesses_v3"));
   if (m.init() != NVML_SUCCESS) { m.error = "nvmlInit failed"; return; }
   // NVML and CUDA number devices differently; the PCI bus id ties them together.
   char bus[64] = {0};
@@ -65,6 +67,17 @@ std::string NvmlMonitor::driver_version() const {
   char buf[96] = {0};
   if (!impl_->ready() || impl_->driver(buf, sizeof buf) != NVML_SUCCESS) return {};
   return buf;
+}
+
+std::optional<int> NvmlMonitor::compute_processes() const {
+  const auto& m = *impl_;
+  if (!m.ready() || !m.processes) return std::nullopt;
+  nvmlProcessInfo_t info[64];
+  unsigned count = 64;
+  const nvmlReturn_t r = m.processes(m.dev, &count, info);
+  if (r == NVML_ERROR_INSUFFICIENT_SIZE) return 64;  // at least that many
+  if (r != NVML_SUCCESS) return std::nullopt;
+  return static_cast<int>(count);
 }
 
 GpuState NvmlMonitor::read() const {

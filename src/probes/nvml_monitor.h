@@ -1,6 +1,7 @@
 // GPU clocks, temperature, power and throttle reasons through NVML, opened at run time so that a
 // host without the driver (CI) still builds and runs everything else.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,8 @@ class NvmlMonitor {
 
   GpuState read() const;
   std::string driver_version() const;
+  // Processes holding a compute context on this GPU (this one included); nullopt when NVML cannot say.
+  std::optional<int> compute_processes() const;
 
  private:
   struct Impl;

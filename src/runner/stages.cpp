@@ -1,5 +1,7 @@
 #include "runner/stages.h"
 
+#include <chrono>
+
 #include <nvtx3/nvToolsExt.h>
 
 #include <cmath>
@@ -162,15 +164,17 @@ bool run_target_count(WorkerContext& ctx, const json& job) {
     ctx.channel.emit({{"type", "progress"}, {"stage", "target_run"}, {"shape", shape}});
     ctx.workload.prepare(shape.get<WorkloadShape>());
     std::vector<integrity::ExecutedInstruction> counts;
+    const auto t0 = std::chrono::steady_clock::now();
     CheckOutcome o = checked_call(ctx, tol, "counted call on " + label, item.at("flops").get<double>(), "target_run", label,
                                   true, &counts);
     json ev = target_counts_json(counts);
     const uint64_t total = ev["executed_instructions"].get<uint64_t>();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ev.update({{"type", "target_counts"}, {"shape", shape}, {"flops", item.at("flops")}, {"check_passed", o.passed},
-               {"when", "checked call"}});
+               {"when", "checked call"}, {"seconds", seconds}});
     ctx.channel.emit(ev);
     shapes.push_back({{"shape", shape}, {"check_passed", o.passed}, {"patched_instructions", counts.size()},
-                      {"executed_instructions", total}});
+                      {"executed_instructions", total}, {"seconds", seconds}});
     if (!counts.empty() && total == 0) {
       stage["status"] = "failed";
       stage["tool_failure"] = true;
@@ -201,6 +205,7 @@ void run_clean_baseline(WorkerContext& ctx, const json& job) {
       // Not timed, but still run before the candidate loads: its first calls load libraries
       // (cuDNN's engines map executable code), which the after-load filter would stop and blame
       // on the candidate (seen on the H200: every cached attention shape judged forbidden).
+      ctx.channel.emit({{"type", "progress"}, {"stage", "baseline_warm_up"}, {"shape", item.at("shape")}});
       warm_baseline_alone(ctx, item.at("shape"), item.at("flops").get<double>(), cfg);
       const json& c = cached.at(key);
       CleanBaseline b{c.at("median_ms").get<double>(), c.at("median_error").get<double>(), c.at("samples").get<int>(),

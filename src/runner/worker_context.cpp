@@ -1,5 +1,14 @@
 #include "runner/worker_context.h"
 
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <algorithm>
+#include <chrono>
+#include <thread>
+#include <utility>
+
 #include "runner/integrity/gpu_activity_monitor.h"
 
 namespace ptxbench {
@@ -12,6 +21,36 @@ uint64_t WorkerContext::draw_seed() {
   if (fixed_) return rng_();
   static std::random_device os;  // /dev/urandom
   return (uint64_t(os()) << 32) ^ os();
+}
+
+void WorkerContext::take_exclusive_gpu() {
+  if (exclusive_gpu_fd < 0) return;
+  const int fd = std::exchange(exclusive_gpu_fd, -1);
+  const auto t0 = std::chrono::steady_clock::now();
+  const char ask = 'x';
+  char answer = 0;
+  ssize_t n = -1;
+  if (::send(fd, &ask, 1, MSG_NOSIGNAL) == 1)
+    do n = ::read(fd, &answer, 1); while (n < 0 && errno == EINTR);
+  ::close(fd);
+  if (n != 1 || answer != 'g')
+    channel.fatal_and_exit("infra_error", n == 1 ? "the service refused exclusive use of the GPU for timing"
+                                                 : "the service's exclusive-use socket closed before it answered", 6);
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // Granted once the other lanes' workers were reaped; a killed one's context may still be going
+  // away (its kernels with it). The first sample waits, up to 5 s, until NVML lists no compute
+  // process on this GPU but this one; what it saw is kept.
+  const auto t1 = std::chrono::steady_clock::now();
+  std::optional<int> seen = nvml.compute_processes();
+  while (seen && *seen > 1 && std::chrono::steady_clock::now() - t1 < std::chrono::seconds(5)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    seen = nvml.compute_processes();
+  }
+  json ev = {{"type", "exclusive_gpu"}, {"waited_seconds", waited},
+             {"settle_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count()}};
+  if (seen) ev["other_gpu_processes"] = std::max(0, *seen - 1);
+  else ev["other_gpu_processes"] = "unknown (NVML cannot list them)";
+  channel.emit(ev);
 }
 
 void set_time_limit_scale(double scale) { g_time_limit_scale = scale > 0 ? scale : 1.0; }

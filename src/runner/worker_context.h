@@ -40,6 +40,14 @@ struct WorkerContext {
   std::unique_ptr<integrity::SassCounter> counter;  // in-process executed-instruction counts
   std::string counter_unavailable;                  // why there is no counter (a tool reason)
   std::map<std::string, CleanBaseline> clean_baseline;  // by shape label, measured before the candidate loaded
+  // The timed worker under the service's lane gate starts while its GPU is shared, and asks for
+  // exclusive use on this socket just before its first timed sample (service/exclusive_handshake.h);
+  // -1: the GPU is this worker's alone from the start (or the job times nothing).
+  int exclusive_gpu_fd = -1;
+  // Asks, waits for the answer and closes the socket; at most once (later calls return at once).
+  // A refusal ends the worker as infra_error. Called before each timed sample loop and before the
+  // candidate loads, so candidate code never sees the socket.
+  void take_exclusive_gpu();
 
   // Input seeds and check secrets are drawn fresh from the OS when needed, so none exists before
   // it is used (a job may ask for a fixed sequence, for debugging only).

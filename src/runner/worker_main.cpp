@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <utility>
 
 #include "core/error.h"
 #include "runner/candidate_library.h"
@@ -113,6 +114,7 @@ int run(const Args& args, ResultChannel& channel) {
   channel.emit({{"type", "gpu_state"}, {"state", ctx.nvml.read().to_json()}, {"driver", ctx.nvml.driver_version()}});
 
   ctx.device = job.value("device", 0);
+  ctx.exclusive_gpu_fd = job.value("exclusive_gpu_fd", -1);
   if (job.contains("fixed_seed")) ctx.use_fixed_seeds(job.at("fixed_seed").get<uint64_t>());
   // The GPU activity monitor and the in-process instruction counter run only where no other
   // CUDA tool is injected (compute-sanitizer and ncu bring their own).
@@ -126,12 +128,17 @@ int run(const Args& args, ResultChannel& channel) {
     // The library alone first, before any candidate code is in the process.
     if (job.contains("timing")) run_clean_baseline(ctx, job);
   }
+  // Timing needs the GPU alone from here on (all clean timings came from the cache, or there were
+  // none to take); the socket is closed before candidate code is in the process.
+  if (job.contains("timing")) ctx.take_exclusive_gpu();
+  if (ctx.exclusive_gpu_fd >= 0) ::close(std::exchange(ctx.exclusive_gpu_fd, -1));
   std::optional<CandidateLibrary> lib;
   if (job.contains("candidate")) {
     const std::filesystem::path so = job.at("candidate").get<std::string>();
     if (auto* m = integrity::GpuActivityMonitor::instance()) m->expect_candidate_images(integrity::read_fatbin_cubins(so));
     // The candidate filters go on around the load: its static constructors already run confined.
     const json sandbox = job.value("sandbox", json::object());
+    channel.emit({{"type", "progress"}, {"stage", "candidate_load"}});
     json report = {{"type", "sandbox"}, {"before_load", confine_before_candidate_load(sandbox)}};
     {
       integrity::CallScope loading(integrity::Actor::candidate_load, "load", "");

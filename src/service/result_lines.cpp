@@ -15,7 +15,7 @@ namespace ptxbench {
 namespace {
 
 // "health": the health probe's report (service/health/probe_main.cu), on the same channel.
-constexpr std::array<std::string_view, 12> kEventTypes{"hello",  "gpu_state", "progress", "check", "target_counts",
+constexpr std::array<std::string_view, 13> kEventTypes{"hello",  "gpu_state", "progress", "check", "target_counts", "exclusive_gpu",
                                                       "baseline_alone", "timing", "stage", "done", "fatal", "sandbox",
                                                       "health"};
 

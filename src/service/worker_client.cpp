@@ -15,6 +15,7 @@
 
 #include "core/error.h"
 #include "sandbox/capabilities.h"
+#include "service/exclusive_handshake.h"
 #include "service/result_lines.h"
 #include "service/worker_sandbox.h"
 
@@ -192,6 +193,11 @@ WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const 
                     {"deny_exec_mappings", !tool && !caps.off("exec_mappings")},
                     {"deny_file_opens", !tool && !caps.off("file_opens") && deny_every_file_open()},
                     {"after_load", !tool}};
+  std::optional<ExclusiveHandshake> handshake;
+  if (launch.exclusive_gpu) {
+    handshake.emplace(launch.exclusive_gpu);
+    job["exclusive_gpu_fd"] = kExclusiveGpuFd;
+  }
   const fs::path job_file = dir / "job.json";
   write_private_file(job_file, job.dump());
 
@@ -208,6 +214,10 @@ WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const 
   ProcessOptions opt;
   opt.timeout = launch.timeout;
   opt.result_fd = kResultFd;
+  if (handshake) {
+    opt.pass_fds.push_back({handshake->child_end(), kExclusiveGpuFd});
+    opt.pause = handshake->pause();  // the wait for exclusive use is not the worker's time
+  }
   WorkerRun run;
   std::vector<std::string> argv = command;
   bool under_bwrap = false;
@@ -231,6 +241,10 @@ WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const 
   if (launch.tool_log) run.tool_log = read_all(tool_log);
   std::error_code ec;
   fs::remove_all(dir, ec);
+  if (handshake) {
+    handshake->close_child_end();
+    handshake->finish();  // rethrows a refused exclusive use (the worker was told and has ended)
+  }
 
   const std::vector<std::string> stages = expected_stages(job_in);
   const bool killed = run.process.timed_out || run.process.term_signal != 0;

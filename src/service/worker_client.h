@@ -5,6 +5,7 @@
 #pragma once
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,7 @@ struct WorkerRun {
 };
 
 inline constexpr int kResultFd = 3;
+inline constexpr int kExclusiveGpuFd = 4;  // the timed worker's handshake (service/exclusive_handshake.h)
 
 struct WorkerLaunch {
   std::filesystem::path worker;
@@ -45,6 +47,10 @@ struct WorkerLaunch {
   std::vector<std::filesystem::path> writable;
   std::vector<std::string> environment;
   bool sandbox = true;                           // false only in tests of the worker itself
+  // Set for the timed worker under a lane gate: called (on another thread) when the worker asks for
+  // exclusive use of its GPU, before its first timed sample; it returns once granted, or throws
+  // (rethrown by run_worker after the worker ended). Unset: the worker never asks.
+  std::function<void()> exclusive_gpu;
 };
 
 // The stage events a job may report (each once), from its mode and what it asks for.

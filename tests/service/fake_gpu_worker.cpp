@@ -11,6 +11,8 @@
 //                throttled timed sample, a wrong answer). A timed stage holds gpuN/timing.lock
 //                exclusively, a shared stage gpuN/shared.lock shared (flock); each reports whether
 //                it saw the other kind running (the gate's exclusivity, checked across processes).
+//                Given "exclusive_gpu_fd", a timed stage first runs "setup_ms" as a shared one,
+//                then asks for exclusive use on that socket (the real timed worker's handshake).
 //   --probe      the health probe (job {"mode": "probe", "device"}): a failing checksum while
 //                gpuN/sticky counts down, throttling and a 30% slower calibration kernel while
 //                gpuN/throttle counts down.
@@ -22,6 +24,7 @@
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -175,6 +178,33 @@ int stage(const json& job) {
   const fs::path dir = gpu_dir(device);
   emit({{"type", "hello"}, {"gpu", "simulated GPU " + std::to_string(device)}, {"cc", "9.0"}});
   const bool timed = phase == "timed";
+  // Under a lane gate the timed stage starts as the real timed worker does: beside shared stages
+  // (holding shared.lock shared for `setup_ms`), then asks for the GPU alone on the handshake
+  // socket and waits for the answer. Whether a shared stage ran during that start is reported.
+  bool setup_beside_shared = false, settled_after_grant = false;
+  if (const int gate_fd = job.value("exclusive_gpu_fd", -1); timed && gate_fd >= 0) {
+    const fs::path shared = dir / "shared.lock";
+    setup_beside_shared = held_by_others(shared, LOCK_EX);
+    const int setup = lock_file(shared, LOCK_SH);
+    std::this_thread::sleep_for(std::chrono::milliseconds(job.value("setup_ms", 0)));
+    ::close(setup);
+    setup_beside_shared = setup_beside_shared || held_by_others(shared, LOCK_EX);
+    const char ask = 'x';
+    char answer = 0;
+    const bool asked = ::send(gate_fd, &ask, 1, MSG_NOSIGNAL) == 1 && ::read(gate_fd, &answer, 1) == 1;
+    ::close(gate_fd);
+    if (!asked || answer != 'g') {
+      emit({{"type", "fatal"}, {"verdict", "infra_error"}, {"message", "the service refused exclusive use of the GPU for timing"}});
+      return 6;
+    }
+    // As the real worker waits for NVML to list no other process: a shared stage killed just
+    // before the grant may still be exiting, its lock not yet released (up to 5 s).
+    // Said in the result: after a clean stage it never happens (a gate that granted too early would).
+    for (int i = 0; i < 500 && held_by_others(shared, LOCK_EX); ++i) {
+      settled_after_grant = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
   const fs::path mine = dir / (timed ? "timing.lock" : "shared.lock"), theirs = dir / (timed ? "shared.lock" : "timing.lock");
   const int held = lock_file(mine, timed ? LOCK_EX : LOCK_SH);
   auto other_kind_running = [&] { return held_by_others(theirs, timed ? LOCK_EX : LOCK_SH); };
@@ -206,6 +236,7 @@ int stage(const json& job) {
     const bool throttled = fault == "throttle";
     if (throttled) set_countdown(dir, "throttle", 2);
     emit({{"type", "timing"}, {"median_ms", 1.0 + device * 0.01}, {"throttled", throttled}, {"overlap", overlap},
+          {"setup_beside_shared", setup_beside_shared}, {"settled_after_grant", settled_after_grant},
           {"gpu_state", {{"sm_clock_mhz", throttled ? 1200 : 1980}, {"temperature_c", throttled ? 91 : 55}}}});
   }
   emit({{"type", "done"}});

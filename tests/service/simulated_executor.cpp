@@ -47,13 +47,16 @@ json SimulatedExecutor::run_on_gpu(const LeasedJob& job, PreparedJob&, GpuLaneGa
   const auto timeout = std::chrono::duration_cast<std::chrono::seconds>(deadline_);
   json result = {{"job", job.id}, {"device", device}, {"attempt", job.attempts}};
   // An eval job as the channel sees it: the shared phase may report its correctness stage.
-  auto run_phase = [&](const char* phase) {
+  auto run_phase = [&](const char* phase, TimedWorkerUse* timed_use = nullptr) {
     json stage = {{"mode", "eval"},        {"accounting", false}, {"stream_discipline", false}, {"phase", phase},
                   {"device", device},      {"ms", ms},            {"job", job.id}};
     const bool timed = std::string(phase) == "timed";
     if (timed == (fault == "throttle")) stage["fault"] = fault;
     if (job.payload.contains("channel")) stage["channel"] = job.payload["channel"];
-    return run_worker(fake_worker_launch(worker_, job_dir_, std::max(timeout, std::chrono::seconds(1))), stage);
+    if (timed) stage["setup_ms"] = job.payload.value("setup_ms", 0);
+    WorkerLaunch launch = fake_worker_launch(worker_, job_dir_, std::max(timeout, std::chrono::seconds(1)));
+    if (timed_use) launch.exclusive_gpu = [timed_use] { timed_use->become_exclusive(); };
+    return run_worker(launch, stage);
   };
   auto tampered = [&](const WorkerRun& run) {
     result["verdict"] = "forbidden";
@@ -83,10 +86,12 @@ json SimulatedExecutor::run_on_gpu(const LeasedJob& job, PreparedJob&, GpuLaneGa
       return result;
     }
   }
-  auto exclusive = gate.exclusive_use();
-  WorkerRun run = run_phase("timed");
+  // As the real timed stage: shared while the worker starts, exclusive once it asks.
+  TimedWorkerUse use(gate);
+  WorkerRun run = run_phase("timed", &use);
   if (run.tampered) return tampered(run);
   if (!run.done) throw InfraFault("the timed stage ended early: " + run.process.describe());
+  if (!use.exclusive()) throw InfraFault("the timed stage never asked for exclusive use");
   auto timing = run.of_type("timing");
   if (timing.empty()) throw InfraFault("the timed stage reported no timing");
   result["verdict"] = "correct";
@@ -94,6 +99,8 @@ json SimulatedExecutor::run_on_gpu(const LeasedJob& job, PreparedJob&, GpuLaneGa
   result["throttled"] = timing.front().value("throttled", false);
   result["gpu_state"] = timing.front().value("gpu_state", json::object());
   result["overlap"] = result.value("overlap", false) || timing.front().value("overlap", false);
+  result["setup_beside_shared"] = timing.front().value("setup_beside_shared", false);
+  result["settled_after_grant"] = timing.front().value("settled_after_grant", false);
   return result;
 }
 

@@ -172,6 +172,13 @@ TEST(ServiceFaults, InProcessEngineOver1200JobsWithEveryFaultKind) {
     }
   }
   EXPECT_EQ(reran, 4 * kJobs / 100);
+  // A timed stage waits after its grant only for a killed or hung stage's process still exiting.
+  int settled = 0, killed_stages = 0;
+  for (int i = 0; i < kJobs; ++i) {
+    settled += field(outcomes.at(ids[i]).result, "settled_after_grant", false);
+    killed_stages += test::fault_of(i) == "killed" || test::fault_of(i) == "hang";
+  }
+  EXPECT_LE(settled, killed_stages) << "timed stages granted while clean shared stages still ran";
   std::set<std::string> kinds;
   for (const auto& f : faults) kinds.insert(f.kind);
   for (const char* k : {"infra_fault", "unhealthy", "recovered", "timing_excluded"})

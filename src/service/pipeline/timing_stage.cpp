@@ -43,10 +43,15 @@ StageStop record_timing(GpuStageRun& c) {
     if (c.timed_run) s.seconds = c.timed_run->process.seconds;
     s.detail["shapes"] = events_of_type(source, "timing");
     s.detail["baseline_alone"] = events_of_type(source, "baseline_alone");
-    if (c.timed_run) s.detail["exclusive_worker"] = true;
+    if (c.timed_run) {
+      s.detail["exclusive_worker"] = true;
+      // When it had the GPU alone: from its request, just before its first timed sample.
+      const auto asked = source.of_type("exclusive_gpu");
+      if (!asked.empty()) s.detail["exclusive_wait_seconds"] = asked.front().value("waited_seconds", 0.0);
+    }
     r.add_stage(s);
   } else if (correct && o.timing && !c.audit_failed() && !c.runtime_failed && r.stage("target_run")->status != StageStatus::failed) {
-    r.add_stage(abnormal_end("timing", source));
+    r.add_stage(c.timed_run ? timed_by(abnormal_end("timing", source), source) : abnormal_end("timing", source));
   } else {
     r.add_stage(skipped_stage("timing", !o.timing ? "--no-timing" : c.audit_failed() ? "the GPU activity audit failed"
                                                                                     : "the candidate is not correct"));

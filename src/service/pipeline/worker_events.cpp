@@ -42,14 +42,15 @@ StageResult abnormal_end(const std::string& stage, const WorkerRun& run) {
   std::string where = run.last_progress();
   std::string at = where.empty() ? "" : " (during " + where + ")";
   json detail = {{"process", run.process.describe()}, {"output", run.output_tail()}};
+  if (!where.empty()) detail["during"] = where;
   if (run.tampered)
     return failed_stage(stage, Verdict::forbidden, "the worker's result channel was tampered with: " + *run.tampered, detail);
   if (run.fatal) {
     std::string v = run.fatal->value("verdict", "runtime_error");
     std::string msg = run.fatal->value("message", "");
-    if (v == "infra_error") return failed_stage(stage, Verdict::infra_error, "harness error: " + msg, detail);
-    if (v == "forbidden") return failed_stage(stage, Verdict::forbidden, msg, detail);
-    return failed_stage(stage, Verdict::runtime_error, msg, detail);
+    if (v == "infra_error") return failed_stage(stage, Verdict::infra_error, "harness error: " + msg + at, detail);
+    if (v == "forbidden") return failed_stage(stage, Verdict::forbidden, msg + at, detail);
+    return failed_stage(stage, Verdict::runtime_error, msg + at, detail);
   }
   if (run.process.timed_out)
     return failed_stage(stage, Verdict::runtime_error, "timeout: the worker was killed after " + run.process.describe() + at, detail);
