@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <sys/resource.h>
+#include <unistd.h>
+
+#include <thread>
 
 #include "core/subprocess.h"
 
@@ -69,4 +72,42 @@ TEST(Subprocess, ExactEnvironmentAndLimitsApplyInTheChild) {
   EXPECT_EQ(r.out.find("HOME="), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\n8\n"), std::string::npos) << r.out;  // 4096 bytes = 8 blocks of 512
   EXPECT_NE(r.out.find("NoNewPrivs:\t1"), std::string::npos) << r.out;
+}
+
+// A passed descriptor arrives under the number asked for, whatever number it has here (also
+// the result channel's own number: every source is moved out of the way first).
+TEST(Subprocess, PassedDescriptorsArriveUnderTheirChildNumbers) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  ProcessOptions o;
+  o.result_fd = 3;
+  o.pass_fds = {{fds[1], 4}};
+  auto r = run_process({"/bin/sh", "-c", "echo through-four >&4; echo result >&3"}, o);
+  close(fds[1]);
+  char buf[64] = {0};
+  const ssize_t n = read(fds[0], buf, sizeof buf - 1);
+  close(fds[0]);
+  EXPECT_TRUE(r.ok()) << r.describe() << " " << r.err;
+  EXPECT_EQ(std::string(buf, n > 0 ? n : 0), "through-four\n");
+  EXPECT_EQ(r.result, "result\n");
+}
+
+// Time the child spends waiting on its parent is not its time: a 600 ms pause lets a child that
+// runs 900 ms finish under a 700 ms limit; without the pause the same child times out.
+TEST(Subprocess, ThePausedTimeIsOutsideTheDeadline) {
+  DeadlinePause pause;
+  ProcessOptions o;
+  o.timeout = std::chrono::milliseconds(700);
+  o.pause = &pause;
+  pause.begin();
+  std::thread resume([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    pause.end();
+  });
+  auto r = run_process({"/bin/sh", "-c", "sleep 0.9"}, o);
+  resume.join();
+  EXPECT_TRUE(r.ok()) << r.describe();
+  ProcessOptions plain;
+  plain.timeout = std::chrono::milliseconds(700);
+  EXPECT_TRUE(run_process({"/bin/sh", "-c", "sleep 0.9"}, plain).timed_out);
 }
