@@ -138,6 +138,7 @@ const sandbox::Capabilities& gpu_worker_capabilities(const WorkerLaunch& launch)
     WorkerLaunch info = launch;  // the plain worker, never under a tool
     info.wrapper.clear();
     info.tool_log = false;
+    info.exclusive_gpu = nullptr;  // the probe times nothing
     info.timeout = std::chrono::seconds(60);
     info.extra_args.clear();
     // Asked twice before Landlock is given up: one failed start (a busy GPU, a slow driver) must
