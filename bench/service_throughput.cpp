@@ -154,11 +154,24 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
     const double ratio = base && r.wall_s > 0 ? base->wall_s / r.wall_s : 0;
     // Within the timing: the sample loops' wall time and the secretly counted sample's share of it
     // (instrumented code; a naive kernel runs it hundreds of times slower).
+    // Candidates timed without it (their counted calls ran no target instruction).
     double sampling_s = 0, counted_s = 0;
+    int no_counted_sample = 0;
     for (const auto& rec : r.records)
-      if (const StageResult* t = rec.stage("timing"))
+      if (const StageResult* t = rec.stage("timing")) {
         for (const auto& shape : t->detail.value("shapes", json::array()))
           sampling_s += shape.value("wall_seconds", 0.0), counted_s += shape.value("counted_sample_seconds", 0.0);
+        no_counted_sample += t->detail.contains("counted_timed_sample");
+      }
+    // Within the correctness checks: the candidates' calls, and the harness's regenerated inputs,
+    // fp32 references and full checks (what pooled input sets with references could save).
+    double check_call_s = 0, reference_s = 0;
+    for (const auto& rec : r.records)
+      if (const StageResult* c = rec.stage("correctness"))
+        for (const auto& check : c->detail.value("checks", json::array())) {
+          const json sec = check.value("seconds", json::object());
+          check_call_s += sec.value("call", 0.0), reference_s += sec.value("reference_and_check", 0.0);
+        }
     const double alone_s = r.gate_timed >= 0 ? r.gate_timed * r.wall_s : 0;
     if (print_table) std::printf("%-15s %8.1f %12.1f %9.1f%% %9.1f%% %8.2f %8.1f %d/%zu same, %.2f%%\n", r.name.c_str(), r.wall_s,
                 per_hour, 100 * r.nvml_busy, 100 * r.gate_busy, ratio, alone_s, same,
@@ -166,7 +179,9 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
     j["configs"].push_back({{"name", r.name}, {"wall_s", r.wall_s}, {"evaluations_per_gpu_hour", per_hour},
                             {"nvml_busy_fraction", r.nvml_busy}, {"gate_busy_fraction", r.gate_busy},
                             {"gate_exclusive_fraction", r.gate_timed}, {"gpu_alone_seconds", alone_s},
-                            {"timed_sampling_seconds", sampling_s}, {"counted_sample_seconds", counted_s}, {"baseline_cache_hits", r.cache_hits},
+                            {"timed_sampling_seconds", sampling_s}, {"counted_sample_seconds", counted_s},
+                            {"timed_without_counted_sample", no_counted_sample}, {"correctness_call_seconds", check_call_s},
+                            {"correctness_reference_and_check_seconds", reference_s}, {"baseline_cache_hits", r.cache_hits},
                             {"throughput_vs_sequential", ratio}, {"verdicts_same_as_sequential", same},
                             {"max_abs_speedup_diff_vs_sequential", worst_diff}, {"stage_seconds", stage_seconds},
                             {"candidates", cands}});

@@ -26,16 +26,31 @@ std::vector<std::string> executed_kernels(const std::vector<integrity::ExecutedI
   return {names.begin(), names.end()};
 }
 
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Where a checked call's time went: the harness's inputs and poison, the candidate's call, and
+// the harness's regenerated inputs, fp32 reference and full check (what a pool of input sets
+// with references would save).
+struct CheckedCallSeconds {
+  double inputs = 0, call = 0, reference_and_check = 0;
+  json to_json() const { return {{"inputs", inputs}, {"call", call}, {"reference_and_check", reference_and_check}}; }
+};
+
 // One checked call: fresh inputs, poison, the call, inputs generated again, reference, full check.
 CheckOutcome checked_call(WorkerContext& ctx, const json& tol, const std::string& what, double flops,
                           const std::string& stage, const std::string& label, bool counted,
-                          std::vector<integrity::ExecutedInstruction>* counts) {
+                          std::vector<integrity::ExecutedInstruction>* counts, CheckedCallSeconds* seconds = nullptr) {
   auto s = ctx.stream.get();
+  auto t = std::chrono::steady_clock::now();
   ctx.guard.reserve(1, ctx.workload.inputs().size());
   const uint64_t seed = ctx.draw_seed();
   ctx.workload.generate_inputs(seed, s);
   ctx.workload.poison_outputs(s);
   PTXBENCH_CUDA(cudaStreamSynchronize(s));
+  CheckedCallSeconds spent;
+  spent.inputs = seconds_since(t), t = std::chrono::steady_clock::now();
   auto* monitor = integrity::GpuActivityMonitor::instance();
   if (counted) {
     if (monitor) monitor->pause_kernel_records();
@@ -49,9 +64,12 @@ CheckOutcome checked_call(WorkerContext& ctx, const json& tol, const std::string
       monitor->record_counted_kernels(monitor->last_call(), executed_kernels(*counts));
     }
   }
+  spent.call = seconds_since(t), t = std::chrono::steady_clock::now();
   regenerate_inputs(ctx, seed, false, 0);
   ctx.workload.compute_reference(s);
-  CheckOutcome o = ctx.workload.check(tol, s);
+  CheckOutcome o = ctx.workload.check(tol, s);  // synchronizes
+  spent.reference_and_check = seconds_since(t);
+  if (seconds) *seconds = spent;
   fail_if_inputs_modified(o, ctx.guard.changed(ctx.workload, 1).front());
   return o;
 }
@@ -68,11 +86,12 @@ bool run_correctness(WorkerContext& ctx, const json& job) {
     ctx.workload.prepare(shape.get<WorkloadShape>());
     for (int i = 0; i < item.at("seeds").get<int>(); ++i) {
       ctx.channel.emit({{"type", "progress"}, {"stage", "correctness"}, {"shape", shape}, {"seed_index", i}});
+      CheckedCallSeconds seconds;
       CheckOutcome o = checked_call(ctx, tol, "correctness call on " + label, item.at("flops").get<double>(), "correctness",
-                                    label, false, nullptr);
+                                    label, false, nullptr, &seconds);
       ++checks;
       json ev = {{"type", "check"}, {"shape", shape}, {"seed_index", i}, {"hidden", item.value("hidden", false)},
-                 {"passed", o.passed}, {"summary", o.summary}, {"detail", o.detail}};
+                 {"passed", o.passed}, {"summary", o.summary}, {"detail", o.detail}, {"seconds", seconds.to_json()}};
       ctx.channel.emit(ev);
       if (!o.passed) {
         ++failed;

@@ -37,4 +37,14 @@ ExecutedTargets executed_targets(const json& ev, const SassListing& listing,
   return out;
 }
 
+bool counted_calls_show_no_target(const std::vector<json>& events, const SassListing& listing,
+                                  const std::vector<std::vector<std::string>>& groups) {
+  if (events.empty() || listing.empty()) return false;
+  for (const auto& ev : events) {
+    const ExecutedTargets t = executed_targets(ev, listing, groups);
+    if (t.unmatched > 0 || t.warpgroup_mma_flops > 0 || !select_families(t.opcodes, groups).empty()) return false;
+  }
+  return true;
+}
+
 }  // namespace ptxbench

@@ -25,4 +25,11 @@ struct ExecutedTargets {
 ExecutedTargets executed_targets(const json& target_counts_event, const SassListing& listing,
                                  const std::vector<std::vector<std::string>>& groups);
 
+// True only when the counted calls prove that no target instruction ran: events for some shape,
+// a listing that knows every executed offset, and no opcode of any group (nor any warpgroup MMA)
+// executed on any shape. Such a candidate cannot earn target credit from a timed sample (credit
+// needs every counted shape), so the service times it without the secretly counted sample.
+bool counted_calls_show_no_target(const std::vector<json>& target_counts_events, const SassListing& listing,
+                                  const std::vector<std::vector<std::string>>& groups);
+
 }  // namespace ptxbench

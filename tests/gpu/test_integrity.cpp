@@ -112,6 +112,37 @@ TEST_F(IntegrityOnGpu, AttentionThatSwitchesKernelsAfterTheFirstCallsIsNotTarget
   std::cout << "target_run: " << stage_of(r, "target_run")["message"] << "\n";
 }
 
+// Through the service's engine (several files: GPU sharing, the timed part in a worker of its own)
+// the counted calls decide whether a timed sample is counted. The naive forward attention, whose
+// counted calls ran no target instruction, is timed without one (it could earn nothing from it);
+// the attack that runs wgmma on the first calls of every shape, so that the counted calls see
+// targets, still has one counted in its own timed worker, and is caught there.
+TEST_F(IntegrityOnGpu, ThroughTheServiceOnlyACandidateWhoseCountedCallsRanTargetsHasATimedSampleCounted) {
+  const auto r = run_cli(ws(), {"eval", "--json", "--no-sanitize", "-p", "mha_fwd", "--lanes", "2",
+                                file("problems/mha_fwd/reference/naive.cu"),
+                                file("tests/gpu/candidates/attacks/attention_fwd_counts_calls.cu")});
+  ASSERT_TRUE(r.output.is_array() && r.output.size() == 2) << r.process.describe() << "\n" << r.process.err;
+  const json &naive = r.output[0], &attack = r.output[1];
+  ASSERT_EQ(naive["verdict"], "correct") << naive["reason"];
+  EXPECT_EQ(naive["target_executed"], false);
+  const json naive_timing = stage_of(naive, "timing")["detail"];
+  EXPECT_TRUE(naive_timing.value("exclusive_worker", false)) << "not timed by the service's timed worker";
+  EXPECT_NE(naive_timing.value("counted_timed_sample", "").find("not taken"), std::string::npos) << naive_timing.dump();
+  for (const auto& shape : naive_timing.value("shapes", json::array())) EXPECT_FALSE(shape.contains("counted_sample"));
+
+  std::cout << "attack: " << attack["verdict"] << " target_run: " << stage_of(attack, "target_run")["message"] << "\n";
+  EXPECT_FALSE(attack["verdict"] == "correct" && attack["target_executed"] == true)
+      << attack["reason"] << " " << attack["executed_families"].dump();
+  if (attack["verdict"] == "correct") {
+    const json timing = stage_of(attack, "timing")["detail"];
+    EXPECT_FALSE(timing.contains("counted_timed_sample")) << timing.dump();
+    int counted = 0;
+    for (const auto& shape : stage_of(attack, "target_run")["detail"].value("shapes", json::array()))
+      counted += shape.value("when", "").rfind("timed sample", 0) == 0;
+    EXPECT_GT(counted, 0) << "no timed sample was counted: " << stage_of(attack, "target_run").dump();
+  }
+}
+
 // --- Controls: honest techniques the judge must accept. ---
 
 TEST_F(IntegrityOnGpu, SplitKWithMallocAsyncAndProgrammaticDependentLaunchIsCorrect) {

@@ -70,6 +70,26 @@ TEST(TargetCounts, CountsAreReadAsOpcodesFamiliesAndTheTensorShare) {
   EXPECT_TRUE(t.check_passed);
 }
 
+// Whether the counted calls prove that no target ran (then the timed worker takes no counted sample).
+TEST(TargetCounts, NoTargetIsProvedOnlyByCountsTheListingExplains) {
+  const SassListing l = parse_sass_functions(kListing);
+  const std::vector<std::vector<std::string>> groups{{"*GMMA"}, {"UTMALDG", "UTMASTG"}};
+  auto event = [](json pcs, const char* fn = "_Z6kernelPf") {
+    return json{{"flops", 1e6}, {"check_passed", true}, {"functions", json::array({{{"function", fn}, {"pcs", pcs}}})}};
+  };
+  const json simt = event(json::array({json::array({0x0, 4}), json::array({0x40, 8}), json::array({0x50, 4})}));
+  EXPECT_TRUE(counted_calls_show_no_target({simt, simt}, l, groups)) << "SIMT and HMMA only, on every shape";
+  // One target group on one shape is enough to keep the counted timed sample: the tensor share
+  // and the other shapes' credit could still differ when timed.
+  EXPECT_FALSE(counted_calls_show_no_target({simt, event(json::array({json::array({0x10, 1})}))}, l, groups));
+  EXPECT_FALSE(counted_calls_show_no_target({simt, event(json::array({json::array({0x30, 4})}))}, l, groups));
+  // What the listing cannot explain might have been anything.
+  EXPECT_FALSE(counted_calls_show_no_target({event(json::array({json::array({0x70, 1})}))}, l, groups));
+  EXPECT_FALSE(counted_calls_show_no_target({event(json::array({json::array({0x0, 1})}), "_Z7unknownv")}, l, groups));
+  EXPECT_FALSE(counted_calls_show_no_target({}, l, groups)) << "no counted call proves nothing";
+  EXPECT_FALSE(counted_calls_show_no_target({simt}, {}, groups)) << "nor counts without a listing";
+}
+
 TEST(TargetCounts, AMalformedEventIsAClearError) {
   EXPECT_THROW(executed_targets(json{{"flops", 1}}, {}, {}), ptxbench::InputError);
 }

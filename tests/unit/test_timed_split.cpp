@@ -47,6 +47,15 @@ TEST(TimedSplit, TheTimedPartIsOnlyTheTimedShapes) {
   EXPECT_EQ(t.at("tolerances"), eval_job().at("tolerances"));
 }
 
+TEST(TimedSplit, WithoutTheCountedSampleTheTimedPartCountsNothing) {
+  const json t = timed_part_of(eval_job(), false);
+  EXPECT_FALSE(t.contains("count"));  // no counter in the worker, so no counted timed sample
+  EXPECT_EQ(t.at("timing"), eval_job().at("timing"));
+  EXPECT_EQ(expected_stages(t), (std::vector<std::string>{"correctness", "integrity", "timing"}));
+  EXPECT_EQ(expected_stages(timed_part_of(eval_job())),
+            (std::vector<std::string>{"correctness", "integrity", "target_run", "timing"}));
+}
+
 TEST(TimedSplit, TimingRunsOnlyAfterASharedPartThatPassed) {
   const json ok = {{"status", "ok"}};
   auto named = [](const char* n, json s) { s["name"] = n; return s; };

@@ -9,11 +9,12 @@ json shared_part_of(const json& eval_job) {
   return j;
 }
 
-json timed_part_of(const json& eval_job) {
+json timed_part_of(const json& eval_job, bool counted_sample) {
   json j = eval_job;
   j["correctness"] = json::array();
   j["stream_discipline"] = false;
   j["counted_calls"] = false;
+  if (!counted_sample) j.erase("count");
   return j;
 }
 

@@ -11,8 +11,10 @@ namespace ptxbench {
 // The eval job without its timed shapes.
 json shared_part_of(const json& eval_job);
 // The eval job's timed shapes alone: no correctness list, no stream discipline, no counted
-// calls (the counter stays on for the counted timed sample), the same seed and tolerances.
-json timed_part_of(const json& eval_job);
+// calls, the same seed and tolerances. The counter stays on for the secretly counted timed sample
+// unless `counted_sample` is false (the counted calls proved that no target instruction ran:
+// target_counts.h), when the job loses its counted shapes and the worker counts nothing.
+json timed_part_of(const json& eval_job, bool counted_sample = true);
 // Whether the shared part's worker finished with every stage passed (the timed part runs only then).
 bool shared_part_passed(const WorkerRun& run);
 

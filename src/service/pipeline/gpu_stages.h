@@ -33,6 +33,7 @@ struct GpuStageRun {
   std::optional<WorkerRun> eval_run;   // with a lane gate, the eval job's shared part (engine/timed_split.h)
   std::optional<WorkerRun> timed_run;  // with a lane gate, its timed part, the GPU held alone
   bool runtime_failed = false;         // a unit recorded that the worker ended early
+  std::string no_counted_sample;       // why the timed worker takes no counted sample ("" = it does)
 
   void note(const std::string& line) const {
     if (progress) progress(line);

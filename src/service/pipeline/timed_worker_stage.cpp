@@ -1,21 +1,41 @@
 // With a lane gate, the eval job's timed shapes in a worker of their own, once the shared part
 // passed: it starts under shared use of the GPU and holds exclusive use from just before its first
 // timed sample (service/exclusive_handshake.h); the library's clean timings come from and go to the
-// baseline cache when there is one.
+// baseline cache when there is one. A candidate whose counted calls ran no target instruction is
+// timed without the secretly counted sample: it cannot earn target credit from one, and the
+// instrumented sample of a naive kernel held the GPU alone for most of the timing (H200 bench).
 #include "service/engine/baseline_cache.h"
 #include "service/engine/timed_split.h"
 #include "service/infra_fault.h"
 #include "service/pipeline/gpu_stages.h"
+#include "service/pipeline/sass_scan.h"
 #include "service/pipeline/worker_events.h"
+#include "service/target_counts.h"
 
 namespace ptxbench {
+namespace {
+
+// Why the timed worker need not count a sample ("" = it must): the counted calls, read through the
+// candidate's SASS listing, executed no target instruction on any shape.
+std::string why_no_counted_sample(const GpuStageRun& c) {
+  const WorkerRun& run = *c.eval_run;
+  const auto counted = run.stage("target_run");
+  if (!c.eval_job.contains("count") || !counted || counted->value("status", "") != "ok") return "";
+  const auto* targets = c.problem.targets_for(c.record.arch);
+  if (!targets) return "";
+  if (!counted_calls_show_no_target(run.of_type("target_counts"), finished_listing(c.sass), targets->groups)) return "";
+  return "not taken: the counted calls executed no target instruction, so no timed sample could earn target credit";
+}
+
+}  // namespace
 
 StageStop run_timed_worker(GpuStageRun& c) {
   const ProblemSpec& p = c.problem;
   const EvalOptions& o = c.options;
   if (!o.lane_gate || !o.timing || !shared_part_passed(*c.eval_run)) return {};
   c.note("timing: exclusive use of GPU " + std::to_string(o.device) + " vs " + p.baseline);
-  json timed_job = timed_part_of(c.eval_job);
+  c.no_counted_sample = why_no_counted_sample(c);
+  json timed_job = timed_part_of(c.eval_job, c.no_counted_sample.empty());
   const std::string cache_scope = p.name + "|" + c.gpu.value("gpu", "") + "|" + o.timing_config.dump();
   if (o.baseline_cache) timed_job["baseline_alone_cache"] = o.baseline_cache->lookup(cache_scope, o.device, c.eval_job.at("timing"));
   // Shared while the worker starts; exclusive once it asks, before its first timed sample.
