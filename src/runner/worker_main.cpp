@@ -121,6 +121,11 @@ int run(const Args& args, ResultChannel& channel) {
   ctx.accounting = mode == "eval" && job.value("accounting", true);
   if (ctx.accounting) {
     integrity::GpuActivityMonitor::start(ctx.stream.get());
+    // The timed part of a split job: the kernels its first worker's counted calls ran, per shape,
+    // which this worker's timed calls of the same shape must also run.
+    for (const auto& c : job.value("earlier_counted_kernels", json::array()))
+      integrity::GpuActivityMonitor::instance()->record_earlier_counted_call(shape_label(c.at("shape")),
+                                                                             c.at("kernels").get<std::vector<std::string>>());
     if (job.contains("count")) ctx.counter = integrity::SassCounter::create(ctx.device, &ctx.counter_unavailable);
   }
 

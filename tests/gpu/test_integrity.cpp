@@ -4,6 +4,9 @@
 // the attacks may come out correct-and-fast; every control must be correct.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "support/cli.h"
 #include "support/gpu.h"
 
@@ -115,12 +118,27 @@ TEST_F(IntegrityOnGpu, AttentionThatSwitchesKernelsAfterTheFirstCallsIsNotTarget
 // Through the service's engine (several files: GPU sharing, the timed part in a worker of its own)
 // the counted calls decide whether a timed sample is counted. The naive forward attention, whose
 // counted calls ran no target instruction, is timed without one (it could earn nothing from it);
-// the attack that runs wgmma on the first calls of every shape, so that the counted calls see
-// targets, still has one counted in its own timed worker, and is caught there.
+// the attack that runs wgmma on the first calls of every shape (in every process) is caught by its
+// timed worker comparing its timed calls' kernels with those the first worker's counted calls ran.
 TEST_F(IntegrityOnGpu, ThroughTheServiceOnlyACandidateWhoseCountedCallsRanTargetsHasATimedSampleCounted) {
+  // The engine judges a copy of each file in the workspace, where the attack's relative includes
+  // of the references do not resolve: a copy with them inlined.
+  const std::filesystem::path attack_file = file("tests/gpu/candidates/attacks/attention_fwd_counts_calls.cu");
+  std::ifstream in(attack_file);
+  std::ostringstream inlined;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("#include \"../", 0) == 0) {
+      std::ifstream inc(attack_file.parent_path() / line.substr(10, line.size() - 11));
+      ASSERT_TRUE(inc) << line;
+      inlined << inc.rdbuf() << "\n";
+    } else {
+      inlined << line << "\n";
+    }
+  }
+  const auto self_contained = ws() / "attention_fwd_counts_calls_inlined.cu";
+  std::ofstream(self_contained) << inlined.str();
   const auto r = run_cli(ws(), {"eval", "--json", "--no-sanitize", "-p", "mha_fwd", "--lanes", "2",
-                                file("problems/mha_fwd/reference/naive.cu"),
-                                file("tests/gpu/candidates/attacks/attention_fwd_counts_calls.cu")});
+                                file("problems/mha_fwd/reference/naive.cu"), self_contained.string()});
   ASSERT_TRUE(r.output.is_array() && r.output.size() == 2) << r.process.describe() << "\n" << r.process.err;
   const json &naive = r.output[0], &attack = r.output[1];
   ASSERT_EQ(naive["verdict"], "correct") << naive["reason"];
@@ -131,16 +149,13 @@ TEST_F(IntegrityOnGpu, ThroughTheServiceOnlyACandidateWhoseCountedCallsRanTarget
   for (const auto& shape : naive_timing.value("shapes", json::array())) EXPECT_FALSE(shape.contains("counted_sample"));
 
   std::cout << "attack: " << attack["verdict"] << " target_run: " << stage_of(attack, "target_run")["message"] << "\n";
-  EXPECT_FALSE(attack["verdict"] == "correct" && attack["target_executed"] == true)
-      << attack["reason"] << " " << attack["executed_families"].dump();
-  if (attack["verdict"] == "correct") {
-    const json timing = stage_of(attack, "timing")["detail"];
-    EXPECT_FALSE(timing.contains("counted_timed_sample")) << timing.dump();
-    int counted = 0;
-    for (const auto& shape : stage_of(attack, "target_run")["detail"].value("shapes", json::array()))
-      counted += shape.value("when", "").rfind("timed sample", 0) == 0;
-    EXPECT_GT(counted, 0) << "no timed sample was counted: " << stage_of(attack, "target_run").dump();
-  }
+  // It must reach the stages it attacks (a build failure would pass the checks below vacuously).
+  ASSERT_EQ(stage_of(attack, "build")["status"], "ok") << stage_of(attack, "build").dump();
+  ASSERT_EQ(stage_of(attack, "correctness")["status"], "ok") << stage_of(attack, "correctness").dump();
+  // Its timed worker's calls ran other kernels than the first worker's counted calls.
+  EXPECT_EQ(attack["verdict"], "forbidden") << attack["reason"];
+  EXPECT_TRUE(has_violation(attack, "counted_call_differs")) << violations(attack);
+  EXPECT_NE(violations(attack).find("in the first worker"), std::string::npos) << violations(attack);
 }
 
 // --- Controls: honest techniques the judge must accept. ---

@@ -190,6 +190,21 @@ TEST(IntegrityAudit, ACountedCallThatRanOtherKernelsThanTheTimedOnesDiffers) {
   EXPECT_FALSE(has(audit(b.o), "counted_call_differs"));
 }
 
+// The service's split: the counted calls ran in the job's first worker, the timed calls in this one.
+TEST(IntegrityAudit, TimedCallsMustRunTheKernelsAnEarlierWorkerCounted) {
+  Builder b;
+  b.o.modules.front().functions.push_back("simt_kernel");
+  b.o.earlier_counted.push_back({"M=1", {"cand_kernel"}});
+  b.kernel(Actor::candidate_call, b.call(Actor::candidate_call, "timing", "M=1"), "cand_kernel");
+  b.kernel(Actor::candidate_call, b.call(Actor::candidate_call, "timing", "M=2"), "simt_kernel");  // not counted there: fine
+  EXPECT_FALSE(has(audit(b.o), "counted_call_differs")) << dump(audit(b.o));
+  b.kernel(Actor::candidate_call, b.call(Actor::candidate_call, "timing", "M=1"), "simt_kernel");
+  const auto v = audit(b.o);
+  ASSERT_TRUE(has(v, "counted_call_differs")) << dump(v);
+  EXPECT_NE(dump(v).find("in the first worker"), std::string::npos) << dump(v);
+  EXPECT_NE(dump(v).find("simt_kernel"), std::string::npos) << dump(v);
+}
+
 TEST(IntegrityAudit, ManyViolationsOfOneRuleAreSummarized) {
   Builder b;
   for (int i = 0; i < 10; ++i) b.kernel(Actor::candidate_call, b.call(Actor::candidate_call), "cand_kernel", 18);

@@ -56,6 +56,18 @@ TEST(TimedSplit, WithoutTheCountedSampleTheTimedPartCountsNothing) {
             (std::vector<std::string>{"correctness", "integrity", "target_run", "timing"}));
 }
 
+TEST(TimedSplit, TheCountedCallsKernelsGoToTheTimedPart) {
+  WorkerRun r;
+  r.events = {{{"type", "target_counts"}, {"when", "checked call"}, {"shape", {{"M", 128}}},
+               {"functions", json::array({{{"function", "k1"}, {"pcs", json::array()}}, {{"function", "k2"}, {"pcs", json::array()}}})}},
+              {{"type", "target_counts"}, {"when", "timed sample 3"}, {"shape", {{"M", 4096}}},
+               {"functions", json::array({{{"function", "k3"}}})}}};
+  const json k = counted_kernels_of(r);
+  ASSERT_EQ(k.size(), 1u) << "a counted timed sample is the timed worker's own: " << k.dump();
+  EXPECT_EQ(k[0].at("shape"), (json{{"M", 128}}));
+  EXPECT_EQ(k[0].at("kernels"), (json{"k1", "k2"}));
+}
+
 TEST(TimedSplit, TimingRunsOnlyAfterASharedPartThatPassed) {
   const json ok = {{"status", "ok"}};
   auto named = [](const char* n, json s) { s["name"] = n; return s; };

@@ -190,22 +190,32 @@ std::vector<Violation> audit(const Observations& o) {
     const Launch* l = ix.launch(w.correlation);
     if (l && l->actor == Actor::candidate_call && w.kind == DeviceWork::Kind::kernel) kernels_of_call[l->call].insert(w.name);
   }
+  auto list = [](const std::set<std::string>& s) {
+    std::string out;
+    for (const auto& k : s) out += (out.empty() ? "" : ", ") + k;
+    return out.empty() ? std::string("none") : out;
+  };
+  // The first timed call of `shape` that ran other kernels than `want`, if any.
+  auto first_differing = [&](const std::string& shape, const std::set<std::string>& want) -> const CallInfo* {
+    for (const auto& timed : o.calls) {
+      if (timed.counted || timed.what != "timing" || timed.shape != shape || timed.actor != Actor::candidate_call) continue;
+      if (kernels_of_call[timed.index] != want) return &timed;
+    }
+    return nullptr;
+  };
   for (const auto& counted : o.calls) {
     if (!counted.counted) continue;
     const auto& want = kernels_of_call[counted.index];
-    for (const auto& timed : o.calls) {
-      if (timed.counted || timed.what != "timing" || timed.shape != counted.shape || timed.actor != Actor::candidate_call) continue;
-      const auto& got = kernels_of_call[timed.index];
-      if (got == want) continue;
-      auto list = [](const std::set<std::string>& s) {
-        std::string out;
-        for (const auto& k : s) out += (out.empty() ? "" : ", ") + k;
-        return out.empty() ? std::string("none") : out;
-      };
+    if (const CallInfo* timed = first_differing(counted.shape, want))
       v.add("counted_call_differs", "on " + counted.shape + " the call whose instructions were counted ran {" + list(want) +
-                                        "} but timed call #" + std::to_string(timed.index) + " ran {" + list(got) + "}");
-      break;
-    }
+                                        "} but timed call #" + std::to_string(timed->index) + " ran {" + list(kernels_of_call[timed->index]) + "}");
+  }
+  for (const auto& counted : o.earlier_counted) {
+    const std::set<std::string> want(counted.kernels.begin(), counted.kernels.end());
+    if (const CallInfo* timed = first_differing(counted.shape, want))
+      v.add("counted_call_differs", "on " + counted.shape + " the call whose instructions were counted (in the first worker) ran {" +
+                                        list(want) + "} but timed call #" + std::to_string(timed->index) + " ran {" +
+                                        list(kernels_of_call[timed->index]) + "}");
   }
   return v.finish();
 }

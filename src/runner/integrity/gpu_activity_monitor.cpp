@@ -294,6 +294,11 @@ void GpuActivityMonitor::record_counted_kernels(int call, std::vector<std::strin
   if (call >= 0 && call < static_cast<int>(state_->obs.calls.size())) state_->obs.calls[call].counted_kernels = std::move(kernels);
 }
 
+void GpuActivityMonitor::record_earlier_counted_call(std::string shape, std::vector<std::string> kernels) {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->obs.earlier_counted.push_back({std::move(shape), std::move(kernels)});
+}
+
 void GpuActivityMonitor::pause_kernel_records() {
   flush();
   check(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "pausing kernel records");

@@ -35,6 +35,8 @@ class GpuActivityMonitor {
   // The kernels whose instructions a counted call executed (from the counts: graph launches and
   // every other way of launching included).
   void record_counted_kernels(int call, std::vector<std::string> kernels);
+  // A counted call of an earlier worker of the same job, on `shape` (the service's split).
+  void record_earlier_counted_call(std::string shape, std::vector<std::string> kernels);
 
   // SASS counting and kernel activity records cannot be on together (counts read 0, measured on
   // the H200): kernel records pause for a counted call, whose launches the callbacks judge.

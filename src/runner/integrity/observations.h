@@ -66,8 +66,16 @@ struct ApiEvent {
   bool refused = false;  // refused: the candidate got CUDA_ERROR_NOT_FOUND; else it ran and is forbidden
 };
 
+// The kernels a counted call ran in the service's first worker of a split job (the timed worker
+// compares its timed calls of the same shape with them, as one worker compares its own).
+struct EarlierCountedCall {
+  std::string shape;  // shape label
+  std::vector<std::string> kernels;
+};
+
 struct Observations {
   std::vector<CallInfo> calls;
+  std::vector<EarlierCountedCall> earlier_counted;
   std::vector<Launch> launches;
   std::vector<DeviceWork> work;
   std::vector<LoadedModule> modules;

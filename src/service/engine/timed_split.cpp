@@ -18,6 +18,18 @@ json timed_part_of(const json& eval_job, bool counted_sample) {
   return j;
 }
 
+json counted_kernels_of(const WorkerRun& run) {
+  json out = json::array();
+  for (const auto& ev : run.of_type("target_counts")) {
+    if (ev.value("when", "") != "checked call" || !ev.contains("shape")) continue;
+    json kernels = json::array();
+    for (const auto& fn : ev.value("functions", json::array()))
+      if (fn.is_object() && fn.contains("function")) kernels.push_back(fn.at("function"));
+    out.push_back({{"shape", ev.at("shape")}, {"kernels", kernels}});
+  }
+  return out;
+}
+
 bool shared_part_passed(const WorkerRun& run) {
   if (!run.done) return false;
   for (const char* name : {"integrity", "stream_discipline", "correctness", "target_run"}) {

@@ -15,6 +15,9 @@ json shared_part_of(const json& eval_job);
 // unless `counted_sample` is false (the counted calls proved that no target instruction ran:
 // target_counts.h), when the job loses its counted shapes and the worker counts nothing.
 json timed_part_of(const json& eval_job, bool counted_sample = true);
+// The kernels each counted call of the shared part's worker ran ([{shape, kernels}], from its
+// target_counts events), for the timed part's audit: its timed calls must run the same ones.
+json counted_kernels_of(const WorkerRun& shared_run);
 // Whether the shared part's worker finished with every stage passed (the timed part runs only then).
 bool shared_part_passed(const WorkerRun& run);
 

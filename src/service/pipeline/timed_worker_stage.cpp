@@ -36,6 +36,9 @@ StageStop run_timed_worker(GpuStageRun& c) {
   c.note("timing: exclusive use of GPU " + std::to_string(o.device) + " vs " + p.baseline);
   c.no_counted_sample = why_no_counted_sample(c);
   json timed_job = timed_part_of(c.eval_job, c.no_counted_sample.empty());
+  // Its timed calls must run the kernels the counted calls ran, as in one worker (the audit's
+  // counted_call_differs).
+  timed_job["earlier_counted_kernels"] = counted_kernels_of(*c.eval_run);
   const std::string cache_scope = p.name + "|" + c.gpu.value("gpu", "") + "|" + o.timing_config.dump();
   if (o.baseline_cache) timed_job["baseline_alone_cache"] = o.baseline_cache->lookup(cache_scope, o.device, c.eval_job.at("timing"));
   // Shared while the worker starts; exclusive once it asks, before its first timed sample.
