@@ -157,7 +157,8 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
     EngineCandidateService service(so, [](const std::string& line) { spdlog::debug("{}", line); });
     std::vector<CandidateTicket> tickets;
     for (size_t i = 0; i < files.size(); ++i)
-      tickets.push_back(service.submit({&specs[i], read_file_bytes(files[i], "candidate"), files[i], {}}));
+      tickets.push_back(service.submit({&specs[i], read_file_bytes(files[i], "candidate"), files[i], {},
+                                        fs::absolute(files[i]).parent_path()}));
     for (; index < files.size(); ++index) {
       EvaluationRecord r = tickets[index].wait().record;
       r.candidate_path = files[index];

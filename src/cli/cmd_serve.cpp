@@ -63,6 +63,7 @@ void run_serve(const ServeArgs& a, const GlobalOptions& g) {
         return *p;
       },
       [](const std::string& line) { spdlog::debug("{}", line); }, !a.no_cache);
+  executor.trust_source_folders(redis == nullptr);
   std::unique_ptr<ProcessHealthProbe> probe;
   if (gpu.gpu_stages && !a.no_health)
     probe = std::make_unique<ProcessHealthProbe>(locate_health_probe(), eval.workspace / "jobs", std::chrono::seconds(60));

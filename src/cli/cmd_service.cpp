@@ -157,7 +157,7 @@ void run_submit(const SubmitArgs& a, const GlobalOptions& g, ExitCode& code) {
   for (size_t i = 0; i < a.files.size(); ++i) {
     const std::string source = read_all(a.files[i]);
     ids.push_back(session + "/" + std::to_string(i) + "/" + content_sha256(source).substr(0, 16));
-    if (auto s = queue.enqueue(ids.back(), candidate_payload(spec.name, source, a.files[i]), nullptr); !s.ok)
+    if (auto s = queue.enqueue(ids.back(), candidate_payload(spec.name, source, a.files[i], fs::absolute(a.files[i]).parent_path()), nullptr); !s.ok)
       throw InputError(s.error);
     spdlog::info("queued {} as {}", a.files[i], ids.back());
   }

@@ -67,6 +67,7 @@ void EngineCandidateService::start_engine() {
         return *owned;
       },
       progress_, options_.cache_baselines);
+  executor_->trust_source_folders(dynamic_cast<RedisJobQueue*>(queue_.get()) == nullptr);
   const fs::path workspace = options_.eval.workspace;
   engine_ = std::make_unique<ServiceEngine>(*queue_, *executor_, probe_.get(), options_.engine, options_.monitor,
                                             [workspace, ex = executor_.get()](const FaultRecord& f) {
@@ -117,7 +118,7 @@ CandidateTicket EngineCandidateService::submit(CandidateJob job) {
     w.label = job.label;
   }
   bool inserted = false;
-  if (auto s = queue_->enqueue(id, candidate_payload(job.problem->name, job.source, job.label), &inserted); !s.ok)
+  if (auto s = queue_->enqueue(id, candidate_payload(job.problem->name, job.source, job.label, job.source_folder), &inserted); !s.ok)
     throw Error("submitting " + job.label + ": " + s.error);
   if (!inserted) {
     // Already queued or finished (a resumed run): finished ones resolve now.

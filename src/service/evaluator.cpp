@@ -47,7 +47,7 @@ EvaluationRecord Evaluator::evaluate(const ProblemSpec& p, const fs::path& candi
   return judge(p, prepare(p, candidate));
 }
 
-PreparedCandidate Evaluator::prepare(const ProblemSpec& p, const fs::path& candidate) {
+PreparedCandidate Evaluator::prepare(const ProblemSpec& p, const fs::path& candidate, const fs::path& source_folder) {
   const std::string source = read_file_bytes(candidate, "candidate");
   PreparedCandidate prep;
   EvaluationRecord& r = prep.record;
@@ -60,7 +60,15 @@ PreparedCandidate Evaluator::prepare(const ProblemSpec& p, const fs::path& candi
   if (!targets) throw InputError("problem '" + p.name + "' defines no targets for arch " + opt_.arch);
   const fs::path out_dir = opt_.workspace / "builds" / (r.candidate_sha256.substr(0, 16) + "-" + opt_.arch + "-" + std::to_string(getpid()) + "-" +
                                                    std::to_string(build_counter_++));
-  CpuStageRun run{p, opt_, *targets, candidate, source, out_dir, progress_, prep};
+  // The copy's relative includes resolve from the folder its file came from (quoted includes are
+  // searched in the including file's folder, then on the include path).
+  EvalOptions build_options = opt_;
+  std::error_code ec;
+  if (!source_folder.empty() && fs::is_directory(source_folder, ec)) {
+    build_options.include_dirs.push_back(fs::absolute(source_folder));
+    build_options.readable_roots.push_back(fs::absolute(source_folder));
+  }
+  CpuStageRun run{p, build_options, *targets, candidate, source, out_dir, progress_, prep};
   prep.ready_for_gpu = run_cpu_stages(run);
   prep.shared_object = run.build.ok ? run.build.shared_object : fs::path();
   prep.build_dir = out_dir;

@@ -72,7 +72,10 @@ class Evaluator {
   // another is on the GPU. prepare() never touches the GPU and may run on several threads at
   // once; judge() runs the GPU stages (or records why they are skipped) and returns the finished
   // record, one call at a time per Evaluator. `problem` must outlive the prepared candidate.
-  PreparedCandidate prepare(const ProblemSpec& problem, const std::filesystem::path& candidate);
+  // `source_folder`: where the candidate's file came from (CandidateJob's), when `candidate` is a
+  // copy elsewhere: on the include path and readable, for its relative includes; ignored when absent.
+  PreparedCandidate prepare(const ProblemSpec& problem, const std::filesystem::path& candidate,
+                            const std::filesystem::path& source_folder = {});
   EvaluationRecord judge(const ProblemSpec& problem, PreparedCandidate prepared);
 
   // Why GPU stages are skipped (empty when a GPU is there). Asks the worker once.

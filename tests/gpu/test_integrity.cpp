@@ -4,9 +4,6 @@
 // the attacks may come out correct-and-fast; every control must be correct.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "support/cli.h"
 #include "support/gpu.h"
 
@@ -120,25 +117,10 @@ TEST_F(IntegrityOnGpu, AttentionThatSwitchesKernelsAfterTheFirstCallsIsNotTarget
 // counted calls ran no target instruction, is timed without one (it could earn nothing from it);
 // the attack that runs wgmma on the first calls of every shape (in every process) is caught by its
 // timed worker comparing its timed calls' kernels with those the first worker's counted calls ran.
-TEST_F(IntegrityOnGpu, ThroughTheServiceOnlyACandidateWhoseCountedCallsRanTargetsHasATimedSampleCounted) {
-  // The engine judges a copy of each file in the workspace, where the attack's relative includes
-  // of the references do not resolve: a copy with them inlined.
-  const std::filesystem::path attack_file = file("tests/gpu/candidates/attacks/attention_fwd_counts_calls.cu");
-  std::ifstream in(attack_file);
-  std::ostringstream inlined;
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("#include \"../", 0) == 0) {
-      std::ifstream inc(attack_file.parent_path() / line.substr(10, line.size() - 11));
-      ASSERT_TRUE(inc) << line;
-      inlined << inc.rdbuf() << "\n";
-    } else {
-      inlined << line << "\n";
-    }
-  }
-  const auto self_contained = ws() / "attention_fwd_counts_calls_inlined.cu";
-  std::ofstream(self_contained) << inlined.str();
+TEST_F(IntegrityOnGpu, ThroughTheServiceANaiveCandidateIsTimedWithoutACountedSampleAndTheCountsAwareAttackIsForbidden) {
   const auto r = run_cli(ws(), {"eval", "--json", "--no-sanitize", "-p", "mha_fwd", "--lanes", "2",
-                                file("problems/mha_fwd/reference/naive.cu"), self_contained.string()});
+                                file("problems/mha_fwd/reference/naive.cu"),
+                                file("tests/gpu/candidates/attacks/attention_fwd_counts_calls.cu")});
   ASSERT_TRUE(r.output.is_array() && r.output.size() == 2) << r.process.describe() << "\n" << r.process.err;
   const json &naive = r.output[0], &attack = r.output[1];
   ASSERT_EQ(naive["verdict"], "correct") << naive["reason"];

@@ -24,8 +24,11 @@ json result_of(const EvaluationRecord& r, double prepare_seconds, double gpu_sec
 
 }  // namespace
 
-json candidate_payload(const std::string& problem, const std::string& source, const std::string& label) {
-  return {{"problem", problem}, {"source", source}, {"label", label}};
+json candidate_payload(const std::string& problem, const std::string& source, const std::string& label,
+                       const fs::path& source_folder) {
+  json j = {{"problem", problem}, {"source", source}, {"label", label}};
+  if (!source_folder.empty()) j["source_folder"] = source_folder.string();
+  return j;
 }
 
 EvaluatorExecutor::EvaluatorExecutor(EvalOptions options, ProblemResolver problems, ProgressFn progress,
@@ -47,7 +50,8 @@ PreparedJob EvaluatorExecutor::prepare(const LeasedJob& job) {
   auto state = std::make_shared<PreparedState>();
   state->problem = &problems_(job.payload.at("problem").get<std::string>());
   const auto t0 = std::chrono::steady_clock::now();
-  state->candidate = preparer_.prepare(*state->problem, write_candidate(job.payload.at("source").get<std::string>()));
+  state->candidate = preparer_.prepare(*state->problem, write_candidate(job.payload.at("source").get<std::string>()),
+                                       trust_source_folders_ ? job.payload.value("source_folder", std::string()) : std::string());
   state->prepare_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   PreparedJob p;
   if (!state->candidate.ready_for_gpu) {

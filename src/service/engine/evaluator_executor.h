@@ -18,7 +18,9 @@ namespace ptxbench {
 
 using ProblemResolver = std::function<const ProblemSpec&(const std::string& name)>;
 
-json candidate_payload(const std::string& problem, const std::string& source, const std::string& label);
+// A queued candidate; `source_folder` (CandidateJob's) only when not empty.
+json candidate_payload(const std::string& problem, const std::string& source, const std::string& label,
+                       const std::filesystem::path& source_folder = {});
 
 class EvaluatorExecutor final : public CandidateExecutor {
  public:
@@ -31,6 +33,10 @@ class EvaluatorExecutor final : public CandidateExecutor {
   // Anything the monitor records about a GPU drops its cached clean timings.
   void gpu_fault(int device) { baselines_.invalidate(device); }
   long long cache_hits() const { return baselines_.hits(); }
+  // Whether a job's `source_folder` widens its build's include path and readable folders. Only for
+  // a queue of this host's workspace (its submitters can read those folders anyway); a job from a
+  // shared queue (Redis) is built without it, so no other host chooses what a build may read.
+  void trust_source_folders(bool on) { trust_source_folders_ = on; }
 
  private:
   std::unique_ptr<Evaluator> take_evaluator(int device, GpuLaneGate& gate);
@@ -41,6 +47,7 @@ class EvaluatorExecutor final : public CandidateExecutor {
   ProblemResolver problems_;
   ProgressFn progress_;
   bool cache_baselines_;
+  bool trust_source_folders_ = false;
   BaselineCache baselines_;
   Evaluator preparer_;  // prepare() is thread-safe
   std::mutex mu_;
