@@ -6,6 +6,7 @@
 // or a timeout is the candidate's runtime_error (suspicious: the GPU is probed before it counts),
 // a result channel that fails verification is `forbidden` (the Evaluator's verdict for it).
 #pragma once
+#include <cstdlib>
 #include <filesystem>
 
 #include "service/engine/candidate_executor.h"
@@ -38,5 +39,11 @@ class SimulatedExecutor final : public CandidateExecutor {
 // `lease_ms` renewed `heartbeats_per_lease` times per lease, a fast poll and a fast recovery.
 EngineOptions simulated_engine_options(int shared_lanes, int cpu_jobs, int lease_ms, int heartbeats_per_lease);
 MonitorOptions simulated_monitor_options();
+
+// The simulated GPUs' state under `dir`/gpus for every fake worker this process starts (the
+// worker reads PTXBENCH_FAKE_GPU_STATE).
+struct FakeGpus {
+  explicit FakeGpus(const std::filesystem::path& dir) { setenv("PTXBENCH_FAKE_GPU_STATE", (dir / "gpus").c_str(), 1); }
+};
 
 }  // namespace ptxbench::test

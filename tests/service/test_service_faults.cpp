@@ -30,9 +30,7 @@ namespace {
 const std::filesystem::path kFakeWorker = std::filesystem::path(PTXBENCH_BIN_DIR) / "ptxbench-fake-gpu-worker";
 const std::filesystem::path kHarness = std::filesystem::path(PTXBENCH_BIN_DIR) / "service_fault_harness";
 
-struct FakeGpus {
-  explicit FakeGpus(const std::filesystem::path& dir) { setenv("PTXBENCH_FAKE_GPU_STATE", (dir / "gpus").c_str(), 1); }
-};
+using test::FakeGpus;
 
 // Rows in the results table per job id, read straight from the database.
 std::map<std::string, int> stored_records(const std::filesystem::path& db) {

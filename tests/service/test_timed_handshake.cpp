@@ -25,15 +25,13 @@ json stage_job(const char* phase, int setup_ms = 0) {
           {"device", 0},    {"ms", 5},             {"setup_ms", setup_ms}};
 }
 
-struct FakeGpuState {
-  explicit FakeGpuState(const std::filesystem::path& dir) { setenv("PTXBENCH_FAKE_GPU_STATE", (dir / "gpus").c_str(), 1); }
-};
+using test::FakeGpus;
 
 }  // namespace
 
 TEST(TimedHandshake, TheTimedWorkerAsksOnceAndTimesAfterTheAnswer) {
   test::TempDir dir("ptxbench-handshake");
-  FakeGpuState gpus(dir.path());
+  FakeGpus gpus(dir.path());
   WorkerLaunch launch = test::fake_worker_launch(kFakeWorker, dir.path() / "jobs", 10s);
   std::atomic<int> asked{0};
   launch.exclusive_gpu = [&] { ++asked; };
@@ -45,7 +43,7 @@ TEST(TimedHandshake, TheTimedWorkerAsksOnceAndTimesAfterTheAnswer) {
 
 TEST(TimedHandshake, ARefusedRequestEndsTheWorkerAndIsRethrownAfterIt) {
   test::TempDir dir("ptxbench-handshake");
-  FakeGpuState gpus(dir.path());
+  FakeGpus gpus(dir.path());
   WorkerLaunch launch = test::fake_worker_launch(kFakeWorker, dir.path() / "jobs", 20s);
   launch.exclusive_gpu = [] { throw InfraFault("GPU 0 stayed excluded from timing (throttled)"); };
   const auto start = std::chrono::steady_clock::now();
@@ -61,7 +59,7 @@ TEST(TimedHandshake, ARefusedRequestEndsTheWorkerAndIsRethrownAfterIt) {
 
 TEST(TimedHandshake, AStageThatTimesNothingNeverAsks) {
   test::TempDir dir("ptxbench-handshake");
-  FakeGpuState gpus(dir.path());
+  FakeGpus gpus(dir.path());
   WorkerLaunch launch = test::fake_worker_launch(kFakeWorker, dir.path() / "jobs", 10s);
   std::atomic<int> asked{0};
   launch.exclusive_gpu = [&] { ++asked; };
@@ -75,7 +73,7 @@ TEST(TimedHandshake, AStageThatTimesNothingNeverAsks) {
 // the fake worker, across processes).
 TEST(TimedHandshake, InTheEngineTheTimedStageStartsBesideSharedStagesButTimesAlone) {
   test::TempDir dir("ptxbench-handshake-engine");
-  FakeGpuState gpus(dir.path());
+  FakeGpus gpus(dir.path());
   const auto db = dir.path() / "ptxbench.db";
   SqliteJobQueue q(db, {.max_attempts = 3});
   ASSERT_TRUE(q.status().ok) << q.status().error;
