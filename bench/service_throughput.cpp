@@ -152,9 +152,9 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
     for (const auto& rec : r.records)
       for (const auto& st : rec.stages) stage_seconds[st.name] = stage_seconds.value(st.name, 0.0) + st.seconds;
     const double ratio = base && r.wall_s > 0 ? base->wall_s / r.wall_s : 0;
-    // Within the timing: the sample loops' wall time and the secretly counted sample's share of it
-    // (instrumented code; a naive kernel runs it hundreds of times slower).
-    // Candidates timed without it (their counted calls ran no target instruction).
+    // Within the timing: the sample loops' wall time, the secretly counted sample's share of it
+    // (instrumented code; a naive kernel runs it hundreds of times slower), and the candidates
+    // timed without one (their counted calls ran no target instruction).
     double sampling_s = 0, counted_s = 0;
     int no_counted_sample = 0;
     for (const auto& rec : r.records)

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <set>
 
+#include "core/timestamp.h"
 #include "probes/ncu_probe.h"
 #include "runner/device_ops.h"
 #include "runner/integrity/gpu_activity_monitor.h"
@@ -24,10 +25,6 @@ std::vector<std::string> executed_kernels(const std::vector<integrity::ExecutedI
   for (const auto& c : counts)
     if (c.executed > 0) names.insert(c.function);
   return {names.begin(), names.end()};
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
 // Where a checked call's time went: the harness's inputs and poison, the candidate's call, and

@@ -8,6 +8,7 @@
 
 #include "core/arch.h"
 #include "core/error.h"
+#include "core/timestamp.h"
 #include "service/candidate_files.h"
 #include "service/gpu_description.h"
 
@@ -17,7 +18,6 @@ namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 }  // namespace
 

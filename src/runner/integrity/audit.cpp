@@ -195,28 +195,22 @@ std::vector<Violation> audit(const Observations& o) {
     for (const auto& k : s) out += (out.empty() ? "" : ", ") + k;
     return out.empty() ? std::string("none") : out;
   };
-  // The first timed call of `shape` that ran other kernels than `want`, if any.
-  auto first_differing = [&](const std::string& shape, const std::set<std::string>& want) -> const CallInfo* {
+  // A timed call of `shape` that ran other kernels than the counted call (of this worker, or of the
+  // job's first worker: `where`) is a violation; the first one found is named.
+  auto compare = [&](const std::string& shape, const std::set<std::string>& want, const std::string& where) {
     for (const auto& timed : o.calls) {
       if (timed.counted || timed.what != "timing" || timed.shape != shape || timed.actor != Actor::candidate_call) continue;
-      if (kernels_of_call[timed.index] != want) return &timed;
+      const auto& got = kernels_of_call[timed.index];
+      if (got == want) continue;
+      v.add("counted_call_differs", "on " + shape + " the call whose instructions were counted" + where + " ran {" + list(want) +
+                                        "} but timed call #" + std::to_string(timed.index) + " ran {" + list(got) + "}");
+      return;
     }
-    return nullptr;
   };
-  for (const auto& counted : o.calls) {
-    if (!counted.counted) continue;
-    const auto& want = kernels_of_call[counted.index];
-    if (const CallInfo* timed = first_differing(counted.shape, want))
-      v.add("counted_call_differs", "on " + counted.shape + " the call whose instructions were counted ran {" + list(want) +
-                                        "} but timed call #" + std::to_string(timed->index) + " ran {" + list(kernels_of_call[timed->index]) + "}");
-  }
-  for (const auto& counted : o.earlier_counted) {
-    const std::set<std::string> want(counted.kernels.begin(), counted.kernels.end());
-    if (const CallInfo* timed = first_differing(counted.shape, want))
-      v.add("counted_call_differs", "on " + counted.shape + " the call whose instructions were counted (in the first worker) ran {" +
-                                        list(want) + "} but timed call #" + std::to_string(timed->index) + " ran {" +
-                                        list(kernels_of_call[timed->index]) + "}");
-  }
+  for (const auto& counted : o.calls)
+    if (counted.counted) compare(counted.shape, kernels_of_call[counted.index], "");
+  for (const auto& counted : o.earlier_counted)
+    compare(counted.shape, {counted.kernels.begin(), counted.kernels.end()}, " (in the first worker)");
   return v.finish();
 }
 

@@ -20,7 +20,7 @@ namespace {
 std::string why_no_counted_sample(const GpuStageRun& c) {
   const WorkerRun& run = *c.eval_run;
   const auto counted = run.stage("target_run");
-  if (!c.eval_job.contains("count") || !counted || counted->value("status", "") != "ok") return "";
+  if (!counted || counted->value("status", "") != "ok") return "";
   const auto* targets = c.problem.targets_for(c.record.arch);
   if (!targets) return "";
   if (!counted_calls_show_no_target(run.of_type("target_counts"), finished_listing(c.sass), targets->groups)) return "";
