@@ -131,6 +131,8 @@ void targets_section(std::ostringstream& o, const EvaluationRecord& r, const Fee
   const StageResult* tr = r.stage("target_run");
   if (!tr) {
     o << "- executed at run time: not measured\n";
+  } else if (tr->status == StageStatus::ok && tr->detail.is_object() && tr->detail.value("counted", true) == false) {
+    o << "- executed at run time: none (" << text(tr->detail, "why") << ")\n";
   } else if (tr->status == StageStatus::ok && r.target_executed.has_value()) {
     o << "- executed at run time: "
       << (targets ? groups_line(targets->groups, r.executed_families) : (*r.target_executed ? "every group" : "NOT every group"))

@@ -47,4 +47,17 @@ bool counted_calls_show_no_target(const std::vector<json>& events, const SassLis
   return true;
 }
 
+std::string why_no_counted_calls(const SassListing& listing, const std::vector<std::vector<std::string>>& groups) {
+  OpcodeCounts present;
+  for (const auto& [kernel, instructions] : listing)
+    for (const auto& [offset, ins] : instructions) {
+      if (ins.opcode.find("MMA") != std::string::npos || is_warpgroup_mma(ins) || tensor_flops_per_warp_execution(ins) > 0)
+        return "";
+      ++present[ins.opcode];
+    }
+  if (present.empty() || !select_families(present, groups).empty()) return "";
+  return "not counted: the candidate's SASS (" + std::to_string(listing.size()) +
+         " kernels) holds no target and no tensor-core instruction, so no call of it can execute one";
+}
+
 }  // namespace ptxbench

@@ -32,4 +32,11 @@ ExecutedTargets executed_targets(const json& target_counts_event, const SassList
 bool counted_calls_show_no_target(const std::vector<json>& target_counts_events, const SassListing& listing,
                                   const std::vector<std::vector<std::string>>& groups);
 
+// Why the counted calls need not run at all ("" = they must): the candidate's SASS holds no
+// instruction of any target group and no tensor-core instruction of any kind (no opcode with MMA
+// in it), so counting could find no target and no tensor share. Code the SASS does not hold cannot
+// run unseen: a module loaded at run time is forbidden (the audit's hidden_module). An empty
+// listing (no scan, or it failed) proves nothing. Skipping can only withhold credit, never grant it.
+std::string why_no_counted_calls(const SassListing& listing, const std::vector<std::vector<std::string>>& groups);
+
 }  // namespace ptxbench

@@ -37,8 +37,12 @@ class AttentionOnGpu : public OnGpu {
     EXPECT_FALSE(r["target_executed"].get<bool>());
     EXPECT_EQ(stage_of(r, "sanitize")["status"], "ok") << stage_of(r, "sanitize").dump();
     EXPECT_EQ(stage_of(r, "target_run")["status"], "ok") << stage_of(r, "target_run").dump();
+    // A SIMT kernel: nothing in its SASS to count, so neither its calls nor a timed sample were.
+    EXPECT_EQ(stage_of(r, "target_run")["detail"].value("counted", true), false) << stage_of(r, "target_run").dump();
     auto timing = stage_of(r, "timing");
     ASSERT_EQ(timing["status"], "ok") << timing.dump();
+    EXPECT_NE(timing["detail"].value("counted_timed_sample", "").find("not taken"), std::string::npos) << timing["detail"].dump();
+    for (const auto& shape : timing["detail"]["shapes"]) EXPECT_FALSE(shape.contains("counted_sample")) << shape.dump();
     ASSERT_EQ(r["timing"].size(), 3u);
     for (const auto& t : r["timing"]) {
       EXPECT_GT(t["baseline_tflops"].get<double>(), 0) << t.dump();

@@ -129,12 +129,15 @@ TEST_F(IntegrityOnGpu, ThroughTheServiceANaiveCandidateIsTimedWithoutACountedSam
   EXPECT_TRUE(naive_timing.value("exclusive_worker", false)) << "not timed by the service's timed worker";
   EXPECT_NE(naive_timing.value("counted_timed_sample", "").find("not taken"), std::string::npos) << naive_timing.dump();
   for (const auto& shape : naive_timing.value("shapes", json::array())) EXPECT_FALSE(shape.contains("counted_sample"));
+  // Its SASS holds no target and no tensor instruction: its calls were not counted at all.
+  EXPECT_EQ(stage_of(naive, "target_run")["detail"].value("counted", true), false) << stage_of(naive, "target_run").dump();
 
   std::cout << "attack: " << attack["verdict"] << " target_run: " << stage_of(attack, "target_run")["message"] << "\n";
   // It must reach the stages it attacks (a build failure would pass the checks below vacuously).
   ASSERT_EQ(stage_of(attack, "build")["status"], "ok") << stage_of(attack, "build").dump();
   ASSERT_EQ(stage_of(attack, "correctness")["status"], "ok") << stage_of(attack, "correctness").dump();
   // Its timed worker's calls ran other kernels than the first worker's counted calls.
+  EXPECT_TRUE(stage_of(attack, "target_run")["detail"].value("counted", true)) << "its SASS holds wgmma: it must be counted";
   EXPECT_EQ(attack["verdict"], "forbidden") << attack["reason"];
   EXPECT_TRUE(has_violation(attack, "counted_call_differs")) << violations(attack);
   EXPECT_NE(violations(attack).find("in the first worker"), std::string::npos) << violations(attack);

@@ -115,6 +115,18 @@ TEST(Feedback, IncorrectSaysWhereAndByHowMuch) {
   EXPECT_TRUE(has(f, "relative L2 error 0.2 (limit 0.008)")) << f;
 }
 
+TEST(Feedback, UncountedCallsSayWhyNoTargetRan) {
+  auto r = base(Verdict::correct);
+  r.add_stage({"build", StageStatus::ok, 1, "built", json::object()});
+  r.add_stage({"static", StageStatus::ok, 1, "ok", json::object()});
+  r.add_stage({"target_run", StageStatus::ok, 0, "target families did NOT execute (not counted: ...)",
+               {{"counted", false}, {"why", "not counted: the candidate's SASS (1 kernels) holds no target"}}});
+  r.target_static = false;
+  r.target_executed = false;
+  const std::string f = render_feedback(r, ctx());
+  EXPECT_TRUE(has(f, "- executed at run time: none (not counted: the candidate's SASS (1 kernels) holds no target)")) << f;
+}
+
 TEST(Feedback, CorrectNamesExecutedTargetGroupsAndSpeedPerShape) {
   auto r = base(Verdict::correct);
   r.add_stage({"build", StageStatus::ok, 1, "built", json::object()});

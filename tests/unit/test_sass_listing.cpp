@@ -90,6 +90,40 @@ TEST(TargetCounts, NoTargetIsProvedOnlyByCountsTheListingExplains) {
   EXPECT_FALSE(counted_calls_show_no_target({simt}, {}, groups)) << "nor counts without a listing";
 }
 
+// Whether the counted calls can be left out: only when the SASS holds nothing they could find.
+TEST(TargetCounts, CallsGoUncountedOnlyWhenTheSassHoldsNoTargetAndNoTensorInstruction) {
+  const std::vector<std::vector<std::string>> groups{{"*GMMA"}, {"UTMALDG", "UTMASTG"}};
+  auto listing = [](const char* body) {
+    return parse_sass_functions(std::string("\tcode for sm_90a\n\t\tFunction : _Z5naivePf\n") + body);
+  };
+  const SassListing simt = listing(
+      "        /*0000*/                   LDC R1, c[0x0][0x28] ;\n"
+      "        /*0010*/                   FFMA R2, R3, R4, R2 ;\n"
+      "        /*0020*/                   EXIT ;\n");
+  ASSERT_EQ(simt.at("_Z5naivePf").size(), 3u);
+  const std::string why = why_no_counted_calls(simt, groups);
+  EXPECT_NE(why.find("not counted"), std::string::npos) << why;
+  EXPECT_NE(why.find("1 kernels"), std::string::npos) << why;
+  // Any target group, or any tensor instruction (its share is still measured), keeps them.
+  EXPECT_EQ(why_no_counted_calls(parse_sass_functions(kListing), groups), "") << "HGMMA and TMA";
+  EXPECT_EQ(why_no_counted_calls(listing("        /*0000*/                   UTMALDG.2D [UR8], [UR4] ;\n"
+                                         "        /*0010*/                   EXIT ;\n"),
+                                 groups),
+            "")
+      << "one target group of two";
+  EXPECT_EQ(why_no_counted_calls(listing("        /*0000*/                   HMMA.16816.F32.BF16 R4, R8, R12, R4 ;\n"), groups), "")
+      << "an older tensor instruction";
+  EXPECT_EQ(why_no_counted_calls(listing("        /*0000*/                   IMMA.16832.S8.S8 R4, R8, R12, R4 ;\n"), groups), "")
+      << "a tensor instruction whose FLOPs the listing does not price";
+  EXPECT_EQ(why_no_counted_calls(listing("        /*0000*/                   UTCHMMA gdesc[UR4], gdesc[UR6], tmem[UR8] ;\n"),
+                                 {{"UTC*MMA"}}),
+            "")
+      << "Blackwell's tensor instructions";
+  // No listing, or one with no instruction, proves nothing.
+  EXPECT_EQ(why_no_counted_calls({}, groups), "");
+  EXPECT_EQ(why_no_counted_calls(SassListing{{"_Z1kv", {}}}, groups), "");
+}
+
 TEST(TargetCounts, AMalformedEventIsAClearError) {
   EXPECT_THROW(executed_targets(json{{"flops", 1}}, {}, {}), ptxbench::InputError);
 }

@@ -33,7 +33,8 @@ struct GpuStageRun {
   std::optional<WorkerRun> eval_run;   // with a lane gate, the eval job's shared part (engine/timed_split.h)
   std::optional<WorkerRun> timed_run;  // with a lane gate, its timed part, the GPU held alone
   bool runtime_failed = false;         // a unit recorded that the worker ended early
-  std::string no_counted_sample;       // why the timed worker takes no counted sample ("" = it does)
+  std::string no_counted_calls;        // why the eval job counts no call (target_counts.h; "" = it does)
+  std::string no_counted_sample;       // why no timed sample is counted ("" = one is)
 
   void note(const std::string& line) const {
     if (progress) progress(line);

@@ -65,6 +65,17 @@ StageStop record_target_run(GpuStageRun& c) {
   auto counted = run.stage("target_run");
   if (!c.options.probe) {
     r.add_stage(skipped_stage("target_run", "--no-probe"));
+  } else if (!c.no_counted_calls.empty()) {
+    // Nothing to count (why_no_counted_calls): the SASS holds no target and no tensor instruction.
+    if (!disciplined || c.audit_failed() || !correct_stage_ran(r)) {
+      r.add_stage(skipped_stage("target_run", c.why_not_reached()));
+      return {};
+    }
+    r.target_executed = false;
+    r.executed_families = {};
+    r.tensor_flop_share = 0.0;
+    r.add_stage({"target_run", StageStatus::ok, 0, "target families did NOT execute (" + c.no_counted_calls + ")",
+                 {{"counted", false}, {"why", c.no_counted_calls}, {"executed_families", json::object()}}});
   } else if (counted && !counted->value("tool_failure", false)) {
     auto s = from_worker_stage(*counted);
     if (s.status == StageStatus::ok || s.detail.value("verdict", "") == "incorrect") {

@@ -34,7 +34,7 @@ StageStop run_timed_worker(GpuStageRun& c) {
   const EvalOptions& o = c.options;
   if (!o.lane_gate || !o.timing || !shared_part_passed(*c.eval_run)) return {};
   c.note("timing: exclusive use of GPU " + std::to_string(o.device) + " vs " + p.baseline);
-  c.no_counted_sample = why_no_counted_sample(c);
+  if (c.no_counted_sample.empty()) c.no_counted_sample = why_no_counted_sample(c);
   json timed_job = timed_part_of(c.eval_job, c.no_counted_sample.empty());
   // Its timed calls must run the kernels the counted calls ran, as in one worker (the audit's
   // counted_call_differs).

@@ -48,8 +48,8 @@ StageStop record_timing(GpuStageRun& c) {
       // When it had the GPU alone: from its request, just before its first timed sample.
       const auto asked = source.of_type("exclusive_gpu");
       if (!asked.empty()) s.detail["exclusive_wait_seconds"] = asked.front().value("waited_seconds", 0.0);
-      if (!c.no_counted_sample.empty()) s.detail["counted_timed_sample"] = c.no_counted_sample;
     }
+    if (!c.no_counted_sample.empty()) s.detail["counted_timed_sample"] = c.no_counted_sample;
     r.add_stage(s);
   } else if (correct && o.timing && !c.audit_failed() && !c.runtime_failed && r.stage("target_run")->status != StageStatus::failed) {
     r.add_stage(c.timed_run ? timed_by(abnormal_end("timing", source), source) : abnormal_end("timing", source));
