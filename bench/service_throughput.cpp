@@ -172,15 +172,26 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
           const json sec = check.value("seconds", json::object());
           check_call_s += sec.value("call", 0.0), reference_s += sec.value("reference_and_check", 0.0);
         }
+    // Candidates whose calls went uncounted (their SASS held nothing to count: why_no_counted_calls).
+    int calls_not_counted = 0;
+    for (const auto& rec : r.records)
+      if (const StageResult* t = rec.stage("target_run"); t && t->detail.is_object())
+        calls_not_counted += t->detail.value("counted", true) == false;
     const double alone_s = r.gate_timed >= 0 ? r.gate_timed * r.wall_s : 0;
-    if (print_table) std::printf("%-15s %8.1f %12.1f %9.1f%% %9.1f%% %8.2f %8.1f %d/%zu same, %.2f%%\n", r.name.c_str(), r.wall_s,
-                per_hour, 100 * r.nvml_busy, 100 * r.gate_busy, ratio, alone_s, same,
+    auto percent = [](double fraction) {  // a fraction the configuration does not measure is n/a
+      char out[16];
+      if (fraction < 0) return std::string("n/a");
+      std::snprintf(out, sizeof out, "%.1f%%", 100 * fraction);
+      return std::string(out);
+    };
+    if (print_table) std::printf("%-15s %8.1f %12.1f %10s %10s %8.2f %8.1f %d/%zu same, %.2f%%\n", r.name.c_str(), r.wall_s,
+                per_hour, percent(r.nvml_busy).c_str(), percent(r.gate_busy).c_str(), ratio, alone_s, same,
                 r.records.size(), 100 * worst_diff);
     j["configs"].push_back({{"name", r.name}, {"wall_s", r.wall_s}, {"evaluations_per_gpu_hour", per_hour},
                             {"nvml_busy_fraction", r.nvml_busy}, {"gate_busy_fraction", r.gate_busy},
                             {"gate_exclusive_fraction", r.gate_timed}, {"gpu_alone_seconds", alone_s},
                             {"timed_sampling_seconds", sampling_s}, {"counted_sample_seconds", counted_s},
-                            {"timed_without_counted_sample", no_counted_sample}, {"correctness_call_seconds", check_call_s},
+                            {"timed_without_counted_sample", no_counted_sample}, {"calls_not_counted", calls_not_counted}, {"correctness_call_seconds", check_call_s},
                             {"correctness_reference_and_check_seconds", reference_s}, {"baseline_cache_hits", r.cache_hits},
                             {"throughput_vs_sequential", ratio}, {"verdicts_same_as_sequential", same},
                             {"max_abs_speedup_diff_vs_sequential", worst_diff}, {"stage_seconds", stage_seconds},

@@ -132,7 +132,7 @@ void targets_section(std::ostringstream& o, const EvaluationRecord& r, const Fee
   if (!tr) {
     o << "- executed at run time: not measured\n";
   } else if (tr->status == StageStatus::ok && tr->detail.is_object() && tr->detail.value("counted", true) == false) {
-    o << "- executed at run time: none (" << text(tr->detail, "why") << ")\n";
+    o << "- executed at run time: none (calls not counted: " << text(tr->detail, "why") << ")\n";
   } else if (tr->status == StageStatus::ok && r.target_executed.has_value()) {
     o << "- executed at run time: "
       << (targets ? groups_line(targets->groups, r.executed_families) : (*r.target_executed ? "every group" : "NOT every group"))

@@ -56,7 +56,7 @@ std::string why_no_counted_calls(const SassListing& listing, const std::vector<s
       ++present[ins.opcode];
     }
   if (present.empty() || !select_families(present, groups).empty()) return "";
-  return "not counted: the candidate's SASS (" + std::to_string(listing.size()) +
+  return "the candidate's SASS (" + std::to_string(listing.size()) +
          " kernels) holds no target and no tensor-core instruction, so no call of it can execute one";
 }
 
