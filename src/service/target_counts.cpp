@@ -51,8 +51,8 @@ std::string why_no_counted_calls(const SassListing& listing, const std::vector<s
   OpcodeCounts present;
   for (const auto& [kernel, instructions] : listing)
     for (const auto& [offset, ins] : instructions) {
-      if (ins.opcode.find("MMA") != std::string::npos || is_warpgroup_mma(ins) || tensor_flops_per_warp_execution(ins) > 0)
-        return "";
+      // Every tensor-core opcode has MMA in it: HMMA, IMMA, the warpgroup *GMMA, Blackwell's UTC*MMA.
+      if (ins.opcode.find("MMA") != std::string::npos) return "";
       ++present[ins.opcode];
     }
   if (present.empty() || !select_families(present, groups).empty()) return "";

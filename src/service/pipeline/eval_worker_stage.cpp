@@ -1,8 +1,9 @@
 // The eval worker, alone on the GPU with every kernel accounted for: the library alone, then the
 // candidate loaded; stream discipline, correctness, counted calls, timing (it stops at the first
 // failure); no counted calls when the SASS holds nothing they could find (why_no_counted_calls),
-// which spares naive kernels their slowest stage, run instrumented. With a lane gate it runs without the timed shapes, holding shared use of the GPU, and
-// the timed worker (timed_worker_stage.cpp) times them.
+// which spares naive kernels their slowest stage, run instrumented. With a lane gate it runs
+// without the timed shapes, holding shared use of the GPU, and the timed worker
+// (timed_worker_stage.cpp) times them.
 #include "service/engine/timed_split.h"
 #include "service/pipeline/gpu_stages.h"
 #include "service/pipeline/worker_events.h"
@@ -25,7 +26,8 @@ StageStop run_eval_worker(GpuStageRun& c) {
     }
   }
   c.note("correctness: " + std::to_string(c.eval_job.at("correctness").size()) + " shapes x " +
-         std::to_string(p.correctness_seeds) + " seeds" + (c.no_counted_calls.empty() ? ", counted calls" : "") + (o.timing ? ", then timing vs " + p.baseline : ""));
+         std::to_string(p.correctness_seeds) + " seeds" + (c.no_counted_calls.empty() ? ", counted calls" : "") +
+         (o.timing ? ", then timing vs " + p.baseline : ""));
   const bool split = o.lane_gate && o.timing;
   c.eval_run = run_sharing_gpu(o.lane_gate, c.launch(std::chrono::seconds(900)), split ? shared_part_of(c.eval_job) : c.eval_job);
   c.record.environment["sandbox"]["worker"] = c.eval_run->sandbox;

@@ -72,7 +72,6 @@ StageStop record_target_run(GpuStageRun& c) {
       return {};
     }
     r.target_executed = false;
-    r.executed_families = {};
     r.tensor_flop_share = 0.0;
     r.add_stage({"target_run", StageStatus::ok, 0, "target families did NOT execute (calls not counted: " + c.no_counted_calls + ")",
                  {{"counted", false}, {"why", c.no_counted_calls}, {"executed_families", json::object()}}});
