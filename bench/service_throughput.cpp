@@ -45,6 +45,7 @@ struct ConfigResult {
   std::string name;
   double wall_s = 0, nvml_busy = -1, gate_busy = -1, gate_timed = -1;
   long long cache_hits = 0;
+  json reference_pool = json::object();  // engine/reference_pool.h stats at the end
   std::vector<EvaluationRecord> records;
 };
 
@@ -117,10 +118,11 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
   for (const auto& r : results)
     if (r.name == "sequential") base = &r;
   json j = {{"candidates", items.size()}, {"gpu", results.empty() || results[0].records.empty() ? "" : results[0].records[0].gpu},
-            {"caching", "the library's clean timings only; input sets and references are computed per candidate"},
+            {"caching", "the library's clean timings, and input sets with references for the fixed correctness shapes "
+                        "(engine/reference_pool.h); caching_off turns both off"},
             {"configs", json::array()}};
   if (print_table) std::printf("%-15s %8s %12s %10s %10s %8s %8s %s\n", "config", "wall s", "evals/GPU-h", "NVML busy", "gate busy",
-              "x seq", "alone s", "verdicts / max |speedup diff| vs sequential");
+              "x seq", "alone s", "verdicts / max |speedup diff| vs sequential; pooled checks; reference+check s");
   for (const auto& r : results) {
     const double per_hour = r.wall_s > 0 ? r.records.size() * 3600.0 / r.wall_s : 0;
     int same = 0;
@@ -164,14 +166,23 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
         no_counted_sample += t->detail.contains("counted_timed_sample");
       }
     // Within the correctness checks: the candidates' calls, and the harness's regenerated inputs,
-    // fp32 references and full checks (what pooled input sets with references could save).
-    double check_call_s = 0, reference_s = 0;
-    for (const auto& rec : r.records)
+    // references (computed, or handed over by the service's pool) and full checks; the checks whose
+    // reference came from the pool, and the time its workers spent making the pool's sets before
+    // their candidates loaded.
+    double check_call_s = 0, reference_s = 0, pooled_handover_s = 0, pool_making_s = 0;
+    int pooled_checks = 0, checks = 0;
+    for (const auto& rec : r.records) {
       if (const StageResult* c = rec.stage("correctness"))
         for (const auto& check : c->detail.value("checks", json::array())) {
           const json sec = check.value("seconds", json::object());
           check_call_s += sec.value("call", 0.0), reference_s += sec.value("reference_and_check", 0.0);
+          pooled_handover_s += sec.value("pooled_reference", 0.0);
+          pooled_checks += check.value("reference", "").rfind("pooled", 0) == 0;
+          ++checks;
         }
+      if (const auto pool = rec.environment.find("reference_pool"); pool != rec.environment.end() && pool->contains("worker"))
+        pool_making_s += pool->at("worker").value("seconds", 0.0);
+    }
     // Candidates whose calls went uncounted (their SASS held nothing to count: why_no_counted_calls).
     int calls_not_counted = 0;
     for (const auto& rec : r.records)
@@ -184,15 +195,19 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
       std::snprintf(out, sizeof out, "%.1f%%", 100 * fraction);
       return std::string(out);
     };
-    if (print_table) std::printf("%-15s %8.1f %12.1f %10s %10s %8.2f %8.1f %d/%zu same, %.2f%%\n", r.name.c_str(), r.wall_s,
-                per_hour, percent(r.nvml_busy).c_str(), percent(r.gate_busy).c_str(), ratio, alone_s, same,
-                r.records.size(), 100 * worst_diff);
+    if (print_table) std::printf("%-15s %8.1f %12.1f %10s %10s %8.2f %8.1f %d/%zu same, %.2f%%; %d/%d pooled; %.1f s\n",
+                r.name.c_str(), r.wall_s, per_hour, percent(r.nvml_busy).c_str(), percent(r.gate_busy).c_str(), ratio,
+                alone_s, same, r.records.size(), 100 * worst_diff, pooled_checks, checks, reference_s);
     j["configs"].push_back({{"name", r.name}, {"wall_s", r.wall_s}, {"evaluations_per_gpu_hour", per_hour},
                             {"nvml_busy_fraction", r.nvml_busy}, {"gate_busy_fraction", r.gate_busy},
                             {"gate_exclusive_fraction", r.gate_timed}, {"gpu_alone_seconds", alone_s},
                             {"timed_sampling_seconds", sampling_s}, {"counted_sample_seconds", counted_s},
                             {"timed_without_counted_sample", no_counted_sample}, {"calls_not_counted", calls_not_counted}, {"correctness_call_seconds", check_call_s},
-                            {"correctness_reference_and_check_seconds", reference_s}, {"baseline_cache_hits", r.cache_hits},
+                            {"correctness_reference_and_check_seconds", reference_s}, {"correctness_checks", checks},
+                            {"correctness_checks_with_pooled_reference", pooled_checks},
+                            {"pooled_reference_handover_seconds", pooled_handover_s},
+                            {"reference_pool_making_seconds", pool_making_s}, {"reference_pool", r.reference_pool},
+                            {"baseline_cache_hits", r.cache_hits},
                             {"throughput_vs_sequential", ratio}, {"verdicts_same_as_sequential", same},
                             {"max_abs_speedup_diff_vs_sequential", worst_diff}, {"stage_seconds", stage_seconds},
                             {"candidates", cands}});
@@ -278,6 +293,7 @@ int main(int argc, char** argv) {
         r.gate_timed = snap["gpus"][0].value("timed_fraction", -1.0);
       }
       r.cache_hits = snap["baseline_cache"].value("hits", 0LL);
+      r.reference_pool = snap.value("reference_pool", json::object());
     }
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.nvml_busy = busy.stop();

@@ -191,6 +191,12 @@ class GemmWorkload final : public Workload {
     have_reference_ = true;
   }
 
+  std::vector<ReferenceBuffer> reference_buffers() override {
+    ref_.ensure(size_t(M_) * N_);
+    return {{"C", ref_.get(), size_t(M_) * N_ * 4}};
+  }
+  void set_reference_ready(bool ready) override { have_reference_ = ready; }
+
   json validate_reference_fp64(cudaStream_t s) override {
     if (!have_reference_) fail("validate_reference_fp64 before compute_reference");
     std::vector<__nv_bfloat16> a(size_t(M_) * K_), b(size_t(N_) * K_);

@@ -105,6 +105,12 @@ class GemmBiasGeluWorkload final : public Workload {
     have_reference_ = true;
   }
 
+  std::vector<ReferenceBuffer> reference_buffers() override {
+    ref_.ensure(d_.c_elements());
+    return {{"C", ref_.get(), d_.c_elements() * 4}};
+  }
+  void set_reference_ready(bool ready) override { have_reference_ = ready; }
+
   // The reference against fp64, and the numbers the tolerance is set from: how the exact result
   // rounded to bf16 (the best any candidate can do), a two-pass candidate that rounds the
   // pre-activation to bf16 before the GELU, and the exact (erf) GELU fare under the problem's

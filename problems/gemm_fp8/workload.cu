@@ -80,6 +80,12 @@ class GemmFp8Workload final : public Workload {
     have_reference_ = true;
   }
 
+  std::vector<ReferenceBuffer> reference_buffers() override {
+    ref_.ensure(d_.c_elements());
+    return {{"C", ref_.get(), d_.c_elements() * 4}};
+  }
+  void set_reference_ready(bool ready) override { have_reference_ = ready; }
+
   json validate_reference_fp64(cudaStream_t s) override {
     if (!have_reference_) fail("validate_reference_fp64 before compute_reference");
     std::vector<uint8_t> a(d_.a_elements()), b(d_.b_elements());

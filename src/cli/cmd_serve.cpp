@@ -83,6 +83,8 @@ void run_serve(const ServeArgs& a, const GlobalOptions& g) {
   ServiceStatusWriter status(workspace, engine_opts.devices, [&] {
     json s = engine.snapshot();
     s["baseline_cache"] = {{"enabled", !a.no_cache}, {"hits", executor.cache_hits()}};
+    s["reference_pool"] = executor.reference_pool_stats();
+    s["reference_pool"]["enabled"] = !a.no_cache;
     return s;
   });
   char host[256] = "";
@@ -116,7 +118,7 @@ void add_serve_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   cmd->add_flag("--no-probe", a->no_probe, "Skip counting the executed target instructions");
   cmd->add_flag("--no-timing", a->no_timing, "Skip timing");
   cmd->add_flag("--no-health-probe", a->no_health, "No health probes or thermal screening (not for measurements)");
-  cmd->add_flag("--no-cache", a->no_cache, "Time the library alone for every candidate (no cached clean timings)");
+  cmd->add_flag("--no-cache", a->no_cache, "No workload-state caching: the library timed alone for every candidate, every reference computed by its own check");
   cmd->add_flag("--exit-when-drained", a->exit_when_drained, "Stop once nothing is queued or running");
   cmd->callback([a, &g, &code] {
     run_serve(*a, g);

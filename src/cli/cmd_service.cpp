@@ -63,6 +63,13 @@ void print_engine_state(const json& status) {
               << (h.value("last_hardware_fault", "").empty() ? "" : ", last: " + h.value("last_hardware_fault", ""))
               << "; Xid " << h.value("xid_watch", "not watched") << "\n";
   }
+  if (const auto& pool = status.value("reference_pool", json::object()); !pool.empty()) {
+    if (!pool.value("enabled", true)) std::cout << "  reference pool: off (--no-cache)\n";
+    else
+      std::cout << "  reference pool: " << pool.value("sets", 0) << " input sets with references ("
+                << pool.value("bytes", 0LL) / (1 << 20) << " MiB), served " << pool.value("served", 0LL) << " checks, made "
+                << pool.value("added", 0LL) << ", retired " << pool.value("evicted", 0LL) << "\n";
+  }
   const json lanes = status.value("lanes", json::object());  // items() of a temporary would dangle
   for (const auto& [lane, what] : lanes.items()) std::cout << "  " << lane << ": " << what.get<std::string>() << "\n";
 }

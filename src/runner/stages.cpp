@@ -5,11 +5,14 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <cmath>
+#include <optional>
+#include <utility>
 #include <set>
 
 #include "core/timestamp.h"
 #include "probes/ncu_probe.h"
 #include "runner/device_ops.h"
+#include "runner/reference_client.h"
 #include "runner/integrity/gpu_activity_monitor.h"
 #include "runner/timing.h"
 
@@ -28,21 +31,29 @@ std::vector<std::string> executed_kernels(const std::vector<integrity::ExecutedI
 }
 
 // Where a checked call's time went: the harness's inputs and poison, the candidate's call, and
-// the harness's regenerated inputs, fp32 reference and full check (what a pool of input sets
-// with references would save).
+// the harness's regenerated inputs, reference (computed, or written back from the service's pool)
+// and full check.
 struct CheckedCallSeconds {
   double inputs = 0, call = 0, reference_and_check = 0;
-  json to_json() const { return {{"inputs", inputs}, {"call", call}, {"reference_and_check", reference_and_check}}; }
+  double reference = -1;  // a pooled reference's hand-over alone; a computed one runs on the stream with the check
+  json to_json() const {
+    json j = {{"inputs", inputs}, {"call", call}, {"reference_and_check", reference_and_check}};
+    if (reference >= 0) j["pooled_reference"] = reference;
+    return j;
+  }
 };
 
 // One checked call: fresh inputs, poison, the call, inputs generated again, reference, full check.
+// `pooled_seed`: the inputs of a set in the service's reference pool, whose reference is asked
+// for only now that the call returned; otherwise a fresh seed, and the reference computed here.
 CheckOutcome checked_call(WorkerContext& ctx, const json& tol, const std::string& what, double flops,
                           const std::string& stage, const std::string& label, bool counted,
-                          std::vector<integrity::ExecutedInstruction>* counts, CheckedCallSeconds* seconds = nullptr) {
+                          std::vector<integrity::ExecutedInstruction>* counts, CheckedCallSeconds* seconds = nullptr,
+                          std::optional<std::pair<std::string, uint64_t>> pooled = std::nullopt) {
   auto s = ctx.stream.get();
   auto t = std::chrono::steady_clock::now();
   ctx.guard.reserve(1, ctx.workload.inputs().size());
-  const uint64_t seed = ctx.draw_seed();
+  const uint64_t seed = pooled ? pooled->second : ctx.draw_seed();
   ctx.workload.generate_inputs(seed, s);
   ctx.workload.poison_outputs(s);
   PTXBENCH_CUDA(cudaStreamSynchronize(s));
@@ -63,7 +74,10 @@ CheckOutcome checked_call(WorkerContext& ctx, const json& tol, const std::string
   }
   spent.call = seconds_since(t), t = std::chrono::steady_clock::now();
   regenerate_inputs(ctx, seed, false, 0);
-  ctx.workload.compute_reference(s);
+  const auto t_reference = std::chrono::steady_clock::now();
+  if (pooled) ReferenceClient(ctx.reference_fd).get(pooled->first, seed, ctx.workload, s);
+  else ctx.workload.compute_reference(s);
+  if (pooled) spent.reference = seconds_since(t_reference);
   CheckOutcome o = ctx.workload.check(tol, s);  // synchronizes
   spent.reference_and_check = seconds_since(t);
   if (seconds) *seconds = spent;
@@ -73,6 +87,43 @@ CheckOutcome checked_call(WorkerContext& ctx, const json& tol, const std::string
 
 }  // namespace
 
+void make_pooled_references(WorkerContext& ctx, const json& job) {
+  if (ctx.reference_fd < 0) return;
+  ctx.channel.emit({{"type", "progress"}, {"stage", "reference_pool"}});
+  const auto t0 = std::chrono::steady_clock::now();
+  ReferenceClient pool(ctx.reference_fd);
+  auto s = ctx.stream.get();
+  int given = 0, made = 0;
+  std::string not_pooled;
+  for (const auto& item : job.at("correctness")) {
+    const auto plan = item.find("pool");
+    if (plan == item.end()) continue;
+    const std::string key = item.at("shape").dump();
+    ctx.workload.prepare(item.at("shape").get<WorkloadShape>());
+    if (ctx.workload.reference_buffers().empty()) {
+      not_pooled = "this workload's references are not pooled (it names no reference buffers)";
+      continue;
+    }
+    auto& seeds = ctx.pooled_seeds[key];
+    for (const auto& seed : plan->value("seeds", json::array())) seeds.push_back(seed.get<uint64_t>()), ++given;
+    for (int i = 0; i < plan->value("fresh", 0); ++i, ++made) {
+      const uint64_t seed = ctx.draw_seed();
+      ctx.workload.generate_inputs(seed, s);
+      PTXBENCH_CUDA(cudaStreamSynchronize(s));
+      const auto t_reference = std::chrono::steady_clock::now();
+      ctx.workload.compute_reference(s);
+      PTXBENCH_CUDA(cudaStreamSynchronize(s));
+      pool.put(key, seed, seconds_since(t_reference), ctx.workload, s);
+      discard_reference(ctx.workload, s);
+      seeds.push_back(seed);
+    }
+  }
+  pool.seal();
+  json ev = {{"type", "reference_pool"}, {"pooled", given}, {"made", made}, {"seconds", seconds_since(t0)}};
+  if (!not_pooled.empty()) ev["not_pooled"] = not_pooled;
+  ctx.channel.emit(ev);
+}
+
 bool run_correctness(WorkerContext& ctx, const json& job) {
   const json& tol = job.at("tolerances");
   int checks = 0, failed = 0;
@@ -81,14 +132,18 @@ bool run_correctness(WorkerContext& ctx, const json& job) {
     const json& shape = item.at("shape");
     const std::string label = shape_label(shape);
     ctx.workload.prepare(shape.get<WorkloadShape>());
+    const auto pooled = ctx.pooled_seeds.find(shape.dump());
     for (int i = 0; i < item.at("seeds").get<int>(); ++i) {
       ctx.channel.emit({{"type", "progress"}, {"stage", "correctness"}, {"shape", shape}, {"seed_index", i}});
+      std::optional<std::pair<std::string, uint64_t>> set;
+      if (pooled != ctx.pooled_seeds.end() && size_t(i) < pooled->second.size()) set = {{shape.dump(), pooled->second[size_t(i)]}};
       CheckedCallSeconds seconds;
       CheckOutcome o = checked_call(ctx, tol, "correctness call on " + label, item.at("flops").get<double>(), "correctness",
-                                    label, false, nullptr, &seconds);
+                                    label, false, nullptr, &seconds, set);
       ++checks;
       json ev = {{"type", "check"}, {"shape", shape}, {"seed_index", i}, {"hidden", item.value("hidden", false)},
-                 {"passed", o.passed}, {"summary", o.summary}, {"detail", o.detail}, {"seconds", seconds.to_json()}};
+                 {"passed", o.passed}, {"summary", o.summary}, {"detail", o.detail}, {"seconds", seconds.to_json()},
+                 {"reference", set ? "pooled: made before a candidate loaded, handed over after this call" : "computed after the call"}};
       ctx.channel.emit(ev);
       if (!o.passed) {
         ++failed;

@@ -8,6 +8,9 @@ namespace ptxbench {
 
 // Every (shape, seed): fresh inputs, NaN-poisoned output, one call; then the inputs generated
 // again, the reference computed from them, and the full check.
+// Before the candidate loads, with the service's reference pool: the job's pooled seeds noted, and
+// the references of its fresh sets computed, handed to the pool and zeroed here; then sealed.
+void make_pooled_references(WorkerContext& ctx, const json& job);
 bool run_correctness(WorkerContext& ctx, const json& job);
 // One call with the legacy stream held back: output made off the harness stream shows up missing.
 bool run_stream_discipline(WorkerContext& ctx, const json& job);

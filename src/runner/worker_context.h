@@ -6,6 +6,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "core/json.h"
 #include "probes/nvml_monitor.h"
@@ -44,6 +45,11 @@ struct WorkerContext {
   // exclusive use on this socket just before its first timed sample (service/exclusive_handshake.h);
   // -1: the GPU is this worker's alone from the start (or the job times nothing).
   int exclusive_gpu_fd = -1;
+  // The service's reference pool (runner/reference_client.h); -1: every check computes its own
+  // reference. pooled_seeds: per correctness shape (its JSON), the seeds of the sets whose
+  // references the pool holds, used in order by the shape's first checks.
+  int reference_fd = -1;
+  std::map<std::string, std::vector<uint64_t>> pooled_seeds;
   // Asks, waits for the answer and closes the socket; at most once (later calls return at once).
   // A refusal ends the worker as infra_error. Called before each timed sample loop and before the
   // candidate loads, so candidate code never sees the socket.

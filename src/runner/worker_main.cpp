@@ -19,6 +19,7 @@
 #include "runner/candidate_library.h"
 #include "runner/detail/cuda_check.h"
 #include "runner/integrity/gpu_activity_monitor.h"
+#include "runner/reference_client.h"
 #include "runner/sandbox_guard.h"
 #include "runner/stages.h"
 
@@ -132,6 +133,8 @@ int run(const Args& args, ResultChannel& channel) {
   if (mode == "eval") {
     // The library alone first, before any candidate code is in the process.
     if (job.contains("timing")) run_clean_baseline(ctx, job);
+    ctx.reference_fd = job.value("reference_pool_fd", -1);
+    make_pooled_references(ctx, job);
   }
   // Timing needs the GPU alone from here on (all clean timings came from the cache, or there were
   // none to take); the socket is closed before candidate code is in the process.
@@ -206,6 +209,11 @@ int main(int argc, char** argv) {
   ResultChannel channel(args.result_fd);
   try {
     return run(args, channel);
+  } catch (const ReferenceRefused& e) {
+    // The harness asks for each pooled reference once, after its call: a refusal means candidate
+    // code reached the pool first (the service records that too).
+    channel.emit({{"type", "fatal"}, {"verdict", "forbidden"}, {"message", e.what()}});
+    return 7;
   } catch (const CudaError& e) {
     // After the candidate has run, a CUDA failure in the harness is its sticky error.
     channel.emit({{"type", "fatal"}, {"verdict", "cuda_error"}, {"message", e.what()}});

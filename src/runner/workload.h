@@ -41,6 +41,13 @@ struct InputView {
   size_t bytes = 0;
 };
 
+// One device buffer that compute_reference fills (what the service's reference pool keeps).
+struct ReferenceBuffer {
+  std::string name;
+  void* data = nullptr;
+  size_t bytes = 0;
+};
+
 // Result of the cheap check of one timed call.
 struct TimedCheck {
   bool output_finite = true;
@@ -81,6 +88,14 @@ class Workload {
   // Full check of the last call against that reference: tolerance per output, NaN/Inf never pass.
   // Synchronizes `s`. (Whether the call changed its inputs is the harness's check.)
   virtual CheckOutcome check(const json& tolerances, cudaStream_t s) = 0;
+  // The buffers compute_reference fills, allocated and sized for the current shape: what the
+  // service's reference pool (service/engine/reference_pool.h) keeps outside the candidate's
+  // process and writes back after the call. check() must need nothing else that
+  // compute_reference makes. Empty: this workload's references are not pooled.
+  virtual std::vector<ReferenceBuffer> reference_buffers() { return {}; }
+  // Whether check() may use what reference_buffers() hold (true once they were written back for
+  // the current inputs; false after they were zeroed).
+  virtual void set_reference_ready(bool /*ready*/) {}
   // Validates the reference itself against an fp64 CPU computation (small shapes only).
   virtual json validate_reference_fp64(cudaStream_t s) = 0;
 

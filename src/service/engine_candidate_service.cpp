@@ -188,6 +188,8 @@ json EngineCandidateService::snapshot() const {
   if (!engine_) return {{"submit_only", true}, {"queue", describe_queue({options_.queue})}};
   json s = engine_->snapshot();
   s["baseline_cache"] = {{"enabled", options_.cache_baselines}, {"hits", executor_->cache_hits()}};
+  s["reference_pool"] = executor_->reference_pool_stats();
+  s["reference_pool"]["enabled"] = options_.cache_baselines;
   return s;
 }
 

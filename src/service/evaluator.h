@@ -18,6 +18,7 @@
 namespace ptxbench {
 
 class BaselineCache;
+class ReferencePool;
 
 struct EvalOptions {
   std::string arch = "sm_90a";
@@ -46,6 +47,9 @@ struct EvalOptions {
   // With a lane gate: the library's clean timings reused across candidates on this GPU
   // (engine/baseline_cache.h); null: timed alone for every candidate.
   BaselineCache* baseline_cache = nullptr;
+  // With a lane gate: input sets with their fp32 references shared by the correctness checks of
+  // candidates on this GPU (engine/reference_pool.h); null: every check computes its own.
+  ReferencePool* reference_pool = nullptr;
 };
 
 using ProgressFn = std::function<void(const std::string& line)>;

@@ -15,9 +15,10 @@ namespace ptxbench {
 namespace {
 
 // "health": the health probe's report (service/health/probe_main.cu), on the same channel.
-constexpr std::array<std::string_view, 13> kEventTypes{"hello",  "gpu_state", "progress", "check", "target_counts", "exclusive_gpu",
+// "reference_pool": what the eval worker put to the service's pool before its candidate loaded.
+constexpr std::array<std::string_view, 14> kEventTypes{"hello",  "gpu_state", "progress", "check", "target_counts", "exclusive_gpu",
                                                       "baseline_alone", "timing", "stage", "done", "fatal", "sandbox",
-                                                      "health"};
+                                                      "health", "reference_pool"};
 
 std::string hex(const unsigned char* p, size_t n) {
   static const char* digits = "0123456789abcdef";

@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "sandbox/capabilities.h"
 #include "service/exclusive_handshake.h"
+#include "service/reference_session.h"
 #include "service/result_lines.h"
 #include "service/worker_sandbox.h"
 
@@ -139,6 +140,7 @@ const sandbox::Capabilities& gpu_worker_capabilities(const WorkerLaunch& launch)
     info.wrapper.clear();
     info.tool_log = false;
     info.exclusive_gpu = nullptr;  // the probe times nothing
+    info.reference_session = nullptr;
     info.timeout = std::chrono::seconds(60);
     info.extra_args.clear();
     // Asked twice before Landlock is given up: one failed start (a busy GPU, a slow driver) must
@@ -199,6 +201,8 @@ WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const 
     handshake.emplace(launch.exclusive_gpu);
     job["exclusive_gpu_fd"] = kExclusiveGpuFd;
   }
+  ReferenceSession* references = tool ? nullptr : launch.reference_session;
+  if (references) job["reference_pool_fd"] = kReferencePoolFd;
   const fs::path job_file = dir / "job.json";
   write_private_file(job_file, job.dump());
 
@@ -219,6 +223,7 @@ WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const 
     opt.pass_fds.push_back({handshake->child_end(), kExclusiveGpuFd});
     opt.pause = handshake->pause();  // the wait for exclusive use is not the worker's time
   }
+  if (references) opt.pass_fds.push_back({references->child_end(), kReferencePoolFd});
   WorkerRun run;
   std::vector<std::string> argv = command;
   bool under_bwrap = false;
@@ -242,6 +247,10 @@ WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const 
   if (launch.tool_log) run.tool_log = read_all(tool_log);
   std::error_code ec;
   fs::remove_all(dir, ec);
+  if (references) {
+    references->close_child_end();
+    references->finish();
+  }
   if (handshake) {
     handshake->close_child_end();
     handshake->finish();  // rethrows a refused exclusive use (the worker was told and has ended)

@@ -33,6 +33,9 @@ struct WorkerRun {
 
 inline constexpr int kResultFd = 3;
 inline constexpr int kExclusiveGpuFd = 4;  // the timed worker's handshake (service/exclusive_handshake.h)
+inline constexpr int kReferencePoolFd = 5;  // the eval worker's reference pool socket (service/reference_session.h)
+
+class ReferenceSession;
 
 struct WorkerLaunch {
   std::filesystem::path worker;
@@ -51,6 +54,9 @@ struct WorkerLaunch {
   // exclusive use of its GPU, before its first timed sample; it returns once granted, or throws
   // (rethrown by run_worker after the worker ended). Unset: the worker never asks.
   std::function<void()> exclusive_gpu;
+  // Set for an eval worker whose correctness checks use the service's reference pool: its socket
+  // is passed to the worker (the job says where), and the session is finished once the worker ended.
+  ReferenceSession* reference_session = nullptr;
 };
 
 // The stage events a job may report (each once), from its mode and what it asks for.

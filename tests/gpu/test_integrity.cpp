@@ -112,6 +112,25 @@ TEST_F(IntegrityOnGpu, AttentionThatSwitchesKernelsAfterTheFirstCallsIsNotTarget
   std::cout << "target_run: " << stage_of(r, "target_run")["message"] << "\n";
 }
 
+// Through the service's engine the correctness checks' references come from its pool, over a
+// socket the eval worker holds while candidate code runs. The attack finds it, asks for a
+// reference and tries to put one of its own; the naive GEMM beside it (which made the pool's sets)
+// is correct.
+TEST_F(IntegrityOnGpu, ThroughTheServiceACandidateThatReachesTheReferencePoolIsForbidden) {
+  const auto r = run_cli(ws(), {"eval", "--json", "--no-sanitize", "--no-timing", "-p", "gemm", "--lanes", "2",
+                                file("problems/gemm/reference/naive.cu"),
+                                file("tests/gpu/candidates/attacks/gemm_asks_the_reference_pool.cu")});
+  ASSERT_TRUE(r.output.is_array() && r.output.size() == 2) << r.process.describe() << "\n" << r.process.err;
+  const json &naive = r.output[0], &attack = r.output[1];
+  EXPECT_EQ(naive["verdict"], "correct") << naive["reason"];
+  EXPECT_GT(naive["environment"]["reference_pool"].value("made", 0), 0) << naive["environment"].dump();
+  ASSERT_EQ(stage_of(attack, "build")["status"], "ok") << stage_of(attack, "build").dump();
+  std::cout << "attack: " << attack["verdict"] << ": " << attack["reason"] << "\n";
+  EXPECT_EQ(attack["verdict"], "forbidden") << attack["reason"];
+  EXPECT_NE(attack["reason"].get<std::string>().find("reference pool"), std::string::npos) << attack["reason"];
+  EXPECT_FALSE(attack["environment"]["reference_pool"].value("violations", json::array()).empty());
+}
+
 // Through the service's engine (several files: GPU sharing, the timed part in a worker of its own)
 // the counted calls decide whether a timed sample is counted. The naive forward attention, whose
 // counted calls ran no target instruction, is timed without one (it could earn nothing from it);

@@ -2,7 +2,8 @@
 // probe's known kernel and calibration; a worker killed with SIGKILL mid-stage (re-run, then
 // judged); a hung kernel (the candidate's runtime_error, the GPU found healthy, not re-run); and
 // `ptxbench serve` killed -9 with jobs in flight, started again: every job ends with one record;
-// and a candidate whose library timings come from the service's cache judged like the first.
+// and a candidate whose library timings and correctness references come from the service's caches
+// judged like the first (and a wrong one checked against pooled references still wrong).
 #include <dirent.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -196,6 +197,14 @@ TEST_F(ServiceOnGpu, ACandidateTimedAgainstCachedLibraryTimingsIsJudgedLikeTheFi
     const CandidateResult second = service.submit({&spec, fast + "\n// second\n", "second"}).wait();
     ASSERT_EQ(first.record.verdict, Verdict::correct) << first.record.reason;
     EXPECT_EQ(second.record.verdict, Verdict::correct) << second.record.reason;
+    // Anything the monitor records about the GPU (a calibration drift, throttling) drops both
+    // caches, as it must: then the second candidate rightly used neither, and the test says so.
+    const std::string faults = read(ws / "service" / "faults.jsonl");
+    if (!faults.empty()) {
+      std::cout << problem << ": the monitor recorded faults between the candidates, so the caches were dropped "
+                << "(cache checks not made for this problem):\n" << faults;
+      continue;
+    }
     const StageResult* timing = second.record.stage("timing");
     ASSERT_NE(timing, nullptr);
     int cached = 0;
@@ -205,5 +214,34 @@ TEST_F(ServiceOnGpu, ACandidateTimedAgainstCachedLibraryTimingsIsJudgedLikeTheFi
       EXPECT_TRUE(r->stage("timing")->detail.contains("exclusive_wait_seconds")) << "a timed worker never asked for the GPU alone";
     ASSERT_TRUE(first.record.speedup_geomean && second.record.speedup_geomean);
     EXPECT_NEAR(*second.record.speedup_geomean / *first.record.speedup_geomean, 1.0, 0.03);
+
+    // The correctness checks' references: the first candidate's worker made them before its
+    // candidate loaded; the second candidate's checks used them (other inputs than its own fresh
+    // ones would be), each handed over once, after its call.
+    const json pool1 = first.record.environment.value("reference_pool", json::object());
+    const json pool2 = second.record.environment.value("reference_pool", json::object());
+    std::cout << problem << " reference pool, first: " << pool1.dump() << "\n  second: " << pool2.dump() << "\n";
+    EXPECT_GT(pool1.value("made", 0), 0) << pool1.dump();
+    EXPECT_EQ(pool1.value("pooled", -1), 0) << pool1.dump();
+    EXPECT_GT(pool2.value("pooled", 0), 0) << "the second candidate computed every reference again: " << pool2.dump();
+    EXPECT_EQ(pool2.value("handed_out", -1), pool2.value("pooled", 0) + pool2.value("made", 0)) << pool2.dump();
+    EXPECT_TRUE(pool2.value("violations", json::array()).empty()) << pool2.dump();
+    int pooled_checks = 0;
+    for (const auto& check : second.record.stage("correctness")->detail.value("checks", json::array()))
+      pooled_checks += check.value("reference", "").rfind("pooled", 0) == 0;
+    EXPECT_EQ(pooled_checks, pool2.value("handed_out", -1));
+
+    // A wrong candidate checked against pooled references is as wrong as against its own.
+    if (std::string(problem) == "mha_fwd") {
+      const std::string wrong = read(test::source_dir() / "tests/gpu/candidates/attention_no_lse.cu");
+      const CandidateResult third = service.submit({&spec, wrong, "no_lse"}).wait();
+      EXPECT_EQ(third.record.verdict, Verdict::incorrect) << third.record.reason;
+      const json pool3 = third.record.environment.value("reference_pool", json::object());
+      EXPECT_GT(pool3.value("pooled", 0), 0) << pool3.dump();
+      int failed_on_pooled = 0;
+      for (const auto& check : third.record.stage("correctness")->detail.value("checks", json::array()))
+        failed_on_pooled += !check.value("passed", true) && check.value("reference", "").rfind("pooled", 0) == 0;
+      EXPECT_GT(failed_on_pooled, 0) << third.record.stage("correctness")->detail.dump();
+    }
   }
 }

@@ -103,6 +103,13 @@ void BackwardWorkload::compute_reference(cudaStream_t s) {
   have_reference_ = true;
 }
 
+std::vector<ReferenceBuffer> BackwardWorkload::reference_buffers() {
+  ref_dq_.ensure(d_.elements());
+  for (auto* b : {&ref_dk_, &ref_dv_}) b->ensure(d_.kv_elements());
+  const size_t n = d_.elements() * 4, kv = d_.kv_elements() * 4;
+  return {{"dQ", ref_dq_.get(), n}, {"dK", ref_dk_.get(), kv}, {"dV", ref_dv_.get(), kv}};
+}
+
 // The gradients against fp64, and the harness's own inputs O (bf16) and LSE against the exact forward.
 json BackwardWorkload::validate_reference_fp64(cudaStream_t s) {
   if (!have_reference_) fail("validate_reference_fp64 before compute_reference");

@@ -29,6 +29,8 @@ class BackwardWorkload : public Workload {
   void call_baseline(cudaStream_t s) override;
   json baseline_info() const override;
   void compute_reference(cudaStream_t s) override;
+  std::vector<ReferenceBuffer> reference_buffers() override;
+  void set_reference_ready(bool ready) override { have_reference_ = ready; }
   json validate_reference_fp64(cudaStream_t s) override;
   CheckOutcome check(const json& tolerances, cudaStream_t s) override;
   void reset_timed_checks(int capacity) override;

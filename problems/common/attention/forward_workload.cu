@@ -60,6 +60,12 @@ void ForwardWorkload::compute_reference(cudaStream_t s) {
   have_reference_ = true;
 }
 
+std::vector<ReferenceBuffer> ForwardWorkload::reference_buffers() {
+  ref_o_.ensure(d_.elements());
+  ref_lse_.ensure(d_.rows());
+  return {{"O", ref_o_.get(), d_.elements() * 4}, {"LSE", ref_lse_.get(), d_.rows() * 4}};
+}
+
 json ForwardWorkload::validate_reference_fp64(cudaStream_t s) {
   if (!have_reference_) fail("validate_reference_fp64 before compute_reference");
   const auto q = download(Q_.get(), d_.elements(), s), k = download(K_.get(), d_.kv_elements(), s),

@@ -81,6 +81,7 @@ std::unique_ptr<Evaluator> EvaluatorExecutor::take_evaluator(int device, GpuLane
   o.device = device;
   o.lane_gate = &gate;
   if (cache_baselines_) o.baseline_cache = &baselines_;
+  if (cache_baselines_ && !o.seed) o.reference_pool = &references_;  // a fixed seed (debugging) wants its own inputs
   return std::make_unique<Evaluator>(o, progress_);
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "service/engine/baseline_cache.h"
+#include "service/engine/reference_pool.h"
 #include "service/engine/candidate_executor.h"
 #include "service/evaluator.h"
 
@@ -24,15 +25,20 @@ json candidate_payload(const std::string& problem, const std::string& source, co
 
 class EvaluatorExecutor final : public CandidateExecutor {
  public:
-  // `cache_baselines`: the library's clean timings are reused across candidates (baseline_cache.h).
+  // `cache_baselines`: the library's clean timings (baseline_cache.h) and the correctness checks'
+  // input sets with references (reference_pool.h) are reused across candidates.
   EvaluatorExecutor(EvalOptions options, ProblemResolver problems, ProgressFn progress, bool cache_baselines = true);
   PreparedJob prepare(const LeasedJob& job) override;
   json run_on_gpu(const LeasedJob& job, PreparedJob& prepared, GpuLaneGate& gate, int device) override;
   bool suspicious(const json& result) const override;
   std::string throttled_during_timing(const json& result) const override;
   // Anything the monitor records about a GPU drops its cached clean timings.
-  void gpu_fault(int device) { baselines_.invalidate(device); }
+  void gpu_fault(int device) {
+    baselines_.invalidate(device);
+    references_.invalidate(device);
+  }
   long long cache_hits() const { return baselines_.hits(); }
+  json reference_pool_stats() const { return references_.stats(); }
   // Whether a job's `source_folder` widens its build's include path and readable folders. Only for
   // a queue of this host's workspace (its submitters can read those folders anyway); a job from a
   // shared queue (Redis) is built without it, so no other host chooses what a build may read.
@@ -49,6 +55,7 @@ class EvaluatorExecutor final : public CandidateExecutor {
   bool cache_baselines_;
   bool trust_source_folders_ = false;
   BaselineCache baselines_;
+  ReferencePool references_;
   Evaluator preparer_;  // prepare() is thread-safe
   std::mutex mu_;
   std::map<int, std::vector<std::unique_ptr<Evaluator>>> idle_;  // per GPU: judge() one call at a time each

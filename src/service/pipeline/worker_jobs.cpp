@@ -48,16 +48,19 @@ json single_call_job(const json& base, const ProblemSpec& p, const Shape& shape,
 
 json eval_job(const json& base, const ProblemSpec& p, const EvalOptions& o, uint64_t seed) {
   json correctness = json::array();
-  auto add_checks = [&](const std::vector<Shape>& shapes, bool hidden) {
-    for (const auto& s : shapes)
-      correctness.push_back({{"shape", s}, {"seeds", p.correctness_seeds}, {"hidden", hidden}, {"flops", p.flop_count(s)}});
+  auto add_checks = [&](const std::vector<Shape>& shapes, bool hidden, bool drawn) {
+    for (const auto& s : shapes) {
+      json item = {{"shape", s}, {"seeds", p.correctness_seeds}, {"hidden", hidden}, {"flops", p.flop_count(s)}};
+      if (drawn) item["drawn"] = true;  // fresh per candidate: never pooled
+      correctness.push_back(std::move(item));
+    }
   };
   std::mt19937_64 rng(seed ^ 0x5ba9e5);
   std::vector<Shape> drawn;
   for (int i = 0; i < p.random_hidden_shapes; ++i) drawn.push_back(draw_shape(p, rng));
-  add_checks(p.hidden_shapes, true);
-  add_checks(drawn, true);
-  add_checks(p.benchmark_shapes, false);
+  add_checks(p.hidden_shapes, true, false);
+  add_checks(drawn, true, true);
+  add_checks(p.benchmark_shapes, false, false);
   json job = base;
   job["mode"] = "eval";
   job["accounting"] = o.accounting;
