@@ -16,6 +16,11 @@
 //   --probe      the health probe (job {"mode": "probe", "device"}): a failing checksum while
 //                gpuN/sticky counts down, throttling and a 30% slower calibration kernel while
 //                gpuN/throttle counts down.
+//   --job FILE   {"mode": "reference_pool", "reference_pool_fd", "script": [...]}: the messages of
+//                the eval worker's reference pool socket (service/reference_session.h), in order:
+//                {"op": "put", "shape", "seed", "bytes", "fill"} sends a sealed memory file of
+//                `bytes` bytes of `fill`; anything else is sent as it is. One reference_pool event
+//                says every answer (for a get that came with a file: its size and first byte).
 // A broken channel, for the harness's own tests: the job's "channel" (a probe: gpuN/probe_channel)
 // is "unsigned" (plain JSON lines, the protocol before the channel was signed), "bad_mac" (signed
 // with another key), "garbage" (a line that is no protocol at all), "replay" (a line sent twice);
@@ -30,6 +35,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -37,6 +43,7 @@
 #include <string>
 #include <thread>
 
+#include "core/fd_messages.h"
 #include "core/json.h"
 #include "runner/result_channel.h"
 
@@ -170,6 +177,43 @@ int probe(int device) {
   return 0;
 }
 
+void fill_with(void* data, size_t bytes, void* ctx) { std::memset(data, *static_cast<int*>(ctx), bytes); }
+
+// Speaks the reference pool's protocol as the job's script says, through the launch's sandbox.
+int reference_pool(const json& job) {
+  emit({{"type", "hello"}, {"gpu", "simulated GPU 0"}, {"cc", "9.0"}});
+  const int fd = job.value("reference_pool_fd", -1);
+  json answers = json::array();
+  for (const auto& step : job.at("script")) {
+    json message = step;
+    ptxbench::UniqueFd file;
+    if (step.value("op", "") == "put") {
+      int fill = step.value("fill", 0);
+      file = ptxbench::sealed_memory_file("fake-reference", step.at("bytes").get<size_t>(), fill_with, &fill);
+      message.erase("fill");
+    }
+    try {
+      ptxbench::send_message(fd, message, file.get());
+      auto r = ptxbench::receive_message(fd);
+      if (!r) {
+        answers.push_back({{"closed", true}});
+        continue;
+      }
+      json a = r->message;
+      if (r->fd) {
+        ptxbench::ReadOnlyMapping map(r->fd.get(), a.value("bytes", size_t(0)));
+        a["file_first_byte"] = map.size() ? int(*static_cast<const unsigned char*>(map.data())) : -1;
+      }
+      answers.push_back(a);
+    } catch (const std::exception& e) {
+      answers.push_back({{"error", e.what()}});
+    }
+  }
+  emit({{"type", "reference_pool"}, {"answers", answers}});
+  emit({{"type", "done"}});
+  return 0;
+}
+
 int stage(const json& job) {
   const int device = job.value("device", 0);
   const std::string phase = job.value("phase", "shared"), fault = job.value("fault", "");
@@ -281,5 +325,6 @@ int main(int argc, char** argv) {
   }
   if (info_only) return info();
   if (probing || job.value("mode", "") == "probe") return probe(job.value("device", device));
+  if (job.value("mode", "") == "reference_pool") return reference_pool(job);
   return stage(job);
 }
