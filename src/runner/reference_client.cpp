@@ -68,10 +68,10 @@ void ReferenceClient::get(const std::string& shape, uint64_t seed, Workload& w, 
     throw ReferenceRefused("the reference pool refused the harness's request for the reference of " + shape + ": " +
                            r->message.value("why", "?"));
   const auto buffers = w.reference_buffers();
-  const size_t bytes = total_bytes(buffers);
-  if (!r->fd || r->message.value("bytes", size_t(0)) != bytes)
-    fail("the reference pool's set for " + shape + " has " + std::to_string(r->message.value("bytes", size_t(0))) +
-         " bytes, this workload's reference " + std::to_string(bytes));
+  const size_t bytes = total_bytes(buffers), announced = r->message.value("bytes", size_t(0));
+  if (!r->fd || announced != bytes)
+    fail("the reference pool's set for " + shape + " has " + std::to_string(announced) + " bytes, this workload's reference " +
+         std::to_string(bytes));
   ReadOnlyMapping map(r->fd.get(), bytes);
   const char* in = static_cast<const char*>(map.data());
   for (const auto& b : buffers) {

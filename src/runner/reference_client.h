@@ -23,7 +23,6 @@ struct ReferenceRefused : Error {
 class ReferenceClient {
  public:
   explicit ReferenceClient(int socket) : socket_(socket) {}
-  bool connected() const { return socket_ >= 0; }
   // `reference_seconds`: what computing it took here (the pool weighs it against the hand-over).
   void put(const std::string& shape, uint64_t seed, double reference_seconds, Workload& w, cudaStream_t s);
   void seal();

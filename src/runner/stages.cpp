@@ -44,8 +44,8 @@ struct CheckedCallSeconds {
 };
 
 // One checked call: fresh inputs, poison, the call, inputs generated again, reference, full check.
-// `pooled_seed`: the inputs of a set in the service's reference pool, whose reference is asked
-// for only now that the call returned; otherwise a fresh seed, and the reference computed here.
+// `pooled` (shape, seed): the inputs of a set in the service's reference pool, whose reference is
+// asked for only now that the call returned; otherwise a fresh seed, and the reference computed here.
 CheckOutcome checked_call(WorkerContext& ctx, const json& tol, const std::string& what, double flops,
                           const std::string& stage, const std::string& label, bool counted,
                           std::vector<integrity::ExecutedInstruction>* counts, CheckedCallSeconds* seconds = nullptr,
@@ -74,10 +74,13 @@ CheckOutcome checked_call(WorkerContext& ctx, const json& tol, const std::string
   }
   spent.call = seconds_since(t), t = std::chrono::steady_clock::now();
   regenerate_inputs(ctx, seed, false, 0);
-  const auto t_reference = std::chrono::steady_clock::now();
-  if (pooled) ReferenceClient(ctx.reference_fd).get(pooled->first, seed, ctx.workload, s);
-  else ctx.workload.compute_reference(s);
-  if (pooled) spent.reference = seconds_since(t_reference);
+  if (pooled) {
+    const auto t_reference = std::chrono::steady_clock::now();
+    ReferenceClient(ctx.reference_fd).get(pooled->first, seed, ctx.workload, s);
+    spent.reference = seconds_since(t_reference);
+  } else {
+    ctx.workload.compute_reference(s);
+  }
   CheckOutcome o = ctx.workload.check(tol, s);  // synchronizes
   spent.reference_and_check = seconds_since(t);
   if (seconds) *seconds = spent;

@@ -5,10 +5,17 @@
 
 namespace ptxbench {
 
-void ReferencePool::erase(std::map<Key, std::vector<Entry>>::iterator key, size_t index) {
+void ReferencePool::erase(Entries::iterator key, size_t index) {
+  ++evicted_;
   bytes_ -= key->second[index].set.bytes;
   key->second.erase(key->second.begin() + long(index));
   if (key->second.empty()) entries_.erase(key);
+}
+
+ReferencePool::Entries::iterator ReferencePool::erase_all(Entries::iterator key) {
+  evicted_ += long(key->second.size());
+  for (const auto& e : key->second) bytes_ -= e.set.bytes;
+  return entries_.erase(key);
 }
 
 std::vector<PooledSet> ReferencePool::take(int device, const std::string& scope, const std::string& shape,
@@ -24,7 +31,6 @@ std::vector<PooledSet> ReferencePool::take(int device, const std::string& scope,
   for (size_t i = 0; i < sets.size() && int(out.size()) < want;) {
     Entry& e = sets[i];
     if (now - e.made > policy_.ttl || e.uses >= policy_.max_uses) {
-      ++evicted_;
       const bool last = sets.size() == 1;
       erase(key, i);
       if (last) break;
@@ -57,11 +63,7 @@ void ReferencePool::record_handover(int device, const std::string& scope, const 
   Costs& c = costs_[{device, scope, shape}];
   c.handover_sum += seconds, ++c.handovers;
   if (c.why_not().empty()) return;
-  if (auto key = entries_.find({device, scope, shape}); key != entries_.end()) {  // no use for its sets now
-    for (const auto& e : key->second) bytes_ -= e.set.bytes;
-    evicted_ += long(key->second.size());
-    entries_.erase(key);
-  }
+  if (auto key = entries_.find({device, scope, shape}); key != entries_.end()) erase_all(key);  // no use for its sets now
 }
 
 std::string ReferencePool::why_not_pooled(int device, const std::string& scope, const std::string& shape) const {
@@ -88,7 +90,6 @@ void ReferencePool::add(int device, const std::string& scope, const std::string&
   while (int(key->second.size()) > std::max(1, policy_.sets_per_shape)) {
     auto most = std::max_element(key->second.begin(), key->second.end(),
                                  [](const Entry& a, const Entry& b) { return a.uses < b.uses; });
-    ++evicted_;
     erase(key, size_t(most - key->second.begin()));
   }
   evict_to_budget();
@@ -109,7 +110,6 @@ void ReferencePool::evict_to_budget() {
         const Entry& v = victim_key->second[victim];
         if (e.uses > v.uses || (e.uses == v.uses && e.made < v.made)) victim_key = k, victim = i;
       }
-    ++evicted_;
     erase(victim_key, victim);
   }
 }
@@ -117,15 +117,7 @@ void ReferencePool::evict_to_budget() {
 void ReferencePool::invalidate(int device) {
   std::lock_guard lock(mu_);
   for (auto it = costs_.begin(); it != costs_.end();) it = std::get<0>(it->first) == device ? costs_.erase(it) : std::next(it);
-  for (auto it = entries_.begin(); it != entries_.end();) {
-    if (std::get<0>(it->first) != device) {
-      ++it;
-      continue;
-    }
-    for (const auto& e : it->second) bytes_ -= e.set.bytes;
-    evicted_ += long(it->second.size());
-    it = entries_.erase(it);
-  }
+  for (auto it = entries_.begin(); it != entries_.end();) it = std::get<0>(it->first) == device ? erase_all(it) : std::next(it);
 }
 
 json ReferencePool::stats() const {

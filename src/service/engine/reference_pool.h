@@ -80,11 +80,14 @@ class ReferencePool {
   };
   std::map<Key, Costs> costs_;
   void evict_to_budget();
-  void erase(std::map<Key, std::vector<Entry>>::iterator key, size_t index);
+  using Entries = std::map<Key, std::vector<Entry>>;
+  // Both count what they remove as evicted and keep bytes_.
+  void erase(Entries::iterator key, size_t index);
+  Entries::iterator erase_all(Entries::iterator key);
 
   ReferencePoolPolicy policy_;
   mutable std::mutex mu_;
-  std::map<Key, std::vector<Entry>> entries_;
+  Entries entries_;
   size_t bytes_ = 0;
   long long served_ = 0, added_ = 0, evicted_ = 0;
 };

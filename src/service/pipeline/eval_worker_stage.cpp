@@ -87,8 +87,7 @@ StageStop run_eval_worker(GpuStageRun& c) {
   if (references) launch.reference_session = &*references;
   c.eval_run = run_sharing_gpu(o.lane_gate, launch, split ? shared_part_of(c.eval_job) : c.eval_job);
   c.record.environment["sandbox"]["worker"] = c.eval_run->sandbox;
-  if (references) {
-    references->finish();
+  if (references) {  // run_worker finished the session (its listener has stopped)
     json summary = references->summary();
     const auto made = c.eval_run->of_type("reference_pool");
     if (!made.empty()) summary["worker"] = made.front();
