@@ -13,8 +13,13 @@
 // 100 ms), the gate's own busy fraction, the verdicts, and for every correct candidate its
 // speedup against the sequential configuration's (the goal: within 1%).
 //
-//   service_throughput [--problems gemm,mha_fwd,...] [--configs sequential,all_on,...] [--lanes 3]
-//                      [--out bench-results/service_throughput.json]
+//   service_throughput [--problems gemm,mha_fwd,...] [--configs sequential,all_on,all_on/6,...] [--lanes 3]
+//                      [--repeat N] [--out bench-results/service_throughput.json]
+// `all_on/6` is all_on with 6 shared lanes. `--repeat N` queues every candidate N times, each time
+// as a new file (a comment line added: a distinct candidate by its hash, as an agent's next
+// attempt is), the way a run of many candidates per problem fills the queue; the sequential
+// configuration judges the first copy only (one candidate at a time, its rate does not depend on
+// the queue's length) and every copy is compared with it.
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -43,7 +48,8 @@ struct Item {
 
 struct ConfigResult {
   std::string name;
-  double wall_s = 0, nvml_busy = -1, gate_busy = -1, gate_timed = -1;
+  double wall_s = 0, nvml_busy = -1, gate_busy = -1, gate_timed = -1, gate_draining = -1;
+  long long exclusive_grants = 0;
   long long cache_hits = 0;
   int sequential_reruns = 0;  // infra_error verdicts of the sequential run, run again
   json reference_pool = json::object();  // engine/reference_pool.h stats at the end
@@ -96,6 +102,27 @@ std::string self_contained(const fs::path& file) {
   return out.str();
 }
 
+// The queue `repeat` times; copy k > 1 of a candidate is a new file (its label ends in #k).
+std::vector<Item> repeated(const std::vector<Item>& queue, int repeat) {
+  std::vector<Item> items = queue;
+  for (int k = 2; k <= repeat; ++k)
+    for (const auto& it : queue)
+      items.push_back({it.problem, it.label + "#" + std::to_string(k),
+                       it.source + "\n// queue copy " + std::to_string(k) + ": the same candidate as a new file\n"});
+  return items;
+}
+
+// The sum over every library plan a timed worker built (cuDNN graphs, cuBLASLt heuristics), from
+// the baseline's description in its timing stage.
+double library_plan_seconds(const json& baseline) {
+  double s = 0;
+  for (const auto& [label, p] : baseline.value("plans", json::object()).items())
+    if (p.is_object()) s += p.value("build_seconds", 0.0);
+  for (const auto& [label, v] : baseline.value("plan_seconds", json::object()).items())
+    if (v.is_number()) s += v.get<double>();
+  return s;
+}
+
 std::vector<Item> mixed_queue(const ProblemRegistry& reg, const std::vector<std::string>& problems, const fs::path& source_dir) {
   std::vector<Item> items;
   for (const auto& p : problems)
@@ -113,17 +140,18 @@ std::vector<Item> mixed_queue(const ProblemRegistry& reg, const std::vector<std:
 // The table (when asked), and every correct candidate's speedup against the sequential
 // configuration's. Written after every configuration too, so a run cut short by a time limit
 // still leaves the configurations it finished.
-void write_report(const std::vector<ConfigResult>& results, const std::vector<Item>& items, const std::string& out,
-                  bool print_table) {
+void write_report(const std::vector<ConfigResult>& results, const std::vector<Item>& items, size_t distinct,
+                  const std::string& out, bool print_table) {
   const ConfigResult* base = nullptr;
   for (const auto& r : results)
     if (r.name == "sequential") base = &r;
-  json j = {{"candidates", items.size()}, {"gpu", results.empty() || results[0].records.empty() ? "" : results[0].records[0].gpu},
+  json j = {{"candidates", items.size()}, {"distinct_candidates", distinct}, {"gpu", results.empty() || results[0].records.empty() ? "" : results[0].records[0].gpu},
             {"caching", "the library's clean timings, and input sets with references for the fixed correctness shapes "
                         "(engine/reference_pool.h); caching_off turns both off"},
             {"configs", json::array()}};
-  if (print_table) std::printf("%-15s %8s %12s %10s %10s %8s %8s %s\n", "config", "wall s", "evals/GPU-h", "NVML busy", "gate busy",
-              "x seq", "alone s", "verdicts / max |speedup diff| vs sequential; pooled checks; reference+check s");
+  if (print_table) std::printf("%-15s %8s %12s %10s %10s %8s %8s %8s %s\n", "config", "wall s", "evals/GPU-h", "NVML busy",
+              "gate busy", "x seq", "alone s", "drain s",
+              "verdicts / max |speedup diff| vs sequential; pooled checks; reference+check s");
   for (const auto& r : results) {
     const double per_hour = r.wall_s > 0 ? r.records.size() * 3600.0 / r.wall_s : 0;
     int same = 0;
@@ -134,11 +162,12 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
       json c = {{"label", items[i].label}, {"verdict", to_string(rec.verdict)}, {"reason", rec.reason},
                 {"speedup", rec.speedup_geomean.value_or(0)}};
       // The whole record where the verdict may be the service's doing, to see why.
+      const size_t bi = i % distinct;  // the sequential run judged the first copy of each
       if (rec.verdict == Verdict::forbidden || rec.verdict == Verdict::infra_error ||
-          (base && i < base->records.size() && base->records[i].verdict != rec.verdict))
+          (base && bi < base->records.size() && base->records[bi].verdict != rec.verdict))
         c["record"] = to_json(rec);
-      if (base && i < base->records.size()) {
-        const auto& b = base->records[i];
+      if (base && bi < base->records.size()) {
+        const auto& b = base->records[bi];
         same += b.verdict == rec.verdict;
         if (b.speedup_geomean && rec.speedup_geomean && *b.speedup_geomean > 0) {
           const double d = *rec.speedup_geomean / *b.speedup_geomean - 1;
@@ -154,17 +183,25 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
     json stage_seconds = json::object();
     for (const auto& rec : r.records)
       for (const auto& st : rec.stages) stage_seconds[st.name] = stage_seconds.value(st.name, 0.0) + st.seconds;
-    const double ratio = base && r.wall_s > 0 ? base->wall_s / r.wall_s : 0;
+    // Evaluations per hour against the sequential run's (the same ratio as its wall time over this
+    // one's when both judged the same queue).
+    const double base_per_hour = base && base->wall_s > 0 ? base->records.size() * 3600.0 / base->wall_s : 0;
+    const double ratio = base_per_hour > 0 ? per_hour / base_per_hour : 0;
     // Within the timing: the sample loops' wall time, the secretly counted sample's share of it
     // (instrumented code; a naive kernel runs it hundreds of times slower), and the candidates
     // timed without one (their counted calls ran no target instruction).
-    double sampling_s = 0, counted_s = 0;
+    // The timed workers' waits for exclusive use, and the library plans they built.
+    double sampling_s = 0, counted_s = 0, exclusive_wait_s = 0, plan_s = 0, held_s = 0, settle_s = 0;
     int no_counted_sample = 0;
     for (const auto& rec : r.records)
       if (const StageResult* t = rec.stage("timing")) {
         for (const auto& shape : t->detail.value("shapes", json::array()))
           sampling_s += shape.value("wall_seconds", 0.0), counted_s += shape.value("counted_sample_seconds", 0.0);
         no_counted_sample += t->detail.contains("counted_timed_sample");
+        exclusive_wait_s += t->detail.value("exclusive_wait_seconds", 0.0);
+        held_s += t->detail.value("exclusive_held_seconds", 0.0);
+        settle_s += t->detail.value("exclusive_settle_seconds", 0.0);
+        if (t->detail.contains("baseline")) plan_s += library_plan_seconds(t->detail.at("baseline"));
       }
     // Within the correctness checks: the candidates' calls, and the harness's regenerated inputs,
     // references (computed, or handed over by the service's pool) and full checks; the checks whose
@@ -196,12 +233,16 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
       std::snprintf(out, sizeof out, "%.1f%%", 100 * fraction);
       return std::string(out);
     };
-    if (print_table) std::printf("%-15s %8.1f %12.1f %10s %10s %8.2f %8.1f %d/%zu same, %.2f%%; %d/%d pooled; %.1f s\n",
+    const double drain_s = r.gate_draining >= 0 ? r.gate_draining * r.wall_s : 0;
+    if (print_table) std::printf("%-15s %8.1f %12.1f %10s %10s %8.2f %8.1f %8.1f %d/%zu same, %.2f%%; %d/%d pooled; %.1f s\n",
                 r.name.c_str(), r.wall_s, per_hour, percent(r.nvml_busy).c_str(), percent(r.gate_busy).c_str(), ratio,
-                alone_s, same, r.records.size(), 100 * worst_diff, pooled_checks, checks, reference_s);
+                alone_s, drain_s, same, r.records.size(), 100 * worst_diff, pooled_checks, checks, reference_s);
     j["configs"].push_back({{"name", r.name}, {"wall_s", r.wall_s}, {"evaluations_per_gpu_hour", per_hour},
                             {"nvml_busy_fraction", r.nvml_busy}, {"gate_busy_fraction", r.gate_busy},
                             {"gate_exclusive_fraction", r.gate_timed}, {"gpu_alone_seconds", alone_s},
+                            {"gate_draining_fraction", r.gate_draining}, {"gpu_draining_seconds", drain_s}, {"exclusive_grants", r.exclusive_grants},
+                            {"exclusive_wait_seconds", exclusive_wait_s}, {"library_plan_seconds", plan_s},
+                            {"timed_workers_exclusive_seconds", held_s}, {"exclusive_settle_seconds", settle_s},
                             {"timed_sampling_seconds", sampling_s}, {"counted_sample_seconds", counted_s},
                             {"timed_without_counted_sample", no_counted_sample}, {"calls_not_counted", calls_not_counted}, {"correctness_call_seconds", check_call_s},
                             {"correctness_reference_and_check_seconds", reference_s}, {"correctness_checks", checks},
@@ -219,7 +260,8 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
   std::ofstream lines(fs::path(out).replace_extension(".records.jsonl"));
   for (const auto& r : results)
     for (size_t i = 0; i < r.records.size(); ++i)
-      lines << json{{"config", r.name}, {"label", items[i].label}, {"record", to_json(r.records[i])}}.dump() << "\n";
+      lines << json{{"config", r.name}, {"label", items[r.name == "sequential" ? i % distinct : i].label},
+                    {"record", to_json(r.records[i])}}.dump() << "\n";
   if (print_table) std::cerr << "written " << out << "\n";
 }
 
@@ -229,13 +271,14 @@ int main(int argc, char** argv) {
   CLI::App app{"Service throughput: evaluations per GPU-hour and busy fraction, configurations side by side"};
   std::vector<std::string> problems{"gemm", "mha_fwd", "mha_fwd_causal", "mha_bwd", "mha_bwd_causal"};
   std::vector<std::string> configs{"sequential", "pipelining_off", "sharing_off", "caching_off", "all_on"};
-  int lanes = 3, device = 0;
+  int lanes = 3, device = 0, repeat = 1;
   std::string out = "bench-results/service_throughput.json", workspace_root = "bench-results/service_workspaces";
   // The failing candidates: from the checkout it runs in (a device machine's copy), else the build's.
   std::string source_dir = fs::exists("tests/gpu/candidates") ? "." : PTXBENCH_SOURCE_DIR;
   app.add_option("--problems", problems, "Problems whose references make the queue")->delimiter(',');
   app.add_option("--configs", configs, "Configurations, in order")->delimiter(',');
-  app.add_option("--lanes", lanes, "Shared lanes in all_on");
+  app.add_option("--lanes", lanes, "Shared lanes in all_on and caching_off (all_on/N: N lanes)");
+  app.add_option("--repeat", repeat, "Queue every candidate this many times, each copy a new file")->check(CLI::Range(1, 20));
   app.add_option("--device", device, "CUDA device");
   app.add_option("--out", out, "JSON results");
   app.add_option("--workspaces", workspace_root, "A fresh workspace per configuration under here");
@@ -245,14 +288,32 @@ int main(int argc, char** argv) {
   std::map<std::string, ProblemSpec> specs;
   for (const auto& p : problems) specs.emplace(p, reg.load(p));
   if (!specs.count("gemm")) specs.emplace("gemm", reg.load("gemm"));
-  const std::vector<Item> items = mixed_queue(reg, problems, source_dir);
-  std::cerr << "service_throughput: " << items.size() << " candidates, configurations:";
+  const std::vector<Item> queue = mixed_queue(reg, problems, source_dir);
+  const std::vector<Item> items = repeated(queue, repeat);
+  std::cerr << "service_throughput: " << items.size() << " candidates (" << queue.size() << " distinct), configurations:";
   for (const auto& c : configs) std::cerr << " " << c;
   std::cerr << "\n";
 
   std::vector<ConfigResult> results;
   for (const auto& name : configs) {
-    const fs::path ws = fs::path(workspace_root) / name;
+    // all_on/6: all_on with 6 shared lanes.
+    const std::string kind = name.substr(0, name.find('/'));
+    int config_lanes = lanes;
+    if (kind != name) {
+      try {
+        config_lanes = std::stoi(name.substr(kind.size() + 1));
+      } catch (const std::exception&) {
+        config_lanes = 0;
+      }
+      if (config_lanes < 1 || kind == "sequential")
+        throw std::runtime_error("configuration '" + name + "': write CONFIG/LANES with a lane count of at least 1 "
+                                 "(sequential takes none)");
+    }
+    if (kind != "sequential" && kind != "pipelining_off" && kind != "sharing_off" && kind != "caching_off" && kind != "all_on")
+      throw std::runtime_error("unknown configuration '" + name +
+                               "' (sequential, pipelining_off, sharing_off, caching_off, all_on, or one of the last two /LANES)");
+    fs::path ws = fs::path(workspace_root) / name;
+    if (kind != name) ws = fs::path(workspace_root) / (kind + "_lanes" + std::to_string(config_lanes));
     fs::remove_all(ws);
     fs::create_directories(ws);
     EvalOptions eval;
@@ -263,9 +324,9 @@ int main(int argc, char** argv) {
     r.name = name;
     const auto t0 = std::chrono::steady_clock::now();
     BusySampler busy(device);
-    if (name == "sequential") {
+    if (kind == "sequential") {
       Evaluator ev(eval, {});
-      for (const auto& it : items) {
+      for (const auto& it : queue) {
         const fs::path f = ws / (std::to_string(r.records.size()) + ".cu");
         std::ofstream(f) << it.source;
         // An infra_error (a harness fault, the GPU's speed drifting under a timing) runs again, up to
@@ -285,9 +346,9 @@ int main(int argc, char** argv) {
       so.eval = eval;
       so.engine.devices = {device};
       so.engine.cpu_jobs = std::max(2u, std::thread::hardware_concurrency());
-      so.engine.shared_lanes = name == "all_on" || name == "caching_off" ? lanes : 1;
-      so.engine.pipelining = name != "pipelining_off";
-      so.cache_baselines = name != "caching_off";
+      so.engine.shared_lanes = kind == "all_on" || kind == "caching_off" ? config_lanes : 1;
+      so.engine.pipelining = kind != "pipelining_off";
+      so.cache_baselines = kind != "caching_off";
       EngineCandidateService service(so, {});
       std::vector<CandidateTicket> tickets;
       for (const auto& it : items) tickets.push_back(service.submit({&specs.at(it.problem), it.source, it.label}));
@@ -300,6 +361,8 @@ int main(int argc, char** argv) {
       if (!snap["gpus"].empty()) {
         r.gate_busy = snap["gpus"][0].value("busy_fraction", -1.0);
         r.gate_timed = snap["gpus"][0].value("timed_fraction", -1.0);
+        r.gate_draining = snap["gpus"][0].value("draining_fraction", -1.0);
+        r.exclusive_grants = snap["gpus"][0].value("exclusive_grants", 0LL);
       }
       r.cache_hits = snap["baseline_cache"].value("hits", 0LL);
       r.reference_pool = snap.value("reference_pool", json::object());
@@ -307,10 +370,10 @@ int main(int argc, char** argv) {
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.nvml_busy = busy.stop();
     results.push_back(std::move(r));
-    write_report(results, items, out, /*print_table=*/false);
+    write_report(results, items, queue.size(), out, /*print_table=*/false);
     std::cerr << "service_throughput: " << results.back().name << " done in " << results.back().wall_s << " s\n";
   }
 
-  write_report(results, items, out, /*print_table=*/true);
+  write_report(results, items, queue.size(), out, /*print_table=*/true);
   return 0;
 }

@@ -3,6 +3,7 @@
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -167,10 +168,12 @@ class GemmWorkload final : public Workload {
 
   void call_baseline(cudaStream_t s) override {
     if (!plan_ready_) {
+      const auto t0 = std::chrono::steady_clock::now();
       make_plan();
       // Once per shape, with the plan (the first call is a warm-up, never a timed sample): what
       // cuBLASLt launches, recorded by stream capture (nothing runs).
       const std::string label = "M=" + std::to_string(M_) + " N=" + std::to_string(N_) + " K=" + std::to_string(K_);
+      plan_seconds_[label] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (!kernels_.count(label))
         kernels_[label] = capture_enqueued_work([&](cudaStream_t capture) { matmul(capture); }).kernels;
     }
@@ -181,7 +184,8 @@ class GemmWorkload final : public Workload {
     json engines = json::object();
     for (const auto& [label, kernels] : kernels_) engines[label] = kernels;
     return {{"library", "cuBLASLt"}, {"version", cublasLtGetVersion()}, {"compute", "CUBLAS_COMPUTE_32F"},
-            {"algorithm", "first heuristic result"}, {"workspace_bytes", kWorkspace}, {"kernels", engines}};
+            {"algorithm", "first heuristic result"}, {"workspace_bytes", kWorkspace}, {"kernels", engines},
+            {"plan_seconds", plan_seconds_}};
   }
 
   void compute_reference(cudaStream_t s) override {
@@ -325,6 +329,7 @@ class GemmWorkload final : public Workload {
   bool have_reference_ = false;
   cublasLtHandle_t lt_ = nullptr;
   bool plan_ready_ = false;
+  std::map<std::string, double> plan_seconds_;  // the handle (first shape), heuristic and descriptors, per shape
   std::map<std::string, std::vector<std::string>> kernels_;  // by shape label: the kernels cuBLASLt launched
   cublasLtMatmulDesc_t op_{};
   cublasLtMatrixLayout_t a_layout_{}, b_layout_{}, c_layout_{};

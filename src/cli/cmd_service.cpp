@@ -48,8 +48,9 @@ void print_engine_state(const json& status) {
   const auto& nvml = status.value("nvml_busy", json::object());
   for (const auto& gpu : status.value("gpus", json::array())) {
     const std::string d = std::to_string(gpu.value("device", 0));
-    std::printf("  GPU %s: busy %.1f%% (lanes holding it), timing %.1f%%", d.c_str(), 100 * gpu.value("busy_fraction", 0.0),
-                100 * gpu.value("timed_fraction", 0.0));
+    std::printf("  GPU %s: busy %.1f%% (lanes holding it), timing %.1f%%, draining for timing %.1f%%", d.c_str(),
+                100 * gpu.value("busy_fraction", 0.0), 100 * gpu.value("timed_fraction", 0.0),
+                100 * gpu.value("draining_fraction", 0.0));
     if (nvml.contains(d)) std::printf(", NVML utilization %.1f%%", 100 * nvml[d].value("mean_utilization", 0.0));
     std::printf("\n");
   }

@@ -5,6 +5,7 @@
 // one when EvalOptions::lane_gate is set (the service engine, engine/gpu_gate.h); without one it
 // owns the whole GPU, as a single sequential lane.
 #pragma once
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -31,14 +32,20 @@ class TimedWorkerUse {
   void become_exclusive() {
     use_.reset();
     use_ = gate_.exclusive_use();
+    granted_ = std::chrono::steady_clock::now();
     exclusive_ = true;
   }
   bool exclusive() const { return exclusive_; }
+  // Seconds from the grant to now (0 if never granted): the worker's time with the GPU alone.
+  double exclusive_seconds() const {
+    return exclusive_ ? std::chrono::duration<double>(std::chrono::steady_clock::now() - granted_).count() : 0;
+  }
 
  private:
   GpuLaneGate& gate_;
   std::shared_ptr<void> use_;
   bool exclusive_ = false;
+  std::chrono::steady_clock::time_point granted_;
 };
 
 }  // namespace ptxbench

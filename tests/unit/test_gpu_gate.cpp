@@ -82,6 +82,26 @@ TEST(GpuGate, BusyFractionCountsHeldTimeOnly) {
   EXPECT_EQ(snap.exclusive_seconds, 0);
 }
 
+TEST(GpuGate, DrainingCountsOnlyTheTimedStagesWaitForSharedOnes) {
+  GpuGate gate(0, 5s);
+  auto shared = gate.shared_use();
+  std::this_thread::sleep_for(100ms);  // shared alone: not draining
+  EXPECT_EQ(gate.snapshot().draining_seconds, 0);
+  std::thread timer([&] {
+    auto ex = gate.exclusive_use();
+    std::this_thread::sleep_for(300ms);  // exclusive: not draining either
+  });
+  std::this_thread::sleep_for(150ms);  // the timed stage waits for `shared`
+  EXPECT_GT(gate.snapshot().draining_seconds, 0.1) << "a wait in progress counts";
+  shared.reset();
+  timer.join();
+  const auto snap = gate.snapshot();
+  EXPECT_GT(snap.draining_seconds, 0.13);
+  EXPECT_LT(snap.draining_seconds, 0.4) << "the exclusive hold (0.3 s) was counted as draining";
+  EXPECT_GT(snap.exclusive_seconds, 0.29);
+  EXPECT_EQ(snap.exclusive_grants, 1);
+}
+
 TEST(GpuGate, APausedGpuDispatchesNothingUntilResumed) {
   GpuGate gate(0, 1s);
   gate.set_paused(true, "checksum wrong");

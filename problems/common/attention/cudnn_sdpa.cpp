@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <glob.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -157,6 +158,7 @@ struct Built {
   bool grouped = false;  // K/V have fewer heads than Q
   std::vector<std::string> kernels;  // filled on the first execution
   bool inspected = false;
+  double build_seconds = 0;  // the graph's build (heuristics, plan); the first execution's load is not in it
 };
 
 }  // namespace
@@ -197,7 +199,9 @@ struct CudnnSdpa::Impl {
     const std::string what = label(backward, s);
     b.label = what;
     b.grouped = s.kv_heads() != s.H;
+    const auto t0 = std::chrono::steady_clock::now();
     check(b.graph->build(handle, {fe::HeurMode_t::A}), "building the " + what + " graph");
+    b.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     check(b.graph->get_workspace_size(b.workspace), "workspace size of " + what);
     check(b.graph->get_plan_name(b.plan), "plan name of " + what);
     if (b.workspace > workspace_bytes) {
@@ -260,7 +264,7 @@ std::string CudnnSdpa::version() const {
 std::string CudnnSdpa::library_path() const { return impl_->library; }
 std::vector<CudnnSdpa::Plan> CudnnSdpa::plans() const {
   std::vector<Plan> out;
-  for (const auto& [key, b] : impl_->graphs) out.push_back({b.label, b.plan, b.workspace, b.kernels});
+  for (const auto& [key, b] : impl_->graphs) out.push_back({b.label, b.plan, b.workspace, b.kernels, b.build_seconds});
   return out;
 }
 

@@ -46,6 +46,7 @@ class CudnnSdpa {
     std::string name;                  // the execution plan's name (engine and knobs)
     int64_t workspace_bytes = 0;
     std::vector<std::string> kernels;  // what one execution launches (seen by stream capture)
+    double build_seconds = 0;          // building the graph's plan in this process
   };
   std::vector<Plan> plans() const;
 

@@ -79,7 +79,7 @@ json sdpa_plans_json(const CudnnSdpa& sdpa, const std::string& direction) {
   for (const auto& p : sdpa.plans())
     if (p.label.rfind(direction + " ", 0) == 0)
       plans[p.label] = {{"plan", p.name}, {"attention_kernel", attention_kernel(p.kernels)},
-                        {"workspace_bytes", p.workspace_bytes}};
+                        {"workspace_bytes", p.workspace_bytes}, {"build_seconds", p.build_seconds}};
   return plans;
 }
 

@@ -12,6 +12,7 @@ void GpuGate::account_locked(Clock::time_point now) {
   const double dt = std::chrono::duration<double>(now - last_change_).count();
   if (shared_ > 0 || exclusive_) held_ += dt;
   if (exclusive_) exclusive_held_ += dt;
+  if (!exclusive_ && exclusive_waiting_ > 0) draining_ += dt;
   last_change_ = now;
 }
 
@@ -26,9 +27,11 @@ std::shared_ptr<void> GpuGate::shared_use() {
 
 std::shared_ptr<void> GpuGate::exclusive_use() {
   std::unique_lock lock(mu_);
+  account_locked(Clock::now());
   ++exclusive_waiting_;
   const auto deadline = Clock::now() + max_timing_wait_;
   const bool granted = cv_.wait_until(lock, deadline, [&] { return !exclusive_ && shared_ == 0 && !timing_excluded_; });
+  account_locked(Clock::now());
   --exclusive_waiting_;
   if (!granted) {
     cv_.notify_all();
@@ -36,8 +39,8 @@ std::shared_ptr<void> GpuGate::exclusive_use() {
     throw InfraFault("GPU " + std::to_string(device_) + " stayed " + why + " for " +
                      std::to_string(max_timing_wait_.count() / 1000) + " s: the timed stage moves to another attempt");
   }
-  account_locked(Clock::now());
   exclusive_ = true;
+  ++grants_;
   return std::shared_ptr<void>(this, [](GpuGate* g) { g->release_exclusive(); });
 }
 
@@ -103,6 +106,8 @@ GpuGateSnapshot GpuGate::snapshot() const {
   const double pending = std::chrono::duration<double>(now - last_change_).count();
   s.held_seconds = held_ + ((shared_ > 0 || exclusive_) ? pending : 0);
   s.exclusive_seconds = exclusive_held_ + (exclusive_ ? pending : 0);
+  s.draining_seconds = draining_ + (!exclusive_ && exclusive_waiting_ > 0 ? pending : 0);
+  s.exclusive_grants = grants_;
   s.open_seconds = std::chrono::duration<double>(now - opened_).count();
   return s;
 }

@@ -28,6 +28,9 @@ struct GpuGateSnapshot {
   std::string out_of_service_reason;
   double held_seconds = 0, open_seconds = 0;  // any use held / since the gate opened
   double exclusive_seconds = 0;
+  // A timed stage waiting for the shared ones to end (new ones held back): the price of exclusivity.
+  double draining_seconds = 0;
+  long long exclusive_grants = 0;
 };
 
 class GpuGate final : public GpuLaneGate {
@@ -58,7 +61,8 @@ class GpuGate final : public GpuLaneGate {
   bool exclusive_ = false, paused_ = false, timing_excluded_ = false, out_of_service_ = false;
   std::string pause_reason_, timing_reason_, out_of_service_reason_;
   std::chrono::steady_clock::time_point opened_ = std::chrono::steady_clock::now(), last_change_ = opened_;
-  double held_ = 0, exclusive_held_ = 0;
+  double held_ = 0, exclusive_held_ = 0, draining_ = 0;
+  long long grants_ = 0;
 };
 
 }  // namespace ptxbench

@@ -316,7 +316,9 @@ json ServiceEngine::snapshot() const {
                     {"shared_users", s.shared_users},
                     {"timing", s.exclusive},
                     {"busy_fraction", s.open_seconds > 0 ? s.held_seconds / s.open_seconds : 0.0},
-                    {"timed_fraction", s.open_seconds > 0 ? s.exclusive_seconds / s.open_seconds : 0.0}});
+                    {"timed_fraction", s.open_seconds > 0 ? s.exclusive_seconds / s.open_seconds : 0.0},
+                    {"draining_fraction", s.open_seconds > 0 ? s.draining_seconds / s.open_seconds : 0.0},
+                    {"exclusive_grants", s.exclusive_grants}});
   }
   json faults = json::array();
   json health = json::array();

@@ -46,6 +46,7 @@ StageStop run_timed_worker(GpuStageRun& c) {
   WorkerLaunch launch = c.launch(std::chrono::seconds(900));
   launch.exclusive_gpu = [&use] { use.become_exclusive(); };
   c.timed_run = run_worker(launch, timed_job);
+  c.timed_exclusive_seconds = use.exclusive_seconds();
   // Its samples were then taken beside other lanes' work: not a time to keep (our worker's fault).
   if (c.timed_run->done && !use.exclusive())
     throw InfraFault("the timed worker finished without asking for exclusive use of the GPU: its timings are not kept");

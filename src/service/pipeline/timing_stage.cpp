@@ -47,7 +47,11 @@ StageStop record_timing(GpuStageRun& c) {
       s.detail["exclusive_worker"] = true;
       // When it had the GPU alone: from its request, just before its first timed sample.
       const auto asked = source.of_type("exclusive_gpu");
-      if (!asked.empty()) s.detail["exclusive_wait_seconds"] = asked.front().value("waited_seconds", 0.0);
+      if (!asked.empty()) {
+        s.detail["exclusive_wait_seconds"] = asked.front().value("waited_seconds", 0.0);
+        s.detail["exclusive_settle_seconds"] = asked.front().value("settle_seconds", 0.0);
+      }
+      s.detail["exclusive_held_seconds"] = c.timed_exclusive_seconds;
     }
     if (!c.no_counted_sample.empty()) s.detail["counted_timed_sample"] = c.no_counted_sample;
     r.add_stage(s);
