@@ -34,6 +34,7 @@
 #include "service/candidate_files.h"
 #include "service/engine_candidate_service.h"
 #include "service/evaluator.h"
+#include "service/infra_retry.h"
 #include "service/health/nvml_library.h"
 #include "service/local_candidate_service.h"
 
@@ -331,12 +332,12 @@ int main(int argc, char** argv) {
         std::ofstream(f) << it.source;
         // An infra_error (a harness fault, the GPU's speed drifting under a timing) runs again, up to
         // twice, as the service re-queues one: the baseline's verdicts are then the candidates'.
-        EvaluationRecord rec = ev.evaluate(specs.at(it.problem), f);
-        for (int again = 0; again < 2 && rec.verdict == Verdict::infra_error; ++again) {
-          std::cerr << "  " << name << " " << it.label << ": infra_error (" << rec.reason << "), run again\n";
-          ++r.sequential_reruns;
-          rec = ev.evaluate(specs.at(it.problem), f);
-        }
+        EvaluationRecord rec = evaluate_with_infra_retries([&] { return ev.evaluate(specs.at(it.problem), f); }, 3,
+                                                           [&](int, const std::string& why) {
+                                                             std::cerr << "  " << name << " " << it.label << ": infra_error ("
+                                                                       << why << "), run again\n";
+                                                             ++r.sequential_reruns;
+                                                           });
         r.records.push_back(std::move(rec));
         std::cerr << "  " << name << " " << it.label << ": " << to_string(r.records.back().verdict) << " ("
                   << r.records.back().reason << ")\n";

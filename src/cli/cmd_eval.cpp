@@ -19,6 +19,7 @@
 #include "sandbox/capabilities.h"
 #include "service/engine_candidate_service.h"
 #include "service/evaluator.h"
+#include "service/infra_retry.h"
 #include "store/workspace_db.h"
 
 namespace ptxbench::cli {
@@ -169,7 +170,12 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
     Evaluator ev(opt, [&](const std::string& line) { spdlog::info("[{}/{}] {}", index + 1, files.size(), line); });
     for (; index < files.size(); ++index) {
       spdlog::info("[{}/{}] {} on {}", index + 1, files.size(), files[index], specs[index].name);
-      report(ev.evaluate(specs[index], files[index]));
+      // An infra_error is never the candidate's: judged again, up to --max-attempts runs in all.
+      report(evaluate_with_infra_retries([&] { return ev.evaluate(specs[index], files[index]); }, a.engine.max_attempts,
+                                         [&](int attempt, const std::string& why) {
+                                           spdlog::warn("[{}/{}] infra_error ({}): attempt {} of {}", index + 1,
+                                                        files.size(), why, attempt, a.engine.max_attempts);
+                                         }));
     }
   }
   code.value = worst;

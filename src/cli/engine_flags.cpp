@@ -14,7 +14,7 @@ void add_engine_flags(CLI::App* cmd, EngineFlags& f) {
                                       "timing always has its GPU alone")->check(CLI::Range(1, 64))->capture_default_str();
   cmd->add_option("--cpu-jobs", f.cpu_jobs, "Parallel builds and static checks (0: one per core)")->check(CLI::NonNegativeNumber);
   cmd->add_flag("--no-pipelining", f.no_pipelining, "One candidate at a time through build, static checks and GPU stages");
-  cmd->add_option("--max-attempts", f.max_attempts, "Runs of a job that infra faults interrupt before it ends as infra_error")
+  cmd->add_option("--max-attempts", f.max_attempts, "Runs of a job (eval --sequential: of a file) that infra faults interrupt before it ends as infra_error")
       ->check(CLI::Range(1, 20))->capture_default_str();
   cmd->add_option("--lease-seconds", f.lease_seconds, "Lease of a job (kept alive while it runs); a killed service's jobs "
                                                       "run again after it")->check(CLI::Range(2, 3600))->capture_default_str();
