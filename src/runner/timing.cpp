@@ -224,7 +224,7 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, const Timin
   ctx.workload.prepare(shape.get<WorkloadShape>());
   ctx.workload.generate_inputs(ctx.draw_seed(), s);
   warm_up(ctx, label, flops, cfg.warmup_calls, true, cfg.with_baseline);
-  ctx.take_exclusive_gpu();  // already taken before the candidate loaded; kept should that order change
+  ctx.take_exclusive_gpu();  // the first timed sample follows (a no-op once taken)
   const GpuState before = ctx.nvml.read();
   const auto t0 = std::chrono::steady_clock::now();
   const int capacity = cfg.max_samples * (cfg.with_baseline ? 2 : 1);

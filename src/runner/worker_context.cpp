@@ -28,14 +28,29 @@ void WorkerContext::take_exclusive_gpu() {
   const int fd = std::exchange(exclusive_gpu_fd, -1);
   const auto t0 = std::chrono::steady_clock::now();
   const char ask = 'x';
-  char answer = 0;
-  ssize_t n = -1;
+  // 'g' and the grant's token (service/timed_grant.h), or 'n'.
+  char answer[1 + 32] = {};
+  size_t got = 0;
   if (::send(fd, &ask, 1, MSG_NOSIGNAL) == 1)
-    do n = ::read(fd, &answer, 1); while (n < 0 && errno == EINTR);
+    while (got < sizeof answer) {
+      const ssize_t n = ::read(fd, answer + got, sizeof answer - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0 || (got == 0 && answer[0] != 'g')) {
+        if (n > 0) got += size_t(n);
+        break;
+      }
+      got += size_t(n);
+    }
   ::close(fd);
-  if (n != 1 || answer != 'g')
-    channel.fatal_and_exit("infra_error", n == 1 ? "the service refused exclusive use of the GPU for timing"
-                                                 : "the service's exclusive-use socket closed before it answered", 6);
+  if (got != sizeof answer || answer[0] != 'g') {
+    // Once the candidate is loaded the socket is within its reach: a broken handshake is its doing.
+    if (entry)
+      channel.fatal_and_exit("forbidden", "the exclusive-use socket failed after the candidate loaded (closed, replaced "
+                                          "or read by code besides the harness)", 7);
+    channel.fatal_and_exit("infra_error", got >= 1 && answer[0] == 'n' ? "the service refused exclusive use of the GPU for timing"
+                                                                        : "the service's exclusive-use socket closed before it answered", 6);
+  }
+  const std::string grant(answer + 1, sizeof answer - 1);
   const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // Granted once the other lanes' workers were reaped; a killed one's context may still be going
   // away (its kernels with it). The first sample waits, up to 5 s, until NVML lists no compute
@@ -46,7 +61,7 @@ void WorkerContext::take_exclusive_gpu() {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
     seen = nvml.compute_processes();
   }
-  json ev = {{"type", "exclusive_gpu"}, {"waited_seconds", waited},
+  json ev = {{"type", "exclusive_gpu"}, {"waited_seconds", waited}, {"grant", grant},
              {"settle_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count()}};
   if (seen) ev["other_gpu_processes"] = std::max(0, *seen - 1);
   else ev["other_gpu_processes"] = "unknown (NVML cannot list them)";

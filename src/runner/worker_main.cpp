@@ -136,10 +136,11 @@ int run(const Args& args, ResultChannel& channel) {
     ctx.reference_fd = job.value("reference_pool_fd", -1);
     make_pooled_references(ctx, job);
   }
-  // Timing needs the GPU alone from here on (all clean timings came from the cache, or there were
-  // none to take); the socket is closed before candidate code is in the process.
-  if (job.contains("timing")) ctx.take_exclusive_gpu();
-  if (ctx.exclusive_gpu_fd >= 0) ::close(std::exchange(ctx.exclusive_gpu_fd, -1));
+  // The timed worker asks for the GPU alone just before its first timed sample (time_shape), after
+  // its candidate loaded and the first shape's warm-up calls ran beside the other lanes' work. Its
+  // socket is then within the candidate's reach: the grant's token says whose answer it was
+  // (service/timed_grant.h). A worker that times nothing closes it now.
+  if (!job.contains("timing") && ctx.exclusive_gpu_fd >= 0) ::close(std::exchange(ctx.exclusive_gpu_fd, -1));
   std::optional<CandidateLibrary> lib;
   if (job.contains("candidate")) {
     const std::filesystem::path so = job.at("candidate").get<std::string>();
@@ -177,6 +178,7 @@ int run(const Args& args, ResultChannel& channel) {
       clean = run_integrity_audit(ctx, "target_run", false);
     }
     if (clean && good && job.contains("timing")) run_timing(ctx, job);
+    if (ctx.exclusive_gpu_fd >= 0) ::close(std::exchange(ctx.exclusive_gpu_fd, -1));
     if (clean) run_integrity_audit(ctx, "the last stage", true);
   } else if (mode == "single_call") {
     run_single_call(ctx, job.at("shape"), job.at("flops").get<double>(), job.value("nvtx_range", false),

@@ -11,7 +11,8 @@
 
 namespace ptxbench {
 
-ExclusiveHandshake::ExclusiveHandshake(std::function<void()> take) : take_(std::move(take)) {
+ExclusiveHandshake::ExclusiveHandshake(std::function<void()> take, std::string token)
+    : take_(std::move(take)), token_(std::move(token)) {
   int fds[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
     fail(std::string("socketpair for the timed worker's handshake: ") + std::strerror(errno));
@@ -42,16 +43,16 @@ void ExclusiveHandshake::listen() {
     if (n <= 0) return;  // the worker ended, or finish() shut the socket
     if (requested_) continue;  // one request is served; anything later is ignored
     requested_ = true;
-    char answer = 'g';
+    std::string answer = "g" + token_;
     pause_.begin();
     try {
       take_();
     } catch (...) {
       error_ = std::current_exception();
-      answer = 'n';
+      answer = "n";
     }
     pause_.end();
-    (void)!::send(parent_, &answer, 1, MSG_NOSIGNAL);  // the worker may be gone: never SIGPIPE
+    (void)!::send(parent_, answer.data(), answer.size(), MSG_NOSIGNAL);  // the worker may be gone: never SIGPIPE
   }
 }
 

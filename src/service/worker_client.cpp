@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "sandbox/capabilities.h"
 #include "service/exclusive_handshake.h"
+#include "service/timed_grant.h"
 #include "service/reference_session.h"
 #include "service/result_lines.h"
 #include "service/worker_sandbox.h"
@@ -197,8 +198,10 @@ WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const 
                     {"deny_file_opens", !tool && !caps.off("file_opens") && deny_every_file_open()},
                     {"after_load", !tool}};
   std::optional<ExclusiveHandshake> handshake;
+  WorkerRun run;
   if (launch.exclusive_gpu) {
-    handshake.emplace(launch.exclusive_gpu);
+    run.exclusive_grant_token = new_grant_token();
+    handshake.emplace(launch.exclusive_gpu, run.exclusive_grant_token);
     job["exclusive_gpu_fd"] = kExclusiveGpuFd;
   }
   ReferenceSession* references = tool ? nullptr : launch.reference_session;
@@ -224,7 +227,6 @@ WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const 
     opt.pause = handshake->pause();  // the wait for exclusive use is not the worker's time
   }
   if (references) opt.pass_fds.push_back({references->child_end(), kReferencePoolFd});
-  WorkerRun run;
   std::vector<std::string> argv = command;
   bool under_bwrap = false;
   if (launch.sandbox) {

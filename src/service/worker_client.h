@@ -23,6 +23,8 @@ struct WorkerRun {
   std::optional<std::string> tampered;  // the result channel failed verification: candidate code wrote to it
   json sandbox = json::object();        // what confined the process (and, from the worker, around the candidate)
   std::string tool_log;                 // the wrapper's own report (--log-file), when it has one
+  // With an exclusive_gpu launch: the token the harness's grant carried (service/timed_grant.h).
+  std::string exclusive_grant_token;
 
   std::optional<json> stage(const std::string& name) const;
   std::vector<json> of_type(const std::string& type) const;

@@ -131,6 +131,29 @@ TEST_F(IntegrityOnGpu, ThroughTheServiceACandidateThatReachesTheReferencePoolIsF
   EXPECT_FALSE(attack["environment"]["reference_pool"].value("violations", json::array()).empty());
 }
 
+// Through the service the timed worker asks for exclusive use after its candidate loaded, on a
+// socket within the candidate's reach. A candidate that closes it is forbidden at once (never an
+// infra fault that runs it again); the honest one beside it is timed on the harness's own grant.
+TEST_F(IntegrityOnGpu, ThroughTheServiceACandidateThatClosesTheExclusiveUseSocketIsForbidden) {
+  // One lane: the naive GEMM's clean library timings are cached before the attack's timed worker
+  // starts, so that worker takes no clean timing (which asks before the candidate loads) and asks
+  // with its candidate in the process.
+  const auto r = run_cli(ws(), {"eval", "--json", "--no-sanitize", "-p", "gemm", "--lanes", "1",
+                                file("problems/gemm/reference/naive.cu"),
+                                file("tests/gpu/candidates/attacks/gemm_closes_the_exclusive_socket.cu")});
+  ASSERT_TRUE(r.output.is_array() && r.output.size() == 2) << r.process.describe() << "\n" << r.process.err;
+  const json &naive = r.output[0], &attack = r.output[1];
+  EXPECT_EQ(naive["verdict"], "correct") << naive["reason"];
+  const json naive_timing = stage_of(naive, "timing")["detail"];
+  EXPECT_TRUE(naive_timing.value("exclusive_worker", false)) << naive_timing.dump();
+  EXPECT_GT(naive_timing.value("exclusive_held_seconds", 0.0), 0) << naive_timing.dump();
+  ASSERT_EQ(stage_of(attack, "build")["status"], "ok") << stage_of(attack, "build").dump();
+  ASSERT_EQ(stage_of(attack, "correctness")["status"], "ok") << stage_of(attack, "correctness").dump();
+  std::cout << "attack: " << attack["verdict"] << ": " << attack["reason"] << "\n";
+  EXPECT_EQ(attack["verdict"], "forbidden") << attack["reason"] << "\n" << stage_of(attack, "timing").dump();
+  EXPECT_NE(attack["reason"].get<std::string>().find("exclusive-use socket"), std::string::npos) << attack["reason"];
+}
+
 // Through the service's engine (several files: GPU sharing, the timed part in a worker of its own)
 // the counted calls decide whether a timed sample is counted. The naive forward attention, whose
 // counted calls ran no target instruction, is timed without one (it could earn nothing from it);

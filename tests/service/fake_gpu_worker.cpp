@@ -12,7 +12,8 @@
 //                exclusively, a shared stage gpuN/shared.lock shared (flock); each reports whether
 //                it saw the other kind running (the gate's exclusivity, checked across processes).
 //                Given "exclusive_gpu_fd", a timed stage first runs "setup_ms" as a shared one,
-//                then asks for exclusive use on that socket (the real timed worker's handshake).
+//                then asks for exclusive use on that socket (the real timed worker's handshake);
+//                "grant": "faked" or "other_token" plays candidate code that answers it instead.
 //   --probe      the health probe (job {"mode": "probe", "device"}): a failing checksum while
 //                gpuN/sticky counts down, throttling and a 30% slower calibration kernel while
 //                gpuN/throttle counts down.
@@ -233,14 +234,29 @@ int stage(const json& job) {
     std::this_thread::sleep_for(std::chrono::milliseconds(job.value("setup_ms", 0)));
     ::close(setup);
     setup_beside_shared = setup_beside_shared || held_by_others(shared, LOCK_EX);
-    const char ask = 'x';
-    char answer = 0;
-    const bool asked = ::send(gate_fd, &ask, 1, MSG_NOSIGNAL) == 1 && ::read(gate_fd, &answer, 1) == 1;
-    ::close(gate_fd);
-    if (!asked || answer != 'g') {
-      emit({{"type", "fatal"}, {"verdict", "infra_error"}, {"message", "the service refused exclusive use of the GPU for timing"}});
-      return 6;
+    // "grant": how candidate code in the real worker could answer it (service/timed_grant.h):
+    // "faked" never asks the harness and times at once, "other_token" asks but is timed on
+    // another token (its own socket answered the worker first).
+    const std::string grant_fault = job.value("grant", "");
+    std::string token = "f00dfeedf00dfeedf00dfeedf00dfeed";
+    if (grant_fault != "faked") {
+      const char ask = 'x';
+      char answer[33] = {};
+      size_t got = 0;
+      if (::send(gate_fd, &ask, 1, MSG_NOSIGNAL) == 1)
+        for (ssize_t n; got < sizeof answer && (n = ::read(gate_fd, answer + got, sizeof answer - got)) > 0;) {
+          got += size_t(n);
+          if (answer[0] != 'g') break;
+        }
+      if (got != sizeof answer || answer[0] != 'g') {
+        ::close(gate_fd);
+        emit({{"type", "fatal"}, {"verdict", "infra_error"}, {"message", "the service refused exclusive use of the GPU for timing"}});
+        return 6;
+      }
+      if (grant_fault != "other_token") token.assign(answer + 1, 32);
     }
+    ::close(gate_fd);
+    emit({{"type", "exclusive_gpu"}, {"waited_seconds", 0.0}, {"grant", token}});
     // As the real worker waits for NVML to list no other process: a shared stage killed just
     // before the grant may still be exiting, its lock not yet released (up to 5 s).
     // Said in the result: after a clean stage it never happens (a gate that granted too early would).

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "service/infra_fault.h"
+#include "service/timed_grant.h"
 #include "service/worker_client.h"
 
 namespace ptxbench::test {
@@ -54,6 +55,7 @@ json SimulatedExecutor::run_on_gpu(const LeasedJob& job, PreparedJob&, GpuLaneGa
     if (timed == (fault == "throttle")) stage["fault"] = fault;
     if (job.payload.contains("channel")) stage["channel"] = job.payload["channel"];
     if (timed) stage["setup_ms"] = job.payload.value("setup_ms", 0);
+    if (timed && job.payload.contains("grant")) stage["grant"] = job.payload["grant"];
     WorkerLaunch launch = fake_worker_launch(worker_, job_dir_, std::max(timeout, std::chrono::seconds(1)));
     if (timed_use) launch.exclusive_gpu = [timed_use] { timed_use->become_exclusive(); };
     return run_worker(launch, stage);
@@ -90,8 +92,13 @@ json SimulatedExecutor::run_on_gpu(const LeasedJob& job, PreparedJob&, GpuLaneGa
   TimedWorkerUse use(gate);
   WorkerRun run = run_phase("timed", &use);
   if (run.tampered) return tampered(run);
+  // As the real timed stage (pipeline/timed_worker_stage.cpp): timed on a grant the harness never gave.
+  if (const std::string why = why_timed_without_grant(run, use.exclusive()); !why.empty()) {
+    result["verdict"] = "forbidden";
+    result["reason"] = why;
+    return result;
+  }
   if (!run.done) throw InfraFault("the timed stage ended early: " + run.process.describe());
-  if (!use.exclusive()) throw InfraFault("the timed stage never asked for exclusive use");
   auto timing = run.of_type("timing");
   if (timing.empty()) throw InfraFault("the timed stage reported no timing");
   result["verdict"] = "correct";

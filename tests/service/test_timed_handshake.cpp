@@ -6,10 +6,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <set>
 
 #include "service/engine/service_engine.h"
 #include "service/infra_fault.h"
 #include "service/queue/sqlite_job_queue.h"
+#include "service/timed_grant.h"
 #include "simulated_executor.h"
 #include "support/temp_dir.h"
 
@@ -20,9 +22,11 @@ namespace {
 
 const std::filesystem::path kFakeWorker = std::filesystem::path(PTXBENCH_BIN_DIR) / "ptxbench-fake-gpu-worker";
 
-json stage_job(const char* phase, int setup_ms = 0) {
-  return {{"mode", "eval"}, {"accounting", false}, {"stream_discipline", false}, {"phase", phase},
-          {"device", 0},    {"ms", 5},             {"setup_ms", setup_ms}};
+json stage_job(const char* phase, int setup_ms = 0, const std::string& grant = "") {
+  json j = {{"mode", "eval"}, {"accounting", false}, {"stream_discipline", false}, {"phase", phase},
+            {"device", 0},    {"ms", 5},             {"setup_ms", setup_ms}};
+  if (!grant.empty()) j["grant"] = grant;
+  return j;
 }
 
 using test::FakeGpus;
@@ -39,6 +43,43 @@ TEST(TimedHandshake, TheTimedWorkerAsksOnceAndTimesAfterTheAnswer) {
   EXPECT_TRUE(run.done) << run.process.describe() << "\n" << run.output_tail();
   EXPECT_EQ(asked.load(), 1);
   EXPECT_EQ(run.of_type("timing").size(), 1u) << run.process.result;
+}
+
+TEST(TimedHandshake, TheGrantCarriesAFreshTokenThatTheWorkerReports) {
+  test::TempDir dir("ptxbench-handshake");
+  FakeGpus gpus(dir.path());
+  std::set<std::string> tokens;
+  for (int i = 0; i < 2; ++i) {
+    WorkerLaunch launch = test::fake_worker_launch(kFakeWorker, dir.path() / "jobs", 10s);
+    bool granted = false;
+    launch.exclusive_gpu = [&] { granted = true; };
+    WorkerRun run = run_worker(launch, stage_job("timed"));
+    ASSERT_TRUE(run.done) << run.process.describe() << "\n" << run.output_tail();
+    ASSERT_EQ(run.exclusive_grant_token.size(), kGrantTokenLength);
+    ASSERT_EQ(run.of_type("exclusive_gpu").size(), 1u);
+    EXPECT_EQ(run.of_type("exclusive_gpu").front().value("grant", ""), run.exclusive_grant_token);
+    EXPECT_EQ(why_timed_without_grant(run, granted), "");
+    tokens.insert(run.exclusive_grant_token);
+  }
+  EXPECT_EQ(tokens.size(), 2u) << "two runs were granted with the same token";
+}
+
+// Candidate code that answers the worker's request itself (its own socket in place of the
+// harness's): without asking the harness, or asking it but timing first on its own answer.
+TEST(TimedHandshake, AWorkerTimedOnAGrantTheHarnessNeverGaveIsForbidden) {
+  test::TempDir dir("ptxbench-handshake");
+  FakeGpus gpus(dir.path());
+  for (const std::string grant : {"faked", "other_token"}) {
+    WorkerLaunch launch = test::fake_worker_launch(kFakeWorker, dir.path() / "jobs", 10s);
+    std::atomic<int> asked{0};
+    launch.exclusive_gpu = [&] { ++asked; };
+    WorkerRun run = run_worker(launch, stage_job("timed", 0, grant));
+    ASSERT_TRUE(run.done) << grant << ": " << run.process.describe() << "\n" << run.output_tail();
+    EXPECT_EQ(asked.load(), grant == "faked" ? 0 : 1) << grant;
+    const std::string why = why_timed_without_grant(run, asked.load() > 0);
+    EXPECT_NE(why.find(grant == "faked" ? "without the harness's grant" : "a grant the harness never gave"), std::string::npos)
+        << grant << ": " << why;
+  }
 }
 
 TEST(TimedHandshake, ARefusedRequestEndsTheWorkerAndIsRethrownAfterIt) {
@@ -98,4 +139,28 @@ TEST(TimedHandshake, InTheEngineTheTimedStageStartsBesideSharedStagesButTimesAlo
     EXPECT_FALSE(out->result.value("settled_after_grant", true)) << id << ": granted while a clean shared stage still ran";
   }
   EXPECT_GT(beside, 0) << "no timed stage started while a shared stage ran: exclusive use was taken at its start";
+}
+
+// In the engine a faked grant is the candidate's verdict, judged once: never an infra fault that
+// runs the job again (and at last ends it as infra_error, which counts against no model).
+TEST(TimedHandshake, InTheEngineAFakedGrantIsForbiddenAtTheFirstAttempt) {
+  test::TempDir dir("ptxbench-handshake-engine");
+  FakeGpus gpus(dir.path());
+  SqliteJobQueue q(dir.path() / "ptxbench.db", {.max_attempts = 3});
+  ASSERT_TRUE(q.status().ok) << q.status().error;
+  ASSERT_TRUE(q.enqueue("faked", {{"ms", 20}, {"grant", "faked"}}, nullptr).ok);
+  ASSERT_TRUE(q.enqueue("honest", {{"ms", 20}}, nullptr).ok);
+  test::SimulatedExecutor executor(kFakeWorker, dir.path() / "jobs", 10000ms);
+  EngineOptions o = test::simulated_engine_options(2, 2, 5000, 10);
+  o.devices = {0};
+  ServiceEngine engine(q, executor, nullptr, o, test::simulated_monitor_options());
+  engine.start();
+  engine.wait_until_drained();
+  engine.stop();
+  std::optional<JobOutcome> faked, honest;
+  ASSERT_TRUE(q.outcome("faked", &faked).ok && faked && q.outcome("honest", &honest).ok && honest);
+  EXPECT_EQ(faked->state, JobState::done) << faked->reason;
+  EXPECT_EQ(faked->result.value("verdict", ""), "forbidden") << faked->result.dump();
+  EXPECT_EQ(faked->result.value("attempt", 0), 1) << "the faked grant was run again";
+  EXPECT_EQ(honest->result.value("verdict", ""), "correct") << honest->result.dump();
 }

@@ -1,0 +1,26 @@
+#include "service/timed_grant.h"
+
+#include "service/result_lines.h"
+
+namespace ptxbench {
+
+std::string new_grant_token() { return new_channel_key().substr(0, kGrantTokenLength); }
+
+std::string why_timed_without_grant(const WorkerRun& run, bool granted) {
+  const std::string socket = " (its exclusive-use socket was closed, replaced or answered by code besides the harness)";
+  if (!granted)
+    return run.done ? "the timed worker took its samples without the harness's grant of exclusive use" + socket : "";
+  const auto grants = run.of_type("exclusive_gpu");
+  if (grants.empty())
+    return run.done ? "the timed worker was granted exclusive use but reported no grant" + socket : "";
+  for (const auto& g : grants) {
+    const std::string seen = g.value("grant", "");
+    if (seen != run.exclusive_grant_token)
+      return "the timed worker was timed on a grant the harness never gave: it was answered with " +
+             (seen.empty() ? std::string("no token") : "token " + seen.substr(0, 8) + "...") + ", the harness's was " +
+             run.exclusive_grant_token.substr(0, 8) + "..." + socket;
+  }
+  return "";
+}
+
+}  // namespace ptxbench

@@ -1,0 +1,25 @@
+// Whether a timed worker's samples followed the harness's own grant of exclusive use. The
+// worker's handshake socket (exclusive_handshake.h) is still open while its candidate runs, so
+// candidate code could answer the worker itself (its own socket put in place of the harness's)
+// and have samples taken beside other lanes' work. The harness's grant carries a fresh token; the
+// worker reports the token it was answered with in its `exclusive_gpu` event. A worker that
+// finished without the harness having granted, or that reports another token (or none), was timed
+// on a grant the harness never gave: `forbidden`, whatever its times say.
+#pragma once
+#include <cstddef>
+#include <string>
+
+#include "service/worker_client.h"
+
+namespace ptxbench {
+
+inline constexpr size_t kGrantTokenLength = 32;  // hex characters after the 'g'
+
+std::string new_grant_token();
+
+// "" when nothing says the samples came before the harness's grant; else why (the verdict is
+// forbidden). `granted`: the harness granted exclusive use to this run. A worker that ended
+// early without being granted is judged by how it ended (a crash, a timeout), not here.
+std::string why_timed_without_grant(const WorkerRun& run, bool granted);
+
+}  // namespace ptxbench
