@@ -9,6 +9,7 @@
 #include <thread>
 #include <utility>
 
+#include "core/exclusive_grant.h"
 #include "runner/integrity/gpu_activity_monitor.h"
 
 namespace ptxbench {
@@ -28,8 +29,8 @@ void WorkerContext::take_exclusive_gpu() {
   const int fd = std::exchange(exclusive_gpu_fd, -1);
   const auto t0 = std::chrono::steady_clock::now();
   const char ask = 'x';
-  // 'g' and the grant's token (service/timed_grant.h), or 'n'.
-  char answer[1 + 32] = {};
+  // 'g' and the grant's token (core/exclusive_grant.h), or 'n'.
+  char answer[1 + kGrantTokenLength] = {};
   size_t got = 0;
   if (::send(fd, &ask, 1, MSG_NOSIGNAL) == 1)
     while (got < sizeof answer) {

@@ -6,14 +6,12 @@
 // finished without the harness having granted, or that reports another token (or none), was timed
 // on a grant the harness never gave: `forbidden`, whatever its times say.
 #pragma once
-#include <cstddef>
 #include <string>
 
+#include "core/exclusive_grant.h"
 #include "service/worker_client.h"
 
 namespace ptxbench {
-
-inline constexpr size_t kGrantTokenLength = 32;  // hex characters after the 'g'
 
 std::string new_grant_token();
 

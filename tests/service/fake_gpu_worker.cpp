@@ -44,6 +44,7 @@
 #include <string>
 #include <thread>
 
+#include "core/exclusive_grant.h"
 #include "core/fd_messages.h"
 #include "core/json.h"
 #include "runner/result_channel.h"
@@ -238,10 +239,10 @@ int stage(const json& job) {
     // "faked" never asks the harness and times at once, "other_token" asks but is timed on
     // another token (its own socket answered the worker first).
     const std::string grant_fault = job.value("grant", "");
-    std::string token = "f00dfeedf00dfeedf00dfeedf00dfeed";
+    std::string token(ptxbench::kGrantTokenLength, 'f');  // not the harness's
     if (grant_fault != "faked") {
       const char ask = 'x';
-      char answer[33] = {};
+      char answer[1 + ptxbench::kGrantTokenLength] = {};
       size_t got = 0;
       if (::send(gate_fd, &ask, 1, MSG_NOSIGNAL) == 1)
         for (ssize_t n; got < sizeof answer && (n = ::read(gate_fd, answer + got, sizeof answer - got)) > 0;) {
@@ -253,7 +254,7 @@ int stage(const json& job) {
         emit({{"type", "fatal"}, {"verdict", "infra_error"}, {"message", "the service refused exclusive use of the GPU for timing"}});
         return 6;
       }
-      if (grant_fault != "other_token") token.assign(answer + 1, 32);
+      if (grant_fault != "other_token") token.assign(answer + 1, ptxbench::kGrantTokenLength);
     }
     ::close(gate_fd);
     emit({{"type", "exclusive_gpu"}, {"waited_seconds", 0.0}, {"grant", token}});
