@@ -116,10 +116,12 @@ std::vector<Item> repeated(const std::vector<Item>& queue, int repeat) {
 // The sum over every library plan a timed worker built (cuDNN graphs, cuBLASLt heuristics), from
 // the baseline's description in its timing stage.
 double library_plan_seconds(const json& baseline) {
+  // Named copies: a range-for over `value(...).items()` iterates a temporary already destroyed.
+  const json plans = baseline.value("plans", json::object()), plan_seconds = baseline.value("plan_seconds", json::object());
   double s = 0;
-  for (const auto& [label, p] : baseline.value("plans", json::object()).items())
+  for (const auto& [label, p] : plans.items())
     if (p.is_object()) s += p.value("build_seconds", 0.0);
-  for (const auto& [label, v] : baseline.value("plan_seconds", json::object()).items())
+  for (const auto& [label, v] : plan_seconds.items())
     if (v.is_number()) s += v.get<double>();
   return s;
 }
@@ -192,7 +194,7 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
     // (instrumented code; a naive kernel runs it hundreds of times slower), and the candidates
     // timed without one (their counted calls ran no target instruction).
     // The timed workers' waits for exclusive use, and the library plans they built.
-    double sampling_s = 0, counted_s = 0, exclusive_wait_s = 0, plan_s = 0, held_s = 0, settle_s = 0;
+    double sampling_s = 0, counted_s = 0, exclusive_wait_s = 0, plan_s = 0, held_s = 0, settle_s = 0, cache_wait_s = 0;
     int no_counted_sample = 0;
     for (const auto& rec : r.records)
       if (const StageResult* t = rec.stage("timing")) {
@@ -202,6 +204,7 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
         exclusive_wait_s += t->detail.value("exclusive_wait_seconds", 0.0);
         held_s += t->detail.value("exclusive_held_seconds", 0.0);
         settle_s += t->detail.value("exclusive_settle_seconds", 0.0);
+        cache_wait_s += t->detail.value("baseline_cache_wait_seconds", 0.0);
         if (t->detail.contains("baseline")) plan_s += library_plan_seconds(t->detail.at("baseline"));
       }
     // Within the correctness checks: the candidates' calls, and the harness's regenerated inputs,
@@ -250,7 +253,7 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
                             {"correctness_checks_with_pooled_reference", pooled_checks},
                             {"pooled_reference_handover_seconds", pooled_handover_s},
                             {"reference_pool_making_seconds", pool_making_s}, {"reference_pool", r.reference_pool},
-                            {"baseline_cache_hits", r.cache_hits}, {"sequential_infra_reruns", r.sequential_reruns},
+                            {"baseline_cache_hits", r.cache_hits}, {"baseline_cache_wait_seconds", cache_wait_s}, {"sequential_infra_reruns", r.sequential_reruns},
                             {"throughput_vs_sequential", ratio}, {"verdicts_same_as_sequential", same},
                             {"max_abs_speedup_diff_vs_sequential", worst_diff}, {"stage_seconds", stage_seconds},
                             {"candidates", cands}});

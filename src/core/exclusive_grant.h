@@ -1,11 +1,21 @@
-// The timed worker's grant of exclusive use on its handshake socket, as both ends spell it: 'g'
-// and a token of this many hex characters, or 'n' (refused). Shared by the harness
-// (service/exclusive_handshake.h, service/timed_grant.h) and the worker (runner/worker_context.cpp).
+// The timed worker's handshake for exclusive use of its GPU, as both ends spell it (the harness:
+// service/exclusive_handshake.h, service/timed_grant.h; the worker: runner/worker_context.cpp).
+// The worker writes one byte per request:
+//   kAskForCleanBaseline  before its candidate loads, to time the library alone; answered with
+//                         'g' and a token, or 'n' (refused). Given back with kGiveBack.
+//   kGiveBack             after the library's clean timings, still before the load: the harness
+//                         takes shared use again and answers kSharedAgain.
+//   kAskForTiming         just before the first timed sample, the candidate loaded: 'g' and a
+//                         fresh token, or 'n'. Final: nothing later on the socket is served.
 #pragma once
 #include <cstddef>
 
 namespace ptxbench {
 
-inline constexpr size_t kGrantTokenLength = 32;
+inline constexpr size_t kGrantTokenLength = 32;  // hex characters after 'g'
+inline constexpr char kAskForCleanBaseline = 'b';
+inline constexpr char kGiveBack = 'r';
+inline constexpr char kSharedAgain = 's';
+inline constexpr char kAskForTiming = 'x';
 
 }  // namespace ptxbench

@@ -297,6 +297,8 @@ void run_clean_baseline(WorkerContext& ctx, const json& job) {
                       {"median_error", b.median_error}, {"samples", b.samples}, {"sm_clock_mhz", b.sm_clock_mhz},
                       {"when", "before the candidate was loaded"}});
   }
+  // The GPU shared again for the pooled references, the load and the first warm-up calls.
+  ctx.give_back_exclusive_gpu();
 }
 
 bool run_timing(WorkerContext& ctx, const json& job) {

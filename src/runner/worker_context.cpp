@@ -26,9 +26,12 @@ uint64_t WorkerContext::draw_seed() {
 
 void WorkerContext::take_exclusive_gpu() {
   if (exclusive_gpu_fd < 0) return;
-  const int fd = std::exchange(exclusive_gpu_fd, -1);
+  const bool before_load = entry == nullptr;
+  if (before_load && clean_baseline_exclusive) return;  // already alone for the clean timings
+  const int fd = exclusive_gpu_fd;
+  if (!before_load) exclusive_gpu_fd = -1;  // closed below: the timing grant is the last request
   const auto t0 = std::chrono::steady_clock::now();
-  const char ask = 'x';
+  const char ask = before_load ? kAskForCleanBaseline : kAskForTiming;
   // 'g' and the grant's token (core/exclusive_grant.h), or 'n'.
   char answer[1 + kGrantTokenLength] = {};
   size_t got = 0;
@@ -42,15 +45,16 @@ void WorkerContext::take_exclusive_gpu() {
       }
       got += size_t(n);
     }
-  ::close(fd);
+  if (!before_load) ::close(fd);
   if (got != sizeof answer || answer[0] != 'g') {
     // Once the candidate is loaded the socket is within its reach: a broken handshake is its doing.
-    if (entry)
+    if (!before_load)
       channel.fatal_and_exit("forbidden", "the exclusive-use socket failed after the candidate loaded (closed, replaced "
                                           "or read by code besides the harness)", 7);
     channel.fatal_and_exit("infra_error", got >= 1 && answer[0] == 'n' ? "the service refused exclusive use of the GPU for timing"
                                                                         : "the service's exclusive-use socket closed before it answered", 6);
   }
+  if (before_load) clean_baseline_exclusive = true;
   const std::string grant(answer + 1, sizeof answer - 1);
   const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // Granted once the other lanes' workers were reaped; a killed one's context may still be going
@@ -62,11 +66,29 @@ void WorkerContext::take_exclusive_gpu() {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
     seen = nvml.compute_processes();
   }
-  json ev = {{"type", "exclusive_gpu"}, {"waited_seconds", waited}, {"grant", grant},
-             {"settle_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count()}};
+  json ev = {{"type", "exclusive_gpu"}, {"for", before_load ? "clean_baseline" : "timing"}, {"waited_seconds", waited},
+             {"grant", grant}, {"settle_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count()}};
   if (seen) ev["other_gpu_processes"] = std::max(0, *seen - 1);
   else ev["other_gpu_processes"] = "unknown (NVML cannot list them)";
   channel.emit(ev);
+}
+
+void WorkerContext::give_back_exclusive_gpu() {
+  if (!clean_baseline_exclusive || exclusive_gpu_fd < 0 || entry) return;
+  clean_baseline_exclusive = false;
+  // Work on the stream may not run on into the shared time.
+  if (cudaStreamSynchronize(stream.get()) != cudaSuccess)
+    channel.fatal_and_exit("infra_error", "the stream failed after the library's clean timings", 6);
+  const auto t0 = std::chrono::steady_clock::now();
+  char answer = 0;
+  ssize_t n = -1;
+  if (::send(exclusive_gpu_fd, &kGiveBack, 1, MSG_NOSIGNAL) == 1)
+    do n = ::read(exclusive_gpu_fd, &answer, 1);
+    while (n < 0 && errno == EINTR);
+  if (n != 1 || answer != kSharedAgain)
+    channel.fatal_and_exit("infra_error", "the service did not take the GPU back after the library's clean timings", 6);
+  channel.emit({{"type", "shared_gpu"}, {"after", "clean_baseline"},
+                {"waited_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}});
 }
 
 void set_time_limit_scale(double scale) { g_time_limit_scale = scale > 0 ? scale : 1.0; }

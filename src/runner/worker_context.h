@@ -42,18 +42,24 @@ struct WorkerContext {
   std::string counter_unavailable;                  // why there is no counter (a tool reason)
   std::map<std::string, CleanBaseline> clean_baseline;  // by shape label, measured before the candidate loaded
   // The timed worker under the service's lane gate starts while its GPU is shared, and asks for
-  // exclusive use on this socket just before its first timed sample (service/exclusive_handshake.h);
+  // exclusive use on this socket just before its first timed sample, and for the library's clean
+  // timings before its candidate loads (service/exclusive_handshake.h, core/exclusive_grant.h);
   // -1: the GPU is this worker's alone from the start (or the job times nothing).
   int exclusive_gpu_fd = -1;
+  bool clean_baseline_exclusive = false;  // granted for the clean timings, not yet given back
   // The service's reference pool (runner/reference_client.h); -1: every check computes its own
   // reference. pooled_seeds: per correctness shape (its JSON), the seeds of the sets whose
   // references the pool holds, used in order by the shape's first checks.
   int reference_fd = -1;
   std::map<std::string, std::vector<uint64_t>> pooled_seeds;
-  // Asks, waits for the answer and closes the socket; at most once (later calls return at once).
-  // A refusal ends the worker as infra_error. Called before each timed sample loop and before the
-  // candidate loads, so candidate code never sees the socket.
+  // Asks for the GPU alone and waits for the answer: before the candidate loads, for the library's
+  // clean timings (given back with give_back_exclusive_gpu); once it loaded, for the timed samples,
+  // and then closes the socket (later calls return at once). A refusal ends the worker as
+  // infra_error, a failed handshake after the load as forbidden. Called before each timed loop.
   void take_exclusive_gpu();
+  // After the clean timings, before the candidate loads: the GPU shared again once the harness
+  // answers. A no-op unless the clean timings took it.
+  void give_back_exclusive_gpu();
 
   // Input seeds and check secrets are drawn fresh from the OS when needed, so none exists before
   // it is used (a job may ask for a fixed sequence, for debugging only).

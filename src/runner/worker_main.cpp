@@ -137,9 +137,10 @@ int run(const Args& args, ResultChannel& channel) {
     make_pooled_references(ctx, job);
   }
   // The timed worker asks for the GPU alone just before its first timed sample (time_shape), after
-  // its candidate loaded and the first shape's warm-up calls ran beside the other lanes' work. Its
-  // socket is then within the candidate's reach: the grant's token says whose answer it was
-  // (service/timed_grant.h). A worker that times nothing closes it now.
+  // its candidate loaded and the first shape's warm-up calls ran beside the other lanes' work (the
+  // library's clean timings had it alone and gave it back). Its socket is then within the
+  // candidate's reach: the grant's token says whose answer it was (service/timed_grant.h). A
+  // worker that times nothing closes it now.
   if (!job.contains("timing") && ctx.exclusive_gpu_fd >= 0) ::close(std::exchange(ctx.exclusive_gpu_fd, -1));
   std::optional<CandidateLibrary> lib;
   if (job.contains("candidate")) {

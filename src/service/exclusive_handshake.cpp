@@ -8,11 +8,13 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/exclusive_grant.h"
+#include "service/timed_grant.h"
 
 namespace ptxbench {
 
-ExclusiveHandshake::ExclusiveHandshake(std::function<void()> take, std::string token)
-    : take_(std::move(take)), token_(std::move(token)) {
+ExclusiveHandshake::ExclusiveHandshake(std::function<void()> take, std::function<void()> give_back)
+    : take_(std::move(take)), give_back_(std::move(give_back)) {
   int fds[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
     fail(std::string("socketpair for the timed worker's handshake: ") + std::strerror(errno));
@@ -21,11 +23,7 @@ ExclusiveHandshake::ExclusiveHandshake(std::function<void()> take, std::string t
 }
 
 ExclusiveHandshake::~ExclusiveHandshake() {
-  try {
-    finish();
-  } catch (...) {
-    // The owner did not ask for the outcome; the use `take` acquired ends with its owner.
-  }
+  stop();  // the owner did not ask for the outcome; the use `take` acquired ends with its owner
   if (parent_ >= 0) ::close(parent_);
   close_child_end();
 }
@@ -35,33 +33,69 @@ void ExclusiveHandshake::close_child_end() {
   child_ = -1;
 }
 
+std::string ExclusiveHandshake::grant() {
+  pause_.begin();
+  try {
+    if (state_ != State::clean_baseline_granted) take_();  // else the GPU is already this worker's alone
+  } catch (...) {
+    pause_.end();
+    error_ = std::current_exception();
+    state_ = State::refused;
+    return "n";
+  }
+  pause_.end();
+  const std::string token = new_grant_token();
+  tokens_.push_back(token);
+  return "g" + token;
+}
+
 void ExclusiveHandshake::listen() {
   char c = 0;
   for (;;) {
     const ssize_t n = ::read(parent_, &c, 1);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // the worker ended, or finish() shut the socket
-    if (requested_) continue;  // one request is served; anything later is ignored
-    requested_ = true;
-    std::string answer = "g" + token_;
-    pause_.begin();
-    try {
-      take_();
-    } catch (...) {
-      error_ = std::current_exception();
-      answer = "n";
+    if (n <= 0) return;  // the worker ended, or stop() shut the socket
+    std::string answer;
+    if (c == kAskForCleanBaseline && state_ == State::shared) {
+      requested_ = true;
+      answer = grant();
+      if (state_ != State::refused) state_ = State::clean_baseline_granted;
+    } else if (c == kGiveBack && state_ == State::clean_baseline_granted) {
+      pause_.begin();
+      try {
+        if (give_back_) give_back_();
+        answer = std::string(1, kSharedAgain);
+        state_ = State::given_back;
+      } catch (...) {
+        error_ = std::current_exception();
+        state_ = State::refused;
+        answer = "n";
+      }
+      pause_.end();
+    } else if (c == kAskForTiming && (state_ == State::shared || state_ == State::clean_baseline_granted ||
+                                      state_ == State::given_back)) {
+      requested_ = true;
+      answer = grant();
+      if (state_ != State::refused) {
+        state_ = State::timing_granted;
+        timing_token_ = tokens_.back();
+      }
+    } else {
+      continue;  // out of order, or after the timing grant: never served
     }
-    pause_.end();
     (void)!::send(parent_, answer.data(), answer.size(), MSG_NOSIGNAL);  // the worker may be gone: never SIGPIPE
   }
 }
 
+void ExclusiveHandshake::stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  ::shutdown(parent_, SHUT_RDWR);  // wakes the listener's read
+  if (listener_.joinable()) listener_.join();
+}
+
 void ExclusiveHandshake::finish() {
-  if (!finished_) {
-    finished_ = true;
-    ::shutdown(parent_, SHUT_RDWR);  // wakes the listener's read
-    if (listener_.joinable()) listener_.join();
-  }
+  stop();
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 

@@ -23,9 +23,10 @@ class GpuLaneGate {
 
 // The timed worker's use of its GPU: shared while the worker starts (sandbox, CUDA context,
 // library plans, inputs, warm-up calls), exclusive from the moment it asks, just before its first
-// timed sample (WorkerLaunch::exclusive_gpu), to its end. The exclusive use replaces the shared
-// one (holding both would wait on itself). become_exclusive() runs on the handshake's thread; the
-// owner reads and destroys this only after the worker has ended.
+// timed sample (WorkerLaunch::exclusive_gpu), to its end; a worker that times the library alone
+// first holds it exclusively for those clean timings too, and shared again (become_shared) while
+// its candidate loads. Each use replaces the other (holding both would wait on itself). These run
+// on the handshake's thread; the owner reads and destroys this only after the worker has ended.
 class TimedWorkerUse {
  public:
   explicit TimedWorkerUse(GpuLaneGate& gate) : gate_(gate), use_(gate.shared_use()) {}
@@ -35,16 +36,25 @@ class TimedWorkerUse {
     granted_ = std::chrono::steady_clock::now();
     exclusive_ = true;
   }
+  void become_shared() {
+    if (!exclusive_) return;
+    held_before_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - granted_).count();
+    exclusive_ = false;
+    use_.reset();
+    use_ = gate_.shared_use();
+  }
   bool exclusive() const { return exclusive_; }
-  // Seconds from the grant to now (0 if never granted): the worker's time with the GPU alone.
+  // Seconds with the GPU alone: every exclusive period, the current one up to now.
   double exclusive_seconds() const {
-    return exclusive_ ? std::chrono::duration<double>(std::chrono::steady_clock::now() - granted_).count() : 0;
+    return held_before_ +
+           (exclusive_ ? std::chrono::duration<double>(std::chrono::steady_clock::now() - granted_).count() : 0);
   }
 
  private:
   GpuLaneGate& gate_;
   std::shared_ptr<void> use_;
   bool exclusive_ = false;
+  double held_before_ = 0;
   std::chrono::steady_clock::time_point granted_;
 };
 

@@ -16,9 +16,10 @@ namespace {
 
 // "health": the health probe's report (service/health/probe_main.cu), on the same channel.
 // "reference_pool": what the eval worker put to the service's pool before its candidate loaded.
-constexpr std::array<std::string_view, 14> kEventTypes{"hello",  "gpu_state", "progress", "check", "target_counts", "exclusive_gpu",
-                                                      "baseline_alone", "timing", "stage", "done", "fatal", "sandbox",
-                                                      "health", "reference_pool"};
+// "shared_gpu": the timed worker gave the GPU back after the library's clean timings.
+constexpr std::array<std::string_view, 15> kEventTypes{"hello",  "gpu_state", "progress", "check", "target_counts", "exclusive_gpu",
+                                                      "shared_gpu", "baseline_alone", "timing", "stage", "done", "fatal",
+                                                      "sandbox", "health", "reference_pool"};
 
 std::string hex(const unsigned char* p, size_t n) {
   static const char* digits = "0123456789abcdef";

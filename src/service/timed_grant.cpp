@@ -1,5 +1,7 @@
 #include "service/timed_grant.h"
 
+#include <algorithm>
+
 #include "service/result_lines.h"
 
 namespace ptxbench {
@@ -13,13 +15,19 @@ std::string why_timed_without_grant(const WorkerRun& run, bool granted) {
   const auto grants = run.of_type("exclusive_gpu");
   if (grants.empty())
     return run.done ? "the timed worker was granted exclusive use but reported no grant" + socket : "";
+  // Every grant it reports must be one the harness gave, and one of them its grant for timing.
+  bool timing_grant_reported = false;
   for (const auto& g : grants) {
     const std::string seen = g.value("grant", "");
-    if (seen != run.exclusive_grant_token)
+    timing_grant_reported = timing_grant_reported || seen == run.exclusive_grant_token;
+    if (seen.empty() || std::find(run.exclusive_grant_tokens.begin(), run.exclusive_grant_tokens.end(), seen) ==
+                            run.exclusive_grant_tokens.end())
       return "the timed worker was timed on a grant the harness never gave: it was answered with " +
              (seen.empty() ? std::string("no token") : "token " + seen.substr(0, 8) + "...") + ", the harness's was " +
              run.exclusive_grant_token.substr(0, 8) + "..." + socket;
   }
+  if (!timing_grant_reported && run.done)
+    return "the timed worker reported no grant for its timed samples, only the one for the library's clean timings" + socket;
   return "";
 }
 

@@ -1,10 +1,11 @@
 // Whether a timed worker's samples followed the harness's own grant of exclusive use. The
 // worker's handshake socket (exclusive_handshake.h) is still open while its candidate runs, so
 // candidate code could answer the worker itself (its own socket put in place of the harness's)
-// and have samples taken beside other lanes' work. The harness's grant carries a fresh token; the
-// worker reports the token it was answered with in its `exclusive_gpu` event. A worker that
-// finished without the harness having granted, or that reports another token (or none), was timed
-// on a grant the harness never gave: `forbidden`, whatever its times say.
+// and have samples taken beside other lanes' work. Each of the harness's grants carries a fresh
+// token; the worker reports the token it was answered with in each `exclusive_gpu` event. A
+// worker that finished without the harness's grant for timing, that reports a token the harness
+// never gave (or none), or that reports only its clean-baseline grant, was timed on a grant the
+// harness never gave: `forbidden`, whatever its times say.
 #pragma once
 #include <string>
 
@@ -16,7 +17,7 @@ namespace ptxbench {
 std::string new_grant_token();
 
 // "" when nothing says the samples came before the harness's grant; else why (the verdict is
-// forbidden). `granted`: the harness granted exclusive use to this run. A worker that ended
+// forbidden). `granted`: the run held the harness's grant for timing at its end. A worker that ended
 // early without being granted is judged by how it ended (a crash, a timeout), not here.
 std::string why_timed_without_grant(const WorkerRun& run, bool granted);
 

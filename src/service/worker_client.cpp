@@ -16,7 +16,6 @@
 #include "core/error.h"
 #include "sandbox/capabilities.h"
 #include "service/exclusive_handshake.h"
-#include "service/timed_grant.h"
 #include "service/reference_session.h"
 #include "service/result_lines.h"
 #include "service/worker_sandbox.h"
@@ -200,8 +199,7 @@ WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const 
   std::optional<ExclusiveHandshake> handshake;
   WorkerRun run;
   if (launch.exclusive_gpu) {
-    run.exclusive_grant_token = new_grant_token();
-    handshake.emplace(launch.exclusive_gpu, run.exclusive_grant_token);
+    handshake.emplace(launch.exclusive_gpu, launch.shared_gpu_again);
     job["exclusive_gpu_fd"] = kExclusiveGpuFd;
   }
   ReferenceSession* references = tool ? nullptr : launch.reference_session;
@@ -255,6 +253,9 @@ WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const 
   }
   if (handshake) {
     handshake->close_child_end();
+    handshake->stop();
+    run.exclusive_grant_token = handshake->timing_token();
+    run.exclusive_grant_tokens = handshake->tokens();
     handshake->finish();  // rethrows a refused exclusive use (the worker was told and has ended)
   }
 

@@ -23,8 +23,10 @@ struct WorkerRun {
   std::optional<std::string> tampered;  // the result channel failed verification: candidate code wrote to it
   json sandbox = json::object();        // what confined the process (and, from the worker, around the candidate)
   std::string tool_log;                 // the wrapper's own report (--log-file), when it has one
-  // With an exclusive_gpu launch: the token the harness's grant carried (service/timed_grant.h).
+  // With an exclusive_gpu launch: the token of the harness's grant for the timed samples ("" if
+  // it gave none), and every token it granted, the clean-baseline grant's first (timed_grant.h).
   std::string exclusive_grant_token;
+  std::vector<std::string> exclusive_grant_tokens;
 
   std::optional<json> stage(const std::string& name) const;
   std::vector<json> of_type(const std::string& type) const;
@@ -53,9 +55,13 @@ struct WorkerLaunch {
   std::vector<std::string> environment;
   bool sandbox = true;                           // false only in tests of the worker itself
   // Set for the timed worker under a lane gate: called (on another thread) when the worker asks for
-  // exclusive use of its GPU, before its first timed sample; it returns once granted, or throws
-  // (rethrown by run_worker after the worker ended). Unset: the worker never asks.
+  // exclusive use of its GPU, before its first timed sample (and before the library's clean
+  // timings, when it takes them); it returns once granted, or throws (rethrown by run_worker after
+  // the worker ended). Unset: the worker never asks. shared_gpu_again: called when the worker gives
+  // the GPU back after the clean timings, before its candidate loads; it returns once the run
+  // holds shared use again (unset: the run keeps the GPU alone).
   std::function<void()> exclusive_gpu;
+  std::function<void()> shared_gpu_again;
   // Set for an eval worker whose correctness checks use the service's reference pool: its socket
   // is passed to the worker (the job says where), and the session is finished once the worker ended.
   ReferenceSession* reference_session = nullptr;

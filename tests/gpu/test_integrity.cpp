@@ -135,10 +135,9 @@ TEST_F(IntegrityOnGpu, ThroughTheServiceACandidateThatReachesTheReferencePoolIsF
 // socket within the candidate's reach. A candidate that closes it is forbidden at once (never an
 // infra fault that runs it again); the honest one beside it is timed on the harness's own grant.
 TEST_F(IntegrityOnGpu, ThroughTheServiceACandidateThatClosesTheExclusiveUseSocketIsForbidden) {
-  // One lane: the naive GEMM's clean library timings are cached before the attack's timed worker
-  // starts, so that worker takes no clean timing (which asks before the candidate loads) and asks
-  // with its candidate in the process.
-  const auto r = run_cli(ws(), {"eval", "--json", "--no-sanitize", "-p", "gemm", "--lanes", "1",
+  // Whichever timed worker times the library alone first gives the GPU back before its candidate
+  // loads, so both ask for the timing grant with their candidates in the process.
+  const auto r = run_cli(ws(), {"eval", "--json", "--no-sanitize", "-p", "gemm", "--lanes", "2",
                                 file("problems/gemm/reference/naive.cu"),
                                 file("tests/gpu/candidates/attacks/gemm_closes_the_exclusive_socket.cu")});
   ASSERT_TRUE(r.output.is_array() && r.output.size() == 2) << r.process.describe() << "\n" << r.process.err;
@@ -147,6 +146,8 @@ TEST_F(IntegrityOnGpu, ThroughTheServiceACandidateThatClosesTheExclusiveUseSocke
   const json naive_timing = stage_of(naive, "timing")["detail"];
   EXPECT_TRUE(naive_timing.value("exclusive_worker", false)) << naive_timing.dump();
   EXPECT_GT(naive_timing.value("exclusive_held_seconds", 0.0), 0) << naive_timing.dump();
+  std::cout << "naive: exclusive held " << naive_timing.value("exclusive_held_seconds", 0.0) << " s, waited for cached clean timings "
+            << naive_timing.value("baseline_cache_wait_seconds", 0.0) << " s\n";
   ASSERT_EQ(stage_of(attack, "build")["status"], "ok") << stage_of(attack, "build").dump();
   ASSERT_EQ(stage_of(attack, "correctness")["status"], "ok") << stage_of(attack, "correctness").dump();
   std::cout << "attack: " << attack["verdict"] << ": " << attack["reason"] << "\n";

@@ -227,9 +227,39 @@ int stage(const json& job) {
   // Under a lane gate the timed stage starts as the real timed worker does: beside shared stages
   // (holding shared.lock shared for `setup_ms`), then asks for the GPU alone on the handshake
   // socket and waits for the answer. Whether a shared stage ran during that start is reported.
-  bool setup_beside_shared = false, settled_after_grant = false;
+  bool setup_beside_shared = false, settled_after_grant = false, clean_baseline_beside_shared = false;
   if (const int gate_fd = job.value("exclusive_gpu_fd", -1); timed && gate_fd >= 0) {
     const fs::path shared = dir / "shared.lock";
+    // "clean_baseline_ms": as the real worker that times the library alone before its candidate
+    // loads: asks for the GPU alone, holds timing.lock for that long, gives the GPU back and waits
+    // until the harness answers that it is shared again.
+    if (const int clean_ms = job.value("clean_baseline_ms", 0); clean_ms > 0) {
+      char answer[1 + ptxbench::kGrantTokenLength] = {};
+      size_t got = 0;
+      if (::send(gate_fd, &ptxbench::kAskForCleanBaseline, 1, MSG_NOSIGNAL) == 1)
+        for (ssize_t n; got < sizeof answer && (n = ::read(gate_fd, answer + got, sizeof answer - got)) > 0;) {
+          got += size_t(n);
+          if (answer[0] != 'g') break;
+        }
+      if (got != sizeof answer || answer[0] != 'g') {
+        emit({{"type", "fatal"}, {"verdict", "infra_error"}, {"message", "the service refused exclusive use of the GPU for timing"}});
+        return 6;
+      }
+      const int alone = lock_file(dir / "timing.lock", LOCK_EX);
+      emit({{"type", "exclusive_gpu"}, {"for", "clean_baseline"}, {"waited_seconds", 0.0},
+            {"grant", std::string(answer + 1, ptxbench::kGrantTokenLength)}});
+      clean_baseline_beside_shared = held_by_others(shared, LOCK_EX);
+      std::this_thread::sleep_for(std::chrono::milliseconds(clean_ms));
+      clean_baseline_beside_shared = clean_baseline_beside_shared || held_by_others(shared, LOCK_EX);
+      ::close(alone);
+      char back = 0;
+      if (::send(gate_fd, &ptxbench::kGiveBack, 1, MSG_NOSIGNAL) != 1 || ::read(gate_fd, &back, 1) != 1 ||
+          back != ptxbench::kSharedAgain) {
+        emit({{"type", "fatal"}, {"verdict", "infra_error"}, {"message", "the service did not take the GPU back"}});
+        return 6;
+      }
+      emit({{"type", "shared_gpu"}, {"after", "clean_baseline"}, {"waited_seconds", 0.0}});
+    }
     setup_beside_shared = held_by_others(shared, LOCK_EX);
     const int setup = lock_file(shared, LOCK_SH);
     std::this_thread::sleep_for(std::chrono::milliseconds(job.value("setup_ms", 0)));
@@ -237,11 +267,12 @@ int stage(const json& job) {
     setup_beside_shared = setup_beside_shared || held_by_others(shared, LOCK_EX);
     // "grant": how candidate code in the real worker could answer it (service/timed_grant.h):
     // "faked" never asks the harness and times at once, "other_token" asks but is timed on
-    // another token (its own socket answered the worker first).
+    // another token (its own socket answered the worker first), "give_back_after_timing" gives
+    // the GPU back once granted for timing (so that other lanes' work would run beside its samples).
     const std::string grant_fault = job.value("grant", "");
     std::string token(ptxbench::kGrantTokenLength, 'f');  // not the harness's
     if (grant_fault != "faked") {
-      const char ask = 'x';
+      const char ask = ptxbench::kAskForTiming;
       char answer[1 + ptxbench::kGrantTokenLength] = {};
       size_t got = 0;
       if (::send(gate_fd, &ask, 1, MSG_NOSIGNAL) == 1)
@@ -255,6 +286,10 @@ int stage(const json& job) {
         return 6;
       }
       if (grant_fault != "other_token") token.assign(answer + 1, ptxbench::kGrantTokenLength);
+      if (grant_fault == "give_back_after_timing") {
+        (void)!::send(gate_fd, &ptxbench::kGiveBack, 1, MSG_NOSIGNAL);
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));  // time for the harness to (not) act on it
+      }
     }
     ::close(gate_fd);
     emit({{"type", "exclusive_gpu"}, {"waited_seconds", 0.0}, {"grant", token}});
@@ -297,7 +332,7 @@ int stage(const json& job) {
     const bool throttled = fault == "throttle";
     if (throttled) set_countdown(dir, "throttle", 2);
     emit({{"type", "timing"}, {"median_ms", 1.0 + device * 0.01}, {"throttled", throttled}, {"overlap", overlap},
-          {"setup_beside_shared", setup_beside_shared}, {"settled_after_grant", settled_after_grant},
+          {"setup_beside_shared", setup_beside_shared}, {"clean_baseline_beside_shared", clean_baseline_beside_shared}, {"settled_after_grant", settled_after_grant},
           {"gpu_state", {{"sm_clock_mhz", throttled ? 1200 : 1980}, {"temperature_c", throttled ? 91 : 55}}}});
   }
   emit({{"type", "done"}});

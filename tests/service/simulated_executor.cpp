@@ -56,8 +56,12 @@ json SimulatedExecutor::run_on_gpu(const LeasedJob& job, PreparedJob&, GpuLaneGa
     if (job.payload.contains("channel")) stage["channel"] = job.payload["channel"];
     if (timed) stage["setup_ms"] = job.payload.value("setup_ms", 0);
     if (timed && job.payload.contains("grant")) stage["grant"] = job.payload["grant"];
+    if (timed) stage["clean_baseline_ms"] = job.payload.value("clean_baseline_ms", 0);
     WorkerLaunch launch = fake_worker_launch(worker_, job_dir_, std::max(timeout, std::chrono::seconds(1)));
-    if (timed_use) launch.exclusive_gpu = [timed_use] { timed_use->become_exclusive(); };
+    if (timed_use) {
+      launch.exclusive_gpu = [timed_use] { timed_use->become_exclusive(); };
+      launch.shared_gpu_again = [timed_use] { timed_use->become_shared(); };
+    }
     return run_worker(launch, stage);
   };
   auto tampered = [&](const WorkerRun& run) {
@@ -108,6 +112,7 @@ json SimulatedExecutor::run_on_gpu(const LeasedJob& job, PreparedJob&, GpuLaneGa
   result["overlap"] = result.value("overlap", false) || timing.front().value("overlap", false);
   result["setup_beside_shared"] = timing.front().value("setup_beside_shared", false);
   result["settled_after_grant"] = timing.front().value("settled_after_grant", false);
+  result["clean_baseline_beside_shared"] = timing.front().value("clean_baseline_beside_shared", false);
   return result;
 }
 

@@ -4,6 +4,7 @@
 // stage starts beside shared stages yet never times beside one.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <set>
@@ -82,6 +83,60 @@ TEST(TimedHandshake, AWorkerTimedOnAGrantTheHarnessNeverGaveIsForbidden) {
   }
 }
 
+// A worker that times the library alone before its candidate loads: the GPU alone for that, back
+// to shared for the load, alone again for the timed samples, each grant with a token of its own.
+TEST(TimedHandshake, AWorkerThatTimesTheLibraryAloneFirstGivesTheGpuBackBeforeTiming) {
+  test::TempDir dir("ptxbench-handshake");
+  FakeGpus gpus(dir.path());
+  WorkerLaunch launch = test::fake_worker_launch(kFakeWorker, dir.path() / "jobs", 10s);
+  std::vector<std::string> calls;  // in the order the harness was asked
+  launch.exclusive_gpu = [&] { calls.push_back("exclusive"); };
+  launch.shared_gpu_again = [&] { calls.push_back("shared"); };
+  json job = stage_job("timed", 20);
+  job["clean_baseline_ms"] = 20;
+  WorkerRun run = run_worker(launch, job);
+  ASSERT_TRUE(run.done) << run.process.describe() << "\n" << run.output_tail();
+  EXPECT_EQ(calls, (std::vector<std::string>{"exclusive", "shared", "exclusive"}));
+  ASSERT_EQ(run.exclusive_grant_tokens.size(), 2u);
+  EXPECT_NE(run.exclusive_grant_tokens[0], run.exclusive_grant_tokens[1]);
+  EXPECT_EQ(run.exclusive_grant_token, run.exclusive_grant_tokens[1]) << "the timing grant is the second";
+  const auto grants = run.of_type("exclusive_gpu");
+  ASSERT_EQ(grants.size(), 2u);
+  EXPECT_EQ(grants[0].value("for", ""), "clean_baseline");
+  EXPECT_EQ(grants[0].value("grant", ""), run.exclusive_grant_tokens[0]);
+  EXPECT_EQ(run.of_type("shared_gpu").size(), 1u);
+  EXPECT_EQ(why_timed_without_grant(run, true), "");
+  // Its clean-baseline grant alone is no grant for the timed samples.
+  WorkerRun only_clean = run;
+  only_clean.events.erase(std::remove_if(only_clean.events.begin(), only_clean.events.end(),
+                                         [&](const json& e) {
+                                           return e.value("type", "") == "exclusive_gpu" &&
+                                                  e.value("grant", "") == run.exclusive_grant_token;
+                                         }),
+                          only_clean.events.end());
+  EXPECT_NE(why_timed_without_grant(only_clean, true).find("no grant for its timed samples"), std::string::npos);
+}
+
+// Once granted for timing nothing more is served: a give-back then (candidate code writing on the
+// socket) would let other lanes' work, or another candidate's timing, run beside its samples.
+TEST(TimedHandshake, AGiveBackAfterTheTimingGrantIsIgnored) {
+  test::TempDir dir("ptxbench-handshake");
+  FakeGpus gpus(dir.path());
+  for (const bool clean_first : {false, true}) {
+    WorkerLaunch launch = test::fake_worker_launch(kFakeWorker, dir.path() / "jobs", 10s);
+    std::atomic<int> asked{0}, given_back{0};
+    launch.exclusive_gpu = [&] { ++asked; };
+    launch.shared_gpu_again = [&] { ++given_back; };
+    json job = stage_job("timed", 0, "give_back_after_timing");
+    if (clean_first) job["clean_baseline_ms"] = 10;
+    WorkerRun run = run_worker(launch, job);
+    ASSERT_TRUE(run.done) << run.process.describe() << "\n" << run.output_tail();
+    EXPECT_EQ(asked.load(), clean_first ? 2 : 1);
+    EXPECT_EQ(given_back.load(), clean_first ? 1 : 0) << "a give-back after the timing grant was served";
+    EXPECT_EQ(why_timed_without_grant(run, true), "");
+  }
+}
+
 TEST(TimedHandshake, ARefusedRequestEndsTheWorkerAndIsRethrownAfterIt) {
   test::TempDir dir("ptxbench-handshake");
   FakeGpus gpus(dir.path());
@@ -137,8 +192,38 @@ TEST(TimedHandshake, InTheEngineTheTimedStageStartsBesideSharedStagesButTimesAlo
     EXPECT_FALSE(out->result.value("overlap", true)) << id << ": a shared stage ran while the GPU was timing";
     beside += out->result.value("setup_beside_shared", false);
     EXPECT_FALSE(out->result.value("settled_after_grant", true)) << id << ": granted while a clean shared stage still ran";
+    EXPECT_FALSE(out->result.value("clean_baseline_beside_shared", true)) << id << ": the library was timed beside a shared stage";
   }
   EXPECT_GT(beside, 0) << "no timed stage started while a shared stage ran: exclusive use was taken at its start";
+}
+
+// Every third timed stage times the library alone first and gives the GPU back: those clean
+// timings never run beside a shared stage, and nor does any timed sample.
+TEST(TimedHandshake, InTheEngineCleanTimingsAreAloneAndTheGpuIsSharedAgainAfterThem) {
+  test::TempDir dir("ptxbench-handshake-engine");
+  FakeGpus gpus(dir.path());
+  SqliteJobQueue q(dir.path() / "ptxbench.db", {.max_attempts = 3});
+  ASSERT_TRUE(q.status().ok) << q.status().error;
+  constexpr int kJobs = 18;
+  for (int i = 0; i < kJobs; ++i)
+    ASSERT_TRUE(q.enqueue("job-" + std::to_string(i), {{"ms", 80}, {"setup_ms", 80}, {"clean_baseline_ms", i % 3 == 0 ? 60 : 0}},
+                          nullptr).ok);
+  test::SimulatedExecutor executor(kFakeWorker, dir.path() / "jobs", 10000ms);
+  EngineOptions o = test::simulated_engine_options(3, 2, 5000, 10);
+  o.devices = {0};
+  ServiceEngine engine(q, executor, nullptr, o, test::simulated_monitor_options());
+  engine.start();
+  engine.wait_until_drained();
+  engine.stop();
+  for (int i = 0; i < kJobs; ++i) {
+    const std::string id = "job-" + std::to_string(i);
+    std::optional<JobOutcome> out;
+    ASSERT_TRUE(q.outcome(id, &out).ok);
+    ASSERT_TRUE(out && out->state == JobState::done) << id << ": " << (out ? out->reason : "lost");
+    EXPECT_EQ(out->result.value("verdict", ""), "correct") << id << ": " << out->result.dump();
+    EXPECT_FALSE(out->result.value("overlap", true)) << id << ": a shared stage ran while the GPU was timing";
+    EXPECT_FALSE(out->result.value("clean_baseline_beside_shared", true)) << id << ": the library was timed beside a shared stage";
+  }
 }
 
 // In the engine a faked grant is the candidate's verdict, judged once: never an infra fault that

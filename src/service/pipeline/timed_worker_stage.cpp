@@ -1,7 +1,8 @@
 // With a lane gate, the eval job's timed shapes in a worker of their own, once the shared part
 // passed: it starts under shared use of the GPU and holds exclusive use from just before its first
-// timed sample (service/exclusive_handshake.h); the library's clean timings come from and go to the
-// baseline cache when there is one. A candidate whose counted calls ran no target instruction is
+// timed sample, and for the library's clean timings before its candidate loads when it takes them
+// (service/exclusive_handshake.h); the library's clean timings come from and go to the
+// baseline cache when there is one (a worker waits for another timing the same shapes alone). A candidate whose counted calls ran no target instruction is
 // timed without the secretly counted sample: it cannot earn target credit from one, and the
 // instrumented sample of a naive kernel held the GPU alone for most of the timing (H200 bench).
 #include "service/engine/baseline_cache.h"
@@ -41,11 +42,20 @@ StageStop run_timed_worker(GpuStageRun& c) {
   // counted_call_differs).
   timed_job["earlier_counted_kernels"] = counted_kernels_of(*c.eval_run);
   const std::string cache_scope = p.name + "|" + c.gpu.value("gpu", "") + "|" + o.timing_config.dump();
-  if (o.baseline_cache) timed_job["baseline_alone_cache"] = o.baseline_cache->lookup(cache_scope, o.device, c.eval_job.at("timing"));
+  // Waits (up to 2 minutes) for another timed worker timing the same shapes alone: its clean
+  // timings are then this one's, and the GPU is not held alone for them twice (the time every
+  // lane waits). Claims the ones still missing until this worker has stored them.
+  BaselineClaim claim;
+  if (o.baseline_cache) {
+    claim = o.baseline_cache->claim(cache_scope, o.device, c.eval_job.at("timing"), std::chrono::seconds(120));
+    timed_job["baseline_alone_cache"] = claim.cached();
+    c.baseline_cache_wait_seconds = claim.waited_seconds();
+  }
   // Shared while the worker starts; exclusive once it asks, before its first timed sample.
   TimedWorkerUse use(*o.lane_gate);
   WorkerLaunch launch = c.launch(std::chrono::seconds(900));
   launch.exclusive_gpu = [&use] { use.become_exclusive(); };
+  launch.shared_gpu_again = [&use] { use.become_shared(); };
   c.timed_run = run_worker(launch, timed_job);
   c.timed_exclusive_seconds = use.exclusive_seconds();
   if (c.timed_run->tampered) {

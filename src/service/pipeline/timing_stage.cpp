@@ -47,11 +47,22 @@ StageStop record_timing(GpuStageRun& c) {
       s.detail["exclusive_worker"] = true;
       // When it had the GPU alone: from its request, just before its first timed sample.
       const auto asked = source.of_type("exclusive_gpu");
+      // Its grants: for the library's clean timings (given back before the load) and for timing.
       if (!asked.empty()) {
-        s.detail["exclusive_wait_seconds"] = asked.front().value("waited_seconds", 0.0);
-        s.detail["exclusive_settle_seconds"] = asked.front().value("settle_seconds", 0.0);
+        double waited = 0, settle = 0;
+        json grants = json::array();
+        for (const auto& a : asked) {
+          waited += a.value("waited_seconds", 0.0), settle += a.value("settle_seconds", 0.0);
+          grants.push_back(a.value("for", "timing"));
+        }
+        s.detail["exclusive_wait_seconds"] = waited;
+        s.detail["exclusive_settle_seconds"] = settle;
+        s.detail["exclusive_grants"] = grants;
       }
+      if (const auto back = source.of_type("shared_gpu"); !back.empty())
+        s.detail["shared_again_wait_seconds"] = back.front().value("waited_seconds", 0.0);
       s.detail["exclusive_held_seconds"] = c.timed_exclusive_seconds;
+      s.detail["baseline_cache_wait_seconds"] = c.baseline_cache_wait_seconds;
     }
     if (!c.no_counted_sample.empty()) s.detail["counted_timed_sample"] = c.no_counted_sample;
     r.add_stage(s);
