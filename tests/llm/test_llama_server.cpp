@@ -49,6 +49,11 @@ class LlamaCpp : public ::testing::Test {
     std::cout << "[ llama    ] " << what << ": " << agent::to_string(reply.outcome) << " in " << reply.seconds
               << " s, input " << reply.usage.input_tokens.value_or(-1) << " tokens, output "
               << reply.usage.output_tokens.value_or(-1) << " tokens, finish_reason " << reply.finish_reason << "\n";
+    // A failed request says whether the server died under it (a llama.cpp built for another CPU
+    // crashes on its first prompt; the client then only sees refused connections).
+    if (reply.outcome != ProviderOutcome::ok && reply.outcome != ProviderOutcome::truncated && server_)
+      std::cout << "[ llama    ] the server " << (server_->running() ? "is still running" : server_->describe_exit())
+                << "; its log ends:\n" << server_->log_tail(1500) << "\n";
     ::testing::Test::RecordProperty(std::string(what) + "_seconds", std::to_string(reply.seconds));
     ::testing::Test::RecordProperty(std::string(what) + "_output_tokens",
                                     std::to_string(reply.usage.output_tokens.value_or(-1)));

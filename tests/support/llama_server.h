@@ -120,6 +120,12 @@ class LlamaServer {
     return true;
   }
 
+  // After running() said false: how it ended.
+  std::string describe_exit() const {
+    if (WIFSIGNALED(exit_status_)) return "has died of signal " + std::to_string(WTERMSIG(exit_status_));
+    return "has exited with code " + std::to_string(WEXITSTATUS(exit_status_));
+  }
+
   // The last `bytes` of what the server printed.
   std::string log_tail(size_t bytes = 4000) const {
     std::ifstream in(log_path());
