@@ -81,7 +81,17 @@ void ExclusiveHandshake::listen() {
         timing_token_ = tokens_.back();
       }
     } else {
-      continue;  // out of order, or after the timing grant: never served
+      // Out of order, or after the timing grant: never served, and kept (the first few).
+      if (state_ != State::refused && misuse_.size() < 200) {
+        const char* when = state_ == State::timing_granted ? "after the timing grant"
+                           : state_ == State::given_back   ? "after the give-back"
+                           : state_ == State::clean_baseline_granted ? "during the clean-baseline grant"
+                                                                     : "before any request";
+        const bool printable = c >= 0x20 && c < 0x7f;
+        misuse_ += (misuse_.empty() ? "" : ", ") + (printable ? "'" + std::string(1, c) + "'" : "byte " + std::to_string(int(static_cast<unsigned char>(c)))) +
+                   " " + when;
+      }
+      continue;
     }
     (void)!::send(parent_, answer.data(), answer.size(), MSG_NOSIGNAL);  // the worker may be gone: never SIGPIPE
   }

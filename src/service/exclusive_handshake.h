@@ -43,6 +43,10 @@ class ExclusiveHandshake {
   // After stop(): the timing grant's token ("" if none was given), and every token granted.
   const std::string& timing_token() const { return timing_token_; }
   const std::vector<std::string>& tokens() const { return tokens_; }
+  // After stop(): what arrived that the worker never sends (out of order, or after the timing
+  // grant), e.g. "'r' after the timing grant"; "" if nothing. Only code besides the harness's
+  // writes it, so it is the candidate's doing.
+  const std::string& misuse() const { return misuse_; }
   // The times `take` and `give_back` block: the worker waits on us then, which its deadline must not count.
   const DeadlinePause* pause() const { return &pause_; }
 
@@ -54,7 +58,7 @@ class ExclusiveHandshake {
   int parent_ = -1, child_ = -1;
   State state_ = State::shared;
   bool requested_ = false, stopped_ = false;
-  std::string timing_token_;
+  std::string timing_token_, misuse_;
   std::vector<std::string> tokens_;
   std::exception_ptr error_;
   DeadlinePause pause_;

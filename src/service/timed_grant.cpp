@@ -10,6 +10,9 @@ std::string new_grant_token() { return new_channel_key().substr(0, kGrantTokenLe
 
 std::string why_timed_without_grant(const WorkerRun& run, bool granted) {
   const std::string socket = " (its exclusive-use socket was closed, replaced or answered by code besides the harness)";
+  // The honest worker writes only its requests, in order: anything else came from candidate code.
+  if (!run.exclusive_handshake_misuse.empty())
+    return "code besides the harness wrote on the timed worker's exclusive-use socket: " + run.exclusive_handshake_misuse;
   if (!granted)
     return run.done ? "the timed worker took its samples without the harness's grant of exclusive use" + socket : "";
   const auto grants = run.of_type("exclusive_gpu");

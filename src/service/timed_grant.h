@@ -5,7 +5,8 @@
 // token; the worker reports the token it was answered with in each `exclusive_gpu` event. A
 // worker that finished without the harness's grant for timing, that reports a token the harness
 // never gave (or none), or that reports only its clean-baseline grant, was timed on a grant the
-// harness never gave: `forbidden`, whatever its times say.
+// harness never gave; one whose socket carried bytes the worker never sends (a give-back after the
+// timing grant, a request out of order) was meddled with: `forbidden`, whatever its times say.
 #pragma once
 #include <string>
 

@@ -256,6 +256,7 @@ WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const 
     handshake->stop();
     run.exclusive_grant_token = handshake->timing_token();
     run.exclusive_grant_tokens = handshake->tokens();
+    run.exclusive_handshake_misuse = handshake->misuse();
     handshake->finish();  // rethrows a refused exclusive use (the worker was told and has ended)
   }
 

@@ -27,6 +27,7 @@ struct WorkerRun {
   // it gave none), and every token it granted, the clean-baseline grant's first (timed_grant.h).
   std::string exclusive_grant_token;
   std::vector<std::string> exclusive_grant_tokens;
+  std::string exclusive_handshake_misuse;  // bytes on its socket the worker never sends (ExclusiveHandshake::misuse)
 
   std::optional<json> stage(const std::string& name) const;
   std::vector<json> of_type(const std::string& type) const;

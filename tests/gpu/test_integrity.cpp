@@ -155,6 +155,23 @@ TEST_F(IntegrityOnGpu, ThroughTheServiceACandidateThatClosesTheExclusiveUseSocke
   EXPECT_NE(attack["reason"].get<std::string>().find("exclusive-use socket"), std::string::npos) << attack["reason"];
 }
 
+// The same socket, kept by the candidate past the timing grant: a give-back written on it then is
+// never served (other lanes would run beside its samples) and the run is forbidden, while the
+// honest GEMM beside it is timed alone.
+TEST_F(IntegrityOnGpu, ThroughTheServiceACandidateThatGivesTheGpuBackDuringItsTimingIsForbidden) {
+  const auto r = run_cli(ws(), {"eval", "--json", "--no-sanitize", "-p", "gemm", "--lanes", "2",
+                                file("problems/gemm/reference/naive.cu"),
+                                file("tests/gpu/candidates/attacks/gemm_gives_the_gpu_back_during_timing.cu")});
+  ASSERT_TRUE(r.output.is_array() && r.output.size() == 2) << r.process.describe() << "\n" << r.process.err;
+  const json &naive = r.output[0], &attack = r.output[1];
+  EXPECT_EQ(naive["verdict"], "correct") << naive["reason"];
+  ASSERT_EQ(stage_of(attack, "correctness")["status"], "ok") << stage_of(attack, "correctness").dump();
+  std::cout << "attack: " << attack["verdict"] << ": " << attack["reason"] << "\n";
+  EXPECT_EQ(attack["verdict"], "forbidden") << attack["reason"] << "\n" << stage_of(attack, "timing").dump();
+  EXPECT_NE(attack["reason"].get<std::string>().find("wrote on the timed worker's exclusive-use socket"), std::string::npos)
+      << attack["reason"];
+}
+
 // Through the service's engine (several files: GPU sharing, the timed part in a worker of its own)
 // the counted calls decide whether a timed sample is counted. The naive forward attention, whose
 // counted calls ran no target instruction, is timed without one (it could earn nothing from it);

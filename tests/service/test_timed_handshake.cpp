@@ -118,8 +118,9 @@ TEST(TimedHandshake, AWorkerThatTimesTheLibraryAloneFirstGivesTheGpuBackBeforeTi
 }
 
 // Once granted for timing nothing more is served: a give-back then (candidate code writing on the
-// socket) would let other lanes' work, or another candidate's timing, run beside its samples.
-TEST(TimedHandshake, AGiveBackAfterTheTimingGrantIsIgnored) {
+// socket) would let other lanes' work, or another candidate's timing, run beside its samples. The
+// honest worker never writes it, so the run is forbidden.
+TEST(TimedHandshake, AGiveBackAfterTheTimingGrantIsIgnoredAndForbidden) {
   test::TempDir dir("ptxbench-handshake");
   FakeGpus gpus(dir.path());
   for (const bool clean_first : {false, true}) {
@@ -133,7 +134,10 @@ TEST(TimedHandshake, AGiveBackAfterTheTimingGrantIsIgnored) {
     ASSERT_TRUE(run.done) << run.process.describe() << "\n" << run.output_tail();
     EXPECT_EQ(asked.load(), clean_first ? 2 : 1);
     EXPECT_EQ(given_back.load(), clean_first ? 1 : 0) << "a give-back after the timing grant was served";
-    EXPECT_EQ(why_timed_without_grant(run, true), "");
+    EXPECT_EQ(run.exclusive_handshake_misuse, "'r' after the timing grant");
+    EXPECT_NE(why_timed_without_grant(run, true).find("wrote on the timed worker's exclusive-use socket: 'r' after the timing grant"),
+              std::string::npos)
+        << why_timed_without_grant(run, true);
   }
 }
 
