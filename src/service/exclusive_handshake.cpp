@@ -57,7 +57,6 @@ void ExclusiveHandshake::listen() {
     if (n <= 0) return;  // the worker ended, or stop() shut the socket
     std::string answer;
     if (c == kAskForCleanBaseline && state_ == State::shared) {
-      requested_ = true;
       answer = grant();
       if (state_ != State::refused) state_ = State::clean_baseline_granted;
     } else if (c == kGiveBack && state_ == State::clean_baseline_granted) {
@@ -74,7 +73,6 @@ void ExclusiveHandshake::listen() {
       pause_.end();
     } else if (c == kAskForTiming && (state_ == State::shared || state_ == State::clean_baseline_granted ||
                                       state_ == State::given_back)) {
-      requested_ = true;
       answer = grant();
       if (state_ != State::refused) {
         state_ = State::timing_granted;

@@ -39,7 +39,6 @@ class ExclusiveHandshake {
   void close_child_end();
   void stop();    // idempotent: the listener ends; what follows may be read
   void finish();  // stop(), then rethrows `take`'s or `give_back`'s exception
-  bool requested() const { return requested_; }
   // After stop(): the timing grant's token ("" if none was given), and every token granted.
   const std::string& timing_token() const { return timing_token_; }
   const std::vector<std::string>& tokens() const { return tokens_; }
@@ -57,7 +56,7 @@ class ExclusiveHandshake {
   std::function<void()> take_, give_back_;
   int parent_ = -1, child_ = -1;
   State state_ = State::shared;
-  bool requested_ = false, stopped_ = false;
+  bool stopped_ = false;
   std::string timing_token_, misuse_;
   std::vector<std::string> tokens_;
   std::exception_ptr error_;
