@@ -13,9 +13,10 @@
 // 100 ms), the gate's own busy fraction, the verdicts, and for every correct candidate its
 // speedup against the sequential configuration's (the goal: within 1%).
 //
-//   service_throughput [--problems gemm,mha_fwd,...] [--configs sequential,all_on,all_on/6,...] [--lanes 3]
+//   service_throughput [--problems gemm,mha_fwd,...] [--configs sequential,all_on,all_on/6,all_on:min_samples=10,...] [--lanes 3]
 //                      [--repeat N] [--out bench-results/service_throughput.json]
-// `all_on/6` is all_on with 6 shared lanes. `--repeat N` queues every candidate N times, each time
+// `all_on/6` is all_on with 6 shared lanes; `all_on:min_samples=10` is all_on with that timing rule
+// (runner/timing.h) changed, its speedups still compared with the sequential run's default rules. `--repeat N` queues every candidate N times, each time
 // as a new file (a comment line added: a distinct candidate by its hash, as an agent's next
 // attempt is), the way a run of many candidates per problem fills the queue; the sequential
 // configuration judges the first copy only (one candidate at a time, its rate does not depend on
@@ -27,6 +28,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -138,6 +140,66 @@ std::vector<Item> mixed_queue(const ProblemRegistry& reg, const std::vector<std:
     if (fs::exists(bad / f)) items.push_back({"gemm", std::string("gemm/") + f, read(bad / f)});
   items.push_back({"gemm", "gemm/compile_error", "#include <cuda_runtime.h>\nthis is not CUDA;\n"});
   return items;
+}
+
+// One --configs entry: KIND[/LANES][:KEY=NUMBER...]. all_on/6 is all_on with 6 shared lanes;
+// all_on:min_samples=10 is all_on with that timing rule (runner/timing.h's TimingConfig) changed,
+// to see what a rule costs against the sequential run's speedups under the default rules.
+struct ConfigSpec {
+  std::string name, kind;
+  int lanes = 0;
+  bool lanes_given = false;
+  json timing_config = json::object();
+};
+
+ConfigSpec parse_config(const std::string& name, int default_lanes) {
+  static const std::set<std::string> kKinds{"sequential", "pipelining_off", "sharing_off", "caching_off", "all_on"};
+  // The numeric TimingConfig keys (with_baseline would time without speedups).
+  static const std::set<std::string> kTimingKeys{"warmup_calls",      "min_samples",       "max_samples", "target_median_error",
+                                                 "max_seconds",       "clean_min_samples", "clean_max_seconds"};
+  ConfigSpec c;
+  c.name = name;
+  const std::string base = name.substr(0, name.find(':'));
+  for (size_t at = name.find(':'); at != std::string::npos;) {
+    const size_t next = name.find(':', at + 1);
+    const std::string kv = name.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
+    const size_t eq = kv.find('=');
+    const std::string key = eq == std::string::npos ? kv : kv.substr(0, eq);
+    if (!kTimingKeys.count(key))
+      throw std::runtime_error("configuration '" + name + "': '" + key + "' is not a timing rule (one of warmup_calls, min_samples, "
+                               "max_samples, target_median_error, max_seconds, clean_min_samples, clean_max_seconds)");
+    double v = 0;
+    size_t used = 0;
+    try {
+      v = std::stod(kv.substr(eq + 1), &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (eq == std::string::npos || used == 0 || used != kv.size() - eq - 1 || !(v > 0))
+      throw std::runtime_error("configuration '" + name + "': write :" + key + "=NUMBER with a number above 0, not '" + kv + "'");
+    if (v == std::floor(v)) c.timing_config[key] = static_cast<long long>(v);
+    else c.timing_config[key] = v;
+    at = next;
+  }
+  c.kind = base.substr(0, base.find('/'));
+  if (!kKinds.count(c.kind))
+    throw std::runtime_error("unknown configuration '" + name +
+                             "' (sequential, pipelining_off, sharing_off, caching_off, all_on, or one of the last two /LANES)");
+  if (!c.timing_config.empty() && c.kind == "sequential")
+    throw std::runtime_error("configuration '" + name + "': the sequential run keeps the default timing rules");
+  c.lanes = default_lanes;
+  if (c.kind != base) {
+    c.lanes_given = true;
+    try {
+      c.lanes = std::stoi(base.substr(c.kind.size() + 1));
+    } catch (const std::exception&) {
+      c.lanes = 0;
+    }
+    if (c.lanes < 1 || c.kind == "sequential")
+      throw std::runtime_error("configuration '" + name + "': write CONFIG/LANES with a lane count of at least 1 "
+                               "(sequential takes none)");
+  }
+  return c;
 }
 
 // The table (when asked), and every correct candidate's speedup against the sequential
@@ -298,32 +360,30 @@ int main(int argc, char** argv) {
   for (const auto& c : configs) std::cerr << " " << c;
   std::cerr << "\n";
 
+  // Every configuration is read before any runs: a typo in the last is not found minutes later.
+  std::vector<ConfigSpec> specs_to_run;
+  try {
+    for (const auto& name : configs) specs_to_run.push_back(parse_config(name, lanes));
+  } catch (const std::exception& e) {
+    std::cerr << "service_throughput: " << e.what() << "\n";
+    return 2;
+  }
   std::vector<ConfigResult> results;
-  for (const auto& name : configs) {
-    // all_on/6: all_on with 6 shared lanes.
-    const std::string kind = name.substr(0, name.find('/'));
-    int config_lanes = lanes;
-    if (kind != name) {
-      try {
-        config_lanes = std::stoi(name.substr(kind.size() + 1));
-      } catch (const std::exception&) {
-        config_lanes = 0;
-      }
-      if (config_lanes < 1 || kind == "sequential")
-        throw std::runtime_error("configuration '" + name + "': write CONFIG/LANES with a lane count of at least 1 "
-                                 "(sequential takes none)");
-    }
-    if (kind != "sequential" && kind != "pipelining_off" && kind != "sharing_off" && kind != "caching_off" && kind != "all_on")
-      throw std::runtime_error("unknown configuration '" + name +
-                               "' (sequential, pipelining_off, sharing_off, caching_off, all_on, or one of the last two /LANES)");
-    fs::path ws = fs::path(workspace_root) / name;
-    if (kind != name) ws = fs::path(workspace_root) / (kind + "_lanes" + std::to_string(config_lanes));
+  for (const auto& spec : specs_to_run) {
+    const std::string& name = spec.name;
+    const std::string &kind = spec.kind;
+    const int config_lanes = spec.lanes;
+    const json& timing_config = spec.timing_config;
+    fs::path ws = fs::path(workspace_root) / kind;
+    if (spec.lanes_given) ws = fs::path(workspace_root) / (kind + "_lanes" + std::to_string(config_lanes));
+    for (const auto& [k, v] : timing_config.items()) ws += "_" + k + "_" + v.dump();
     fs::remove_all(ws);
     fs::create_directories(ws);
     EvalOptions eval;
     eval.workspace = ws;
     eval.worker = locate_worker();
     eval.device = device;
+    eval.timing_config = timing_config;
     ConfigResult r;
     r.name = name;
     const auto t0 = std::chrono::steady_clock::now();

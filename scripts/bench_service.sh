@@ -8,6 +8,7 @@
 #   scripts/bench_service.sh                                                    # sequential, all_on, caching_off (a JSON after each)
 #   scripts/bench_service.sh --configs sequential,pipelining_off,sharing_off --out bench-results/service_throughput_b.json
 #   scripts/bench_service.sh --problems gemm,mha_fwd --lanes 4
+#   scripts/bench_service.sh --configs sequential,all_on,all_on:min_samples=10   # what a timing rule costs
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/usr/local/cuda/bin:$PATH
