@@ -32,7 +32,7 @@ struct GpuStageRun {
   json eval_job;                       // run_eval_worker's
   std::optional<WorkerRun> eval_run;   // with a lane gate, the eval job's shared part (engine/timed_split.h)
   std::optional<WorkerRun> timed_run;  // with a lane gate, its timed part, the GPU held alone
-  double timed_exclusive_seconds = 0;  // from the grant of exclusive use to the timed worker's end
+  double timed_exclusive_seconds = 0;  // with the GPU alone: the clean timings, and the timing grant to the worker's end
   double baseline_cache_wait_seconds = 0;  // for another timed worker's clean timings of the same shapes
   bool runtime_failed = false;         // a unit recorded that the worker ended early
   std::string no_counted_calls;        // why the eval job counts no call (target_counts.h; "" = it does)

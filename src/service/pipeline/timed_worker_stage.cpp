@@ -1,10 +1,11 @@
 // With a lane gate, the eval job's timed shapes in a worker of their own, once the shared part
 // passed: it starts under shared use of the GPU and holds exclusive use from just before its first
 // timed sample, and for the library's clean timings before its candidate loads when it takes them
-// (service/exclusive_handshake.h); the library's clean timings come from and go to the
-// baseline cache when there is one (a worker waits for another timing the same shapes alone). A candidate whose counted calls ran no target instruction is
-// timed without the secretly counted sample: it cannot earn target credit from one, and the
-// instrumented sample of a naive kernel held the GPU alone for most of the timing (H200 bench).
+// (service/exclusive_handshake.h); the library's clean timings come from and go to the baseline
+// cache when there is one (a worker waits for another timing the same shapes alone). A candidate
+// whose counted calls ran no target instruction is timed without the secretly counted sample: it
+// cannot earn target credit from one, and the instrumented sample of a naive kernel held the GPU
+// alone for most of the timing (H200 bench).
 #include "service/engine/baseline_cache.h"
 #include "service/engine/timed_split.h"
 #include "service/infra_fault.h"
