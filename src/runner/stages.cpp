@@ -98,7 +98,9 @@ void make_pooled_references(WorkerContext& ctx, const json& job) {
   auto s = ctx.stream.get();
   int given = 0, made = 0;
   std::string not_pooled;
-  for (const auto& item : job.at("correctness")) {
+  const json& items = job.at("correctness");
+  for (size_t index = 0; index < items.size(); ++index) {
+    const json& item = items[index];
     const auto plan = item.find("pool");
     if (plan == item.end()) continue;
     const std::string key = item.at("shape").dump();
@@ -107,7 +109,7 @@ void make_pooled_references(WorkerContext& ctx, const json& job) {
       not_pooled = "this workload's references are not pooled (it names no reference buffers)";
       continue;
     }
-    auto& seeds = ctx.pooled_seeds[key];
+    auto& seeds = ctx.pooled_seeds[index];
     for (const auto& seed : plan->value("seeds", json::array())) seeds.push_back(seed.get<uint64_t>()), ++given;
     for (int i = 0; i < plan->value("fresh", 0); ++i, ++made) {
       const uint64_t seed = ctx.draw_seed();
@@ -131,11 +133,13 @@ bool run_correctness(WorkerContext& ctx, const json& job) {
   const json& tol = job.at("tolerances");
   int checks = 0, failed = 0;
   json failures = json::array();
-  for (const auto& item : job.at("correctness")) {
+  const json& items = job.at("correctness");
+  for (size_t index = 0; index < items.size(); ++index) {
+    const json& item = items[index];
     const json& shape = item.at("shape");
     const std::string label = shape_label(shape);
     ctx.workload.prepare(shape.get<WorkloadShape>());
-    const auto pooled = ctx.pooled_seeds.find(shape.dump());
+    const auto pooled = ctx.pooled_seeds.find(index);
     for (int i = 0; i < item.at("seeds").get<int>(); ++i) {
       ctx.channel.emit({{"type", "progress"}, {"stage", "correctness"}, {"shape", shape}, {"seed_index", i}});
       std::optional<std::pair<std::string, uint64_t>> set;

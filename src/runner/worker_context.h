@@ -48,10 +48,11 @@ struct WorkerContext {
   int exclusive_gpu_fd = -1;
   bool clean_baseline_exclusive = false;  // granted for the clean timings, not yet given back
   // The service's reference pool (runner/reference_client.h); -1: every check computes its own
-  // reference. pooled_seeds: per correctness shape (its JSON), the seeds of the sets whose
-  // references the pool holds, used in order by the shape's first checks.
+  // reference. pooled_seeds: per correctness item (its index in the job), the seeds of the sets
+  // whose references the pool holds, used in order by that item's first checks. Per item, not per
+  // shape: a drawn shape can be one of the fixed ones, and each set's reference is handed over once.
   int reference_fd = -1;
-  std::map<std::string, std::vector<uint64_t>> pooled_seeds;
+  std::map<size_t, std::vector<uint64_t>> pooled_seeds;
   // Asks for the GPU alone and waits for the answer: before the candidate loads, for the library's
   // clean timings (given back with give_back_exclusive_gpu); once it loaded, for the timed samples,
   // and then closes the socket (later calls return at once). A refusal ends the worker as

@@ -56,8 +56,20 @@ json eval_job(const json& base, const ProblemSpec& p, const EvalOptions& o, uint
     }
   };
   std::mt19937_64 rng(seed ^ 0x5ba9e5);
+  // A drawn shape is one the fixed lists do not check already (within a few draws: a small
+  // constraint space may have no other).
   std::vector<Shape> drawn;
-  for (int i = 0; i < p.random_hidden_shapes; ++i) drawn.push_back(draw_shape(p, rng));
+  auto known = [&](const Shape& s) {
+    const std::vector<Shape>* lists[] = {&p.hidden_shapes, &p.benchmark_shapes, &drawn};
+    for (const auto* list : lists)
+      if (std::find(list->begin(), list->end(), s) != list->end()) return true;
+    return false;
+  };
+  for (int i = 0; i < p.random_hidden_shapes; ++i) {
+    Shape s = draw_shape(p, rng);
+    for (int retry = 0; retry < 16 && known(s); ++retry) s = draw_shape(p, rng);
+    drawn.push_back(std::move(s));
+  }
   add_checks(p.hidden_shapes, true, false);
   add_checks(drawn, true, true);
   add_checks(p.benchmark_shapes, false, false);
