@@ -35,6 +35,9 @@ struct GpuStageRun {
   double timed_exclusive_seconds = 0;  // with the GPU alone: the clean timings, and the timing grant to the worker's end
   double baseline_cache_wait_seconds = 0;  // for another timed worker's clean timings of the same shapes
   bool runtime_failed = false;         // a unit recorded that the worker ended early
+  // The timed worker broke the rules (its channel tampered with, timed without the harness's
+  // grant): the integrity stage that decides the verdict; the shared part's stages still stand.
+  std::optional<StageResult> timed_integrity_failure;
   std::string no_counted_calls;        // why the eval job counts no call (target_counts.h; "" = it does)
   std::string no_counted_sample;       // why no timed sample is counted ("" = one is)
 

@@ -1,5 +1,5 @@
-// What the GPU activity audit found (a violation decides the verdict): a violation while timing
-// first, else the eval worker's audit.
+// What the GPU activity audit found (a violation decides the verdict): the timed worker's broken
+// rules first, then a violation while timing, else the eval worker's audit.
 #include "service/pipeline/gpu_stages.h"
 #include "service/pipeline/worker_events.h"
 
@@ -8,7 +8,8 @@ namespace ptxbench {
 StageStop record_integrity(GpuStageRun& c) {
   EvaluationRecord& r = c.record;
   const WorkerRun& run = *c.eval_run;
-  if (auto timed = c.timed_run ? c.timed_run->stage("integrity") : std::nullopt; timed && timed->value("status", "") != "ok")
+  if (c.timed_integrity_failure) r.add_stage(*c.timed_integrity_failure);
+  else if (auto timed = c.timed_run ? c.timed_run->stage("integrity") : std::nullopt; timed && timed->value("status", "") != "ok")
     r.add_stage(timed_by(from_worker_stage(*timed), *c.timed_run));
   else if (auto ev = run.stage("integrity")) r.add_stage(timed_by(from_worker_stage(*ev), run));
   else if (!c.options.accounting) r.add_stage(skipped_stage("integrity", "--no-accounting: the GPU activity was not audited"));

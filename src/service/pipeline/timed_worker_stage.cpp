@@ -60,14 +60,14 @@ StageStop run_timed_worker(GpuStageRun& c) {
   c.timed_run = run_worker(launch, timed_job);
   c.timed_exclusive_seconds = use.exclusive_seconds();
   if (c.timed_run->tampered) {
-    c.record.add_stage(timed_by(abnormal_end("integrity", *c.timed_run), *c.timed_run));
-    return "the timed worker's result channel was tampered with";
+    c.timed_integrity_failure = timed_by(abnormal_end("integrity", *c.timed_run), *c.timed_run);
+    return {};
   }
   // Samples taken before the harness's own grant were taken beside other lanes' work; the worker
   // asks only once its candidate is in the process, so that is the candidate's doing.
   if (const std::string why = why_timed_without_grant(*c.timed_run, use.exclusive()); !why.empty()) {
-    c.record.add_stage(timed_by(failed_stage("integrity", Verdict::forbidden, why), *c.timed_run));
-    return "the timed worker was timed without the harness's grant";
+    c.timed_integrity_failure = timed_by(failed_stage("integrity", Verdict::forbidden, why), *c.timed_run);
+    return {};
   }
   if (o.baseline_cache && c.timed_run->done) o.baseline_cache->store(cache_scope, o.device, c.timed_run->of_type("baseline_alone"));
   return {};

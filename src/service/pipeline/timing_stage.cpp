@@ -23,6 +23,11 @@ json events_of_type(const WorkerRun& run, const std::string& type) {
 StageStop record_timing(GpuStageRun& c) {
   EvaluationRecord& r = c.record;
   const EvalOptions& o = c.options;
+  // Nothing the timed worker reported is kept once it broke the rules.
+  if (c.timed_integrity_failure) {
+    r.add_stage(skipped_stage("timing", "not kept: " + c.timed_integrity_failure->message));
+    return {};
+  }
   const WorkerRun& source = c.timing_source();
   // The GPU's state as that worker began, with or without timing.
   if (auto st = source.of_type("gpu_state"); !st.empty()) r.environment["gpu_state_at_start"] = st.front();
