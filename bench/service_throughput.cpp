@@ -5,13 +5,15 @@
 //   sequential     today's path: one Evaluator, one candidate at a time, one worker per stage
 //   pipelining_off the engine, one candidate at a time through build and GPU stages
 //   sharing_off    the engine, builds overlapping GPU work, one GPU lane (no sharing)
-//   caching_off    all_on, but the library timed alone for every candidate (no cached clean timings)
+//   caching_off    all_on, but nothing cached: the library timed alone for every candidate, and
+//                  every check computing its own reference
 //   all_on         the engine, builds overlapping GPU work, --lanes shared lanes, timing alone, the
-//                  library's clean timings cached per (problem, shape, GPU)
-// (cached input sets and references are not built: every configuration computes its references.)
+//                  library's clean timings cached per (problem, shape, GPU), pooled input sets
+//                  with their references for the fixed correctness shapes
 // Per configuration: wall time, evaluations per GPU-hour, NVML's GPU utilization (sampled every
-// 100 ms), the gate's own busy fraction, the verdicts, and for every correct candidate its
-// speedup against the sequential configuration's (the goal: within 1%).
+// 100 ms; in the engine also split by the gate's state at each sample: a timed worker alone,
+// shared stages only, no GPU stage), the gate's own busy fraction, the verdicts, and for every
+// correct candidate its speedup against the sequential configuration's (the goal: within 1%).
 //
 //   service_throughput [--problems gemm,mha_fwd,...] [--configs sequential,all_on,all_on/6,all_on:min_samples=10,...] [--lanes 3]
 //                      [--repeat N] [--out bench-results/service_throughput.json]
@@ -23,11 +25,14 @@
 // the queue's length) and every copy is compared with it.
 #include <CLI/CLI.hpp>
 
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -56,6 +61,7 @@ struct ConfigResult {
   long long cache_hits = 0;
   int sequential_reruns = 0;  // infra_error verdicts of the sequential run, run again
   json reference_pool = json::object();  // engine/reference_pool.h stats at the end
+  json busy_by_gate_state = json::object();  // BusySampler::by_gate_state
   std::vector<EvaluationRecord> records;
 };
 
@@ -67,20 +73,53 @@ std::string read(const fs::path& p) {
   return ss.str();
 }
 
-// Samples NVML's utilization of one GPU every 100 ms while it lives.
+// What the GPU's lane gate said at a sample: no GPU stage held it, only shared stages, or a timed
+// worker had it alone.
+enum class GateState { none, shared, alone };
+constexpr const char* kGateStateNames[] = {"no_gpu_stage", "shared", "alone"};
+
+// Samples NVML's utilization of one GPU every 100 ms while it lives; once watching a gate, each
+// sample is also counted under the gate's state then (where the busy fraction is lost).
 class BusySampler {
  public:
   explicit BusySampler(int device) : device_(device), thread_([this] { loop(); }) {}
   ~BusySampler() { stop(); }
+  // `state` is called from the sampling thread until watch({}) returns.
+  void watch(std::function<GateState()> state) {
+    std::lock_guard lock(mu_);
+    state_ = std::move(state);
+  }
   double stop() {
     if (!done_.exchange(true)) thread_.join();
     return n_ ? sum_ / n_ / 100.0 : -1;
   }
+  // Per gate state: its share of the watched samples and NVML's busy fraction within it.
+  json by_gate_state() const {
+    long long watched = 0;
+    for (const auto& b : by_state_) watched += b.n;
+    json out = json::object();
+    if (watched == 0) return out;
+    for (size_t i = 0; i < by_state_.size(); ++i)
+      out[kGateStateNames[i]] = {{"wall_fraction", double(by_state_[i].n) / watched},
+                                 {"nvml_busy", by_state_[i].n ? by_state_[i].sum / by_state_[i].n / 100.0 : -1.0}};
+    return out;
+  }
 
  private:
+  struct Bucket {
+    long long n = 0;
+    double sum = 0;
+  };
   void loop() {
     while (!done_) {
-      if (auto u = NvmlLibrary::instance().gpu_utilization_percent(device_)) sum_ += *u, ++n_;
+      if (auto u = NvmlLibrary::instance().gpu_utilization_percent(device_)) {
+        sum_ += *u, ++n_;
+        std::lock_guard lock(mu_);
+        if (state_) {
+          Bucket& b = by_state_[size_t(state_())];
+          b.sum += *u, ++b.n;
+        }
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   }
@@ -88,6 +127,9 @@ class BusySampler {
   std::atomic<bool> done_{false};
   double sum_ = 0;
   long long n_ = 0;
+  std::mutex mu_;
+  std::function<GateState()> state_;
+  std::array<Bucket, 3> by_state_{};
   std::thread thread_;
 };
 
@@ -155,8 +197,9 @@ struct ConfigSpec {
 ConfigSpec parse_config(const std::string& name, int default_lanes) {
   static const std::set<std::string> kKinds{"sequential", "pipelining_off", "sharing_off", "caching_off", "all_on"};
   // The numeric TimingConfig keys (with_baseline would time without speedups).
-  static const std::set<std::string> kTimingKeys{"warmup_calls",      "min_samples",       "max_samples", "target_median_error",
-                                                 "max_seconds",       "clean_min_samples", "clean_max_seconds"};
+  static const std::set<std::string> kTimingKeys{"warmup_calls",      "min_samples",       "max_samples",
+                                                 "target_median_error", "max_seconds",     "slow_min_samples",
+                                                 "slow_candidate_seconds", "clean_min_samples", "clean_max_seconds"};
   ConfigSpec c;
   c.name = name;
   const std::string base = name.substr(0, name.find(':'));
@@ -167,7 +210,8 @@ ConfigSpec parse_config(const std::string& name, int default_lanes) {
     const std::string key = eq == std::string::npos ? kv : kv.substr(0, eq);
     if (!kTimingKeys.count(key))
       throw std::runtime_error("configuration '" + name + "': '" + key + "' is not a timing rule (one of warmup_calls, min_samples, "
-                               "max_samples, target_median_error, max_seconds, clean_min_samples, clean_max_seconds)");
+                               "max_samples, target_median_error, max_seconds, slow_min_samples, slow_candidate_seconds, "
+                               "clean_min_samples, clean_max_seconds)");
     double v = 0;
     size_t used = 0;
     try {
@@ -304,7 +348,8 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
                 r.name.c_str(), r.wall_s, per_hour, percent(r.nvml_busy).c_str(), percent(r.gate_busy).c_str(), ratio,
                 alone_s, drain_s, same, r.records.size(), 100 * worst_diff, pooled_checks, checks, reference_s);
     j["configs"].push_back({{"name", r.name}, {"wall_s", r.wall_s}, {"evaluations_per_gpu_hour", per_hour},
-                            {"nvml_busy_fraction", r.nvml_busy}, {"gate_busy_fraction", r.gate_busy},
+                            {"nvml_busy_fraction", r.nvml_busy}, {"nvml_busy_by_gate_state", r.busy_by_gate_state},
+                            {"gate_busy_fraction", r.gate_busy},
                             {"gate_exclusive_fraction", r.gate_timed}, {"gpu_alone_seconds", alone_s},
                             {"gate_draining_fraction", r.gate_draining}, {"gpu_draining_seconds", drain_s}, {"exclusive_grants", r.exclusive_grants},
                             {"exclusive_wait_seconds", exclusive_wait_s}, {"library_plan_seconds", plan_s},
@@ -320,6 +365,17 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
                             {"max_abs_speedup_diff_vs_sequential", worst_diff}, {"stage_seconds", stage_seconds},
                             {"candidates", cands}});
   }
+  // Where NVML's busy fraction is lost: its share of the wall time and NVML's figure within each
+  // state of the gate (a GPU stage alone, only shared ones, none: builds and start-up).
+  if (print_table)
+    for (const auto& r : results) {
+      if (r.busy_by_gate_state.empty()) continue;
+      std::printf("%-15s NVML busy by gate state:", r.name.c_str());
+      for (const auto& [state, v] : r.busy_by_gate_state.items())
+        std::printf("  %s %.1f%% of the wall at %.1f%%", state.c_str(), 100 * v.value("wall_fraction", 0.0),
+                    100 * std::max(0.0, v.value("nvml_busy", 0.0)));
+      std::printf("\n");
+    }
   fs::create_directories(fs::path(out).parent_path());
   std::ofstream(out) << j.dump(2) << "\n";
   // Every record in full beside the table, one JSON line each, to see where any time went.
@@ -414,6 +470,10 @@ int main(int argc, char** argv) {
       so.engine.pipelining = kind != "pipelining_off";
       so.cache_baselines = kind != "caching_off";
       EngineCandidateService service(so, {});
+      busy.watch([&service] {
+        const json g = service.snapshot()["gpus"][0];
+        return g.value("timing", false) ? GateState::alone : g.value("shared_users", 0) > 0 ? GateState::shared : GateState::none;
+      });
       std::vector<CandidateTicket> tickets;
       for (const auto& it : items) tickets.push_back(service.submit({&specs.at(it.problem), it.source, it.label}));
       for (size_t i = 0; i < tickets.size(); ++i) {
@@ -430,9 +490,11 @@ int main(int argc, char** argv) {
       }
       r.cache_hits = snap["baseline_cache"].value("hits", 0LL);
       r.reference_pool = snap.value("reference_pool", json::object());
+      busy.watch({});
     }
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.nvml_busy = busy.stop();
+    r.busy_by_gate_state = busy.by_gate_state();
     results.push_back(std::move(r));
     write_report(results, items, queue.size(), out, /*print_table=*/false);
     std::cerr << "service_throughput: " << results.back().name << " done in " << results.back().wall_s << " s\n";

@@ -378,7 +378,8 @@ bool run_timing(WorkerContext& ctx, const json& job) {
     ctx.channel.emit(t);
   }
   json stage = {{"type", "stage"}, {"name", "timing"}, {"status", ok ? "ok" : "failed"},
-                {"message", ok ? "every timed output checked" : message}, {"baseline", ctx.workload.baseline_info()}};
+                {"message", ok ? "every timed output checked" : message}, {"baseline", ctx.workload.baseline_info()},
+                {"sampling_rule", sampling_rule_json(cfg)}};
   if (!drift_report.empty()) stage["baseline_drift"] = drift_report;
   if (!ok) stage["verdict"] = verdict;
   ctx.channel.emit(stage);

@@ -12,42 +12,6 @@
 #include "runner/integrity/gpu_activity_monitor.h"
 
 namespace ptxbench {
-
-TimingConfig TimingConfig::from_json(const json& j) {
-  TimingConfig c;
-  c.warmup_calls = j.value("warmup_calls", c.warmup_calls);
-  c.min_samples = j.value("min_samples", c.min_samples);
-  c.max_samples = j.value("max_samples", c.max_samples);
-  c.target_median_error = j.value("target_median_error", c.target_median_error);
-  c.max_seconds = j.value("max_seconds", c.max_seconds);
-  c.with_baseline = j.value("with_baseline", c.with_baseline);
-  c.clean_min_samples = j.value("clean_min_samples", c.clean_min_samples);
-  c.clean_max_seconds = j.value("clean_max_seconds", c.clean_max_seconds);
-  return c;
-}
-
-SampleStats summarize(std::vector<double> v) {
-  SampleStats s;
-  s.n = static_cast<int>(v.size());
-  if (v.empty()) return s;
-  std::sort(v.begin(), v.end());
-  auto q = [&](double p) {
-    double pos = p * (v.size() - 1);
-    size_t lo = static_cast<size_t>(pos);
-    size_t hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (pos - lo) * (v[hi] - v[lo]);
-  };
-  s.median = q(0.5), s.p10 = q(0.1), s.p90 = q(0.9), s.min = v.front();
-  s.spread = s.median > 0 ? (s.p90 - s.p10) / s.median : 0;
-  std::vector<double> dev;
-  for (double x : v) dev.push_back(std::fabs(x - s.median));
-  std::sort(dev.begin(), dev.end());
-  const double mad = dev[dev.size() / 2];
-  // Normal-equivalent sigma = 1.4826 MAD; the median's standard error is 1.2533 sigma / sqrt(n).
-  s.median_error = s.median > 0 ? 1.2533 * 1.4826 * mad / std::sqrt(double(s.n)) / s.median : 0;
-  return s;
-}
-
 namespace {
 
 enum class Side { candidate, baseline };
@@ -236,6 +200,7 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, const Timin
   // caught running something else here.
   const int counted_sample = ctx.counter && count_timed ? int(ctx.draw_seed() % uint64_t(std::max(cfg.min_samples, 1))) : -1;
   int candidate_samples = 0;
+  std::string stopped;  // sampling_stop's reason
   auto candidate_sample = [&] { sm.sample(Side::candidate, candidate_samples++ == counted_sample); };
   for (int round = 0;; ++round) {
     // Alternate which side goes first so neither always follows the other.
@@ -249,13 +214,15 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, const Timin
     GpuState now = ctx.nvml.read();
     throttled = throttled || now.throttled;
     if (clocks.size() < 8) clocks.push_back(now.sm_clock_mhz);
-    auto c = summarize(sm.of(Side::candidate)), b = summarize(sm.of(Side::baseline));
-    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    bool stable = c.median_error <= cfg.target_median_error &&
-                  (!cfg.with_baseline || b.median_error <= cfg.target_median_error);
-    if ((c.n >= cfg.min_samples && stable) || c.n >= cfg.max_samples || sm.slots + 2 > capacity ||
-        (elapsed >= cfg.max_seconds && c.n >= 5))
-      break;
+    SamplingProgress p;
+    const auto cand = sm.of(Side::candidate);
+    p.candidate = summarize(cand), p.baseline = summarize(sm.of(Side::baseline));
+    p.candidate_seconds = std::accumulate(cand.begin(), cand.end(), 0.0) / 1e3;
+    p.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    p.slots = sm.slots, p.capacity = capacity, p.candidate_calls = candidate_samples;
+    p.counted_sample = counted_sample, p.with_baseline = cfg.with_baseline;
+    stopped = sampling_stop(p, cfg);
+    if (!stopped.empty()) break;
   }
   const GpuState after = ctx.nvml.read();
 
@@ -283,6 +250,7 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, const Timin
               {"flops", flops},
               {"candidate", stats_json(c, cand_ms)},
               {"wall_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()},
+              {"stopped", stopped},
               {"floor_ms", floor_ms},
               {"below_floor", floor_ms > 0 && c.median < floor_ms},
               {"timed_check_failures", failures},

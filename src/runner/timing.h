@@ -6,21 +6,10 @@
 // disagree), so a candidate that slows the library down is caught.
 #pragma once
 #include "core/json.h"
+#include "runner/sampling_rule.h"
 #include "runner/worker_context.h"
 
 namespace ptxbench {
-
-struct TimingConfig {
-  int warmup_calls = 3;
-  int min_samples = 30;
-  int max_samples = 200;
-  double target_median_error = 0.002;  // stop once the median's relative standard error is this small, both sides
-  double max_seconds = 4.0;         // per shape, wall clock, both sides
-  bool with_baseline = true;
-  int clean_min_samples = 20;       // the baseline alone (before the candidate loads)
-  double clean_max_seconds = 1.5;
-  static TimingConfig from_json(const json& j);
-};
 
 // Returns the shape's timing record; ends the worker on a candidate failure. With `count_timed`
 // (and a counter), one secretly chosen candidate sample has its instructions counted.
@@ -35,13 +24,5 @@ void warm_baseline_alone(WorkerContext& ctx, const json& shape, double flops, co
 
 // The baseline alone on `shape` (no candidate call in between).
 CleanBaseline time_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg);
-
-struct SampleStats {
-  double median = 0, p10 = 0, p90 = 0, min = 0;
-  double spread = 0;        // (p90 - p10) / median
-  double median_error = 0;  // relative standard error of the median, from the MAD
-  int n = 0;
-};
-SampleStats summarize(std::vector<double> v);
 
 }  // namespace ptxbench
