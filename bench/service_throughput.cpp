@@ -208,10 +208,11 @@ ConfigSpec parse_config(const std::string& name, int default_lanes) {
     const std::string kv = name.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
     const size_t eq = kv.find('=');
     const std::string key = eq == std::string::npos ? kv : kv.substr(0, eq);
-    if (!kTimingKeys.count(key))
-      throw std::runtime_error("configuration '" + name + "': '" + key + "' is not a timing rule (one of warmup_calls, min_samples, "
-                               "max_samples, target_median_error, max_seconds, slow_min_samples, slow_candidate_seconds, "
-                               "clean_min_samples, clean_max_seconds)");
+    if (!kTimingKeys.count(key)) {
+      std::string known;
+      for (const auto& k : kTimingKeys) known += (known.empty() ? "" : ", ") + k;
+      throw std::runtime_error("configuration '" + name + "': '" + key + "' is not a timing rule (one of " + known + ")");
+    }
     double v = 0;
     size_t used = 0;
     try {
