@@ -301,12 +301,23 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
     // (instrumented code; a naive kernel runs it hundreds of times slower), and the candidates
     // timed without one (their counted calls ran no target instruction).
     // The timed workers' waits for exclusive use, and the library plans they built.
+    // Within the sample loops: the timed calls themselves (both sides) and the harness's GPU work
+    // around them (fresh inputs, poison, flush; regenerated inputs and the timed check), each
+    // shape's median per sample times its samples.
     double sampling_s = 0, counted_s = 0, exclusive_wait_s = 0, plan_s = 0, held_s = 0, settle_s = 0, cache_wait_s = 0;
+    double timed_calls_s = 0, harness_gpu_s = 0;
     int no_counted_sample = 0;
     for (const auto& rec : r.records)
       if (const StageResult* t = rec.stage("timing")) {
-        for (const auto& shape : t->detail.value("shapes", json::array()))
+        for (const auto& shape : t->detail.value("shapes", json::array())) {
           sampling_s += shape.value("wall_seconds", 0.0), counted_s += shape.value("counted_sample_seconds", 0.0);
+          int samples = 0;
+          for (const char* side : {"candidate", "baseline"})
+            if (const json st = shape.value(side, json::object()); st.is_object())
+              timed_calls_s += st.value("total_ms", 0.0) / 1e3, samples += st.value("samples", 0);
+          const json h = shape.value("harness_gpu_ms", json::object());
+          harness_gpu_s += samples * (h.value("before_call_median_ms", 0.0) + h.value("after_call_median_ms", 0.0)) / 1e3;
+        }
         no_counted_sample += t->detail.contains("counted_timed_sample");
         exclusive_wait_s += t->detail.value("exclusive_wait_seconds", 0.0);
         held_s += t->detail.value("exclusive_held_seconds", 0.0);
@@ -355,7 +366,8 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
                             {"gate_draining_fraction", r.gate_draining}, {"gpu_draining_seconds", drain_s}, {"exclusive_grants", r.exclusive_grants},
                             {"exclusive_wait_seconds", exclusive_wait_s}, {"library_plan_seconds", plan_s},
                             {"timed_workers_exclusive_seconds", held_s}, {"exclusive_settle_seconds", settle_s},
-                            {"timed_sampling_seconds", sampling_s}, {"counted_sample_seconds", counted_s},
+                            {"timed_sampling_seconds", sampling_s}, {"timed_calls_seconds", timed_calls_s},
+                            {"sampling_harness_gpu_seconds", harness_gpu_s}, {"counted_sample_seconds", counted_s},
                             {"timed_without_counted_sample", no_counted_sample}, {"calls_not_counted", calls_not_counted}, {"correctness_call_seconds", check_call_s},
                             {"correctness_reference_and_check_seconds", reference_s}, {"correctness_checks", checks},
                             {"correctness_checks_with_pooled_reference", pooled_checks},
@@ -377,6 +389,13 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
                     100 * std::max(0.0, v.value("nvml_busy", 0.0)));
       std::printf("\n");
     }
+  // Where the sample loops' time goes: the timed calls, the harness's GPU work around them, and the
+  // rest (the host between samples, NVML reads, the counted sample's instrumented call).
+  if (print_table)
+    for (const auto& c : j["configs"])
+      std::printf("%-15s sample loops %.1f s: timed calls %.1f s, harness GPU work %.1f s, counted samples %.1f s\n",
+                  c.value("name", "").c_str(), c.value("timed_sampling_seconds", 0.0), c.value("timed_calls_seconds", 0.0),
+                  c.value("sampling_harness_gpu_seconds", 0.0), c.value("counted_sample_seconds", 0.0));
   fs::create_directories(fs::path(out).parent_path());
   std::ofstream(out) << j.dump(2) << "\n";
   // Every record in full beside the table, one JSON line each, to see where any time went.

@@ -21,8 +21,12 @@ struct Sampler {
   const std::string label;
   const double flops;
   L2Flusher flusher;
-  CudaEvent start, end;
+  // Per sample, alternating (a sample's harness work after its call is read once the next
+  // sample's call has ended): before the harness's work, the timed call's two ends, after the
+  // harness's work.
+  CudaEvent before[2], start[2], end[2], after[2];
   std::vector<double> ms;
+  std::vector<double> harness_before_ms, harness_after_ms;  // GPU time of the harness's own work around each call
   std::vector<Side> sides;
   int slots = 0;
   const int capacity;
@@ -38,6 +42,8 @@ struct Sampler {
   void sample(Side side, bool counted = false) {
     const auto started = std::chrono::steady_clock::now();
     auto s = ctx.stream.get();
+    const int e = slots % 2;
+    PTXBENCH_CUDA(cudaEventRecord(before[e].get(), s));
     const uint64_t seed = ctx.draw_seed();
     ctx.workload.generate_timing_inputs(seed, s);
     ctx.workload.poison_outputs(s);
@@ -49,23 +55,25 @@ struct Sampler {
       if (monitor) monitor->pause_kernel_records();
       ctx.counter->begin();
     }
-    PTXBENCH_CUDA(cudaEventRecord(start.get(), s));
+    PTXBENCH_CUDA(cudaEventRecord(start[e].get(), s));
     {
       const auto actor = side == Side::candidate ? integrity::Actor::candidate_call : integrity::Actor::baseline;
       integrity::CallScope call(actor, "timing", label, counted);
       if (side == Side::candidate) ret = ctx.workload.call_candidate(ctx.entry, s);
       else ctx.workload.call_baseline(s);
     }
-    PTXBENCH_CUDA(cudaEventRecord(end.get(), s));
+    PTXBENCH_CUDA(cudaEventRecord(end[e].get(), s));
     if (ret != cudaSuccess)
       ctx.channel.fatal_and_exit("runtime_error", std::string("timed call: the candidate returned ") + cudaGetErrorName(ret), 4);
     {
       WatchdogScope guard(ctx.watchdog, "timed call on " + label, (call_time_limit(flops) + 10) * (counted ? 30 : 1));
-      if (cudaError_t e = cudaEventSynchronize(end.get()); e != cudaSuccess)
-        ctx.channel.fatal_and_exit("runtime_error", "timed call on " + label + ": " + cudaGetErrorName(e), 4);
+      if (cudaError_t err = cudaEventSynchronize(end[e].get()); err != cudaSuccess)
+        ctx.channel.fatal_and_exit("runtime_error", "timed call on " + label + ": " + cudaGetErrorName(err), 4);
     }
     float elapsed = 0;
-    PTXBENCH_CUDA(cudaEventElapsedTime(&elapsed, start.get(), end.get()));
+    PTXBENCH_CUDA(cudaEventElapsedTime(&elapsed, start[e].get(), end[e].get()));
+    harness_before_ms.push_back(elapsed_ms(before[e], start[e]));
+    if (slots > 0) harness_after_ms.push_back(elapsed_ms(end[1 - e], after[1 - e]));
     if (counted) {
       counts = ctx.counter->end();
       if (monitor) {
@@ -79,10 +87,28 @@ struct Sampler {
     if (counted) counted_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     regenerate_inputs(ctx, seed, true, slots);
     ctx.workload.check_timed_call(slots, ctx.draw_seed(), s);
+    PTXBENCH_CUDA(cudaEventRecord(after[e].get(), s));
     // The counted sample ran instrumented code: checked like every other, but not a time.
     ms.push_back(counted ? -1.0 : elapsed);
     sides.push_back(side);
     ++slots;
+  }
+
+  // The harness's GPU time around the calls (the last sample's after part once it completed): what a
+  // sample costs besides the timed call, most of a fast kernel's sample.
+  json harness_json() {
+    if (slots > 0) {
+      PTXBENCH_CUDA(cudaEventSynchronize(after[(slots - 1) % 2].get()));
+      harness_after_ms.push_back(elapsed_ms(end[(slots - 1) % 2], after[(slots - 1) % 2]));
+    }
+    return {{"before_call_median_ms", summarize(harness_before_ms).median},
+            {"after_call_median_ms", summarize(harness_after_ms).median}};
+  }
+
+  static double elapsed_ms(const CudaEvent& from, const CudaEvent& to) {
+    float ms = 0;
+    PTXBENCH_CUDA(cudaEventElapsedTime(&ms, from.get(), to.get()));
+    return ms;
   }
 
   std::vector<integrity::ExecutedInstruction> counts;  // of the counted sample
@@ -250,6 +276,7 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, const Timin
               {"flops", flops},
               {"candidate", stats_json(c, cand_ms)},
               {"wall_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()},
+              {"harness_gpu_ms", sm.harness_json()},
               {"stopped", stopped},
               {"floor_ms", floor_ms},
               {"below_floor", floor_ms > 0 && c.median < floor_ms},

@@ -98,8 +98,10 @@ void ForwardWorkload::check_timed_call(int slot, uint64_t secret, cudaStream_t s
   rows_.ensure(kSampledRows);
   exp_o_.ensure(size_t(kSampledRows) * d_.D);
   exp_lse_.ensure(kSampledRows);
+  row_scratch_.ensure(row_scratch_floats(d_, kSampledRows));
   draw_rows(secret, d_, kSampledRows, rows_.get(), s);
-  expected_forward_rows(d_, Q_.get(), K_.get(), V_.get(), rows_.get(), kSampledRows, exp_o_.get(), exp_lse_.get(), s);
+  expected_forward_rows(d_, Q_.get(), K_.get(), V_.get(), rows_.get(), kSampledRows, exp_o_.get(), exp_lse_.get(),
+                        row_scratch_.get(), s);
   TimedSlot* st = slots_.get() + slot;
   compare_rows(O_.get(), rows_.get(), kSampledRows, d_.D, exp_o_.get(), output_tolerance(tolerances_, "O").sample(), st, s);
   compare_rows(LSE_.get(), rows_.get(), kSampledRows, 1, exp_lse_.get(), output_tolerance(tolerances_, "LSE").sample(), st, s);

@@ -52,7 +52,7 @@ class ForwardWorkload : public Workload {
   json tolerances_ = json::object();
   Dims d_;
   DeviceBuffer<__nv_bfloat16> Q_, K_, V_, O_, shadow_o_;
-  DeviceBuffer<float> LSE_, ref_o_, ref_lse_, exp_o_, exp_lse_, shadow_lse_;
+  DeviceBuffer<float> LSE_, ref_o_, ref_lse_, exp_o_, exp_lse_, shadow_lse_, row_scratch_;
   DeviceBuffer<uint32_t> rows_;
   DeviceBuffer<TimedSlot> slots_;
   bool have_reference_ = false;

@@ -30,18 +30,22 @@ struct SampleTolerance {
 void draw_rows(uint64_t seed, const Dims& d, int n, uint32_t* rows, cudaStream_t s);
 void draw_kv_rows(uint64_t seed, const Dims& d, int n, uint32_t* rows, cudaStream_t s);
 
+// The floats of device scratch the expected_* functions need for n rows of shape d (each row's
+// keys or queries are split into chunks over many blocks; the chunks' sums are combined after).
+size_t row_scratch_floats(const Dims& d, int n);
+
 // Forward: o[k, :] and lse[k] of row rows[k].
 void expected_forward_rows(const Dims& d, const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
-                           const uint32_t* rows, int n, float* o, float* lse, cudaStream_t s);
+                           const uint32_t* rows, int n, float* o, float* lse, float* scratch, cudaStream_t s);
 // Backward, with P from the given LSE and Delta = rowsum(dO * O) for every row:
 // dq[k, :] of query row rows[k]; dk[k, :] and dv[k, :] of key row rows[k] (a row of [B,Hkv,S]:
 // the sum over the query heads of its group).
 void expected_dq_rows(const Dims& d, const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                       const __nv_bfloat16* dO, const float* LSE, const float* Delta, const uint32_t* rows, int n,
-                      float* dq, cudaStream_t s);
+                      float* dq, float* scratch, cudaStream_t s);
 void expected_dkdv_rows(const Dims& d, const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                         const __nv_bfloat16* dO, const float* LSE, const float* Delta, const uint32_t* rows, int n,
-                        float* dk, float* dv, cudaStream_t s);
+                        float* dk, float* dv, float* scratch, cudaStream_t s);
 
 // Compares out[rows[k] * width + c] with expected[k * width + c]; adds to slot->bad / nonfinite and
 // raises slot->worst_ratio.
