@@ -295,14 +295,18 @@ void run_clean_baseline(WorkerContext& ctx, const json& job) {
       continue;
     }
     ctx.channel.emit({{"type", "progress"}, {"stage", "baseline_alone"}, {"shape", item.at("shape")}});
+    const auto t0 = std::chrono::steady_clock::now();
     CleanBaseline b = time_baseline_alone(ctx, item.at("shape"), item.at("flops").get<double>(), cfg);
     ctx.clean_baseline[shape_label(item.at("shape"))] = b;
     ctx.channel.emit({{"type", "baseline_alone"}, {"shape", item.at("shape")}, {"median_ms", b.median_ms},
                       {"median_error", b.median_error}, {"samples", b.samples}, {"sm_clock_mhz", b.sm_clock_mhz},
-                      {"when", "before the candidate was loaded"}});
+                      {"seconds", seconds_since(t0)}, {"when", "before the candidate was loaded"}});
   }
-  // The GPU shared again for the pooled references, the load and the first warm-up calls.
-  ctx.give_back_exclusive_gpu();
+  // A worker that only times keeps the GPU alone through its load and first warm-up calls: giving
+  // it back would cost a second wait for the other lanes' stages to end (H200 bench: two drains per
+  // uncached problem, seconds each, for a load and warm-up of well under one). A worker with
+  // correctness work before its timing shares the GPU again for it.
+  if (!job.value("correctness", json::array()).empty()) ctx.give_back_exclusive_gpu();
 }
 
 bool run_timing(WorkerContext& ctx, const json& job) {
@@ -348,6 +352,7 @@ bool run_timing(WorkerContext& ctx, const json& job) {
   // The baseline beside the candidate disagrees with the baseline alone: measure it alone again.
   // Back to normal alone means the candidate slowed it; still off means the GPU changed.
   json drift_report = json::array();
+  const auto retimed_from = std::chrono::steady_clock::now();
   for (auto& [item, drift] : drifted) {
     const std::string label = shape_label(item.at("shape"));
     CleanBaseline again = time_baseline_alone(ctx, item.at("shape"), item.at("flops").get<double>(), cfg);
@@ -380,7 +385,10 @@ bool run_timing(WorkerContext& ctx, const json& job) {
   json stage = {{"type", "stage"}, {"name", "timing"}, {"status", ok ? "ok" : "failed"},
                 {"message", ok ? "every timed output checked" : message}, {"baseline", ctx.workload.baseline_info()},
                 {"sampling_rule", sampling_rule_json(cfg)}};
-  if (!drift_report.empty()) stage["baseline_drift"] = drift_report;
+  if (!drift_report.empty()) {
+    stage["baseline_drift"] = drift_report;
+    stage["baseline_drift_seconds"] = seconds_since(retimed_from);  // the library timed alone again
+  }
   if (!ok) stage["verdict"] = verdict;
   ctx.channel.emit(stage);
   return ok;

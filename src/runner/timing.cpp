@@ -122,11 +122,22 @@ struct Sampler {
   }
 };
 
+// A round of warm-up calls this long has done all a warm-up does (code loaded, first-call set-up,
+// clocks up): the rest are skipped. Slow kernels (naive ones take 20-200 ms a call) otherwise spent
+// seconds of exclusive GPU time on warm-up calls of every shape after the first.
+constexpr double kEnoughWarmUpSeconds = 0.1;
+
 void warm_up(WorkerContext& ctx, const std::string& label, double flops, int calls, bool candidate, bool baseline) {
   auto s = ctx.stream.get();
   // Warm-up: module load, first-call set-up and the baseline's plan stay out of the samples.
   WatchdogScope guard(ctx.watchdog, "warm-up calls on " + label, call_time_limit(flops) * (calls + 1));
+  const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < calls; ++i) {
+    if (i > 0) {
+      if (cudaError_t e = cudaStreamSynchronize(s); e != cudaSuccess)
+        ctx.channel.fatal_and_exit("runtime_error", "warm-up on " + label + ": " + cudaGetErrorName(e), 4);
+      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >= kEnoughWarmUpSeconds) break;
+    }
     if (candidate) {
       integrity::CallScope call(integrity::Actor::candidate_call, "warm-up", label);
       if (cudaError_t e = ctx.workload.call_candidate(ctx.entry, s); e != cudaSuccess)
@@ -211,9 +222,12 @@ CleanBaseline time_baseline_alone(WorkerContext& ctx, const json& shape, double 
 json time_shape(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg, bool count_timed) {
   const std::string label = shape_label(shape);
   auto s = ctx.stream.get();
+  const auto set_up_from = std::chrono::steady_clock::now();
   ctx.workload.prepare(shape.get<WorkloadShape>());
   ctx.workload.generate_inputs(ctx.draw_seed(), s);
   warm_up(ctx, label, flops, cfg.warmup_calls, true, cfg.with_baseline);
+  // The shape's buffers, inputs and warm-up calls: under exclusive use for every shape but the first.
+  const double set_up_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - set_up_from).count();
   ctx.take_exclusive_gpu();  // the first timed sample follows (a no-op once taken)
   const GpuState before = ctx.nvml.read();
   const auto t0 = std::chrono::steady_clock::now();
@@ -277,6 +291,7 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, const Timin
               {"candidate", stats_json(c, cand_ms)},
               {"wall_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()},
               {"harness_gpu_ms", sm.harness_json()},
+              {"set_up_seconds", set_up_seconds},
               {"stopped", stopped},
               {"floor_ms", floor_ms},
               {"below_floor", floor_ms > 0 && c.median < floor_ms},

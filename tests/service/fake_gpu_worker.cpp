@@ -232,8 +232,11 @@ int stage(const json& job) {
     const fs::path shared = dir / "shared.lock";
     // "clean_baseline_ms": as the real worker that times the library alone before its candidate
     // loads: asks for the GPU alone, holds timing.lock for that long, gives the GPU back and waits
-    // until the harness answers that it is shared again.
-    if (const int clean_ms = job.value("clean_baseline_ms", 0); clean_ms > 0) {
+    // until the harness answers that it is shared again; with "keeps_gpu" (the real worker whose
+    // job is timing only) it keeps the GPU alone through its set-up instead.
+    int kept = -1;  // timing.lock, held from the clean timings to the timed samples
+    const int clean_ms = job.value("clean_baseline_ms", 0);
+    if (clean_ms > 0) {
       char answer[1 + ptxbench::kGrantTokenLength] = {};
       size_t got = 0;
       if (::send(gate_fd, &ptxbench::kAskForCleanBaseline, 1, MSG_NOSIGNAL) == 1)
@@ -251,7 +254,10 @@ int stage(const json& job) {
       clean_baseline_beside_shared = held_by_others(shared, LOCK_EX);
       std::this_thread::sleep_for(std::chrono::milliseconds(clean_ms));
       clean_baseline_beside_shared = clean_baseline_beside_shared || held_by_others(shared, LOCK_EX);
-      ::close(alone);
+      if (job.value("keeps_gpu", false)) kept = alone;
+      else ::close(alone);
+    }
+    if (clean_ms > 0 && kept < 0) {
       char back = 0;
       if (::send(gate_fd, &ptxbench::kGiveBack, 1, MSG_NOSIGNAL) != 1 || ::read(gate_fd, &back, 1) != 1 ||
           back != ptxbench::kSharedAgain) {
@@ -260,11 +266,15 @@ int stage(const json& job) {
       }
       emit({{"type", "shared_gpu"}, {"after", "clean_baseline"}, {"waited_seconds", 0.0}});
     }
-    setup_beside_shared = held_by_others(shared, LOCK_EX);
-    const int setup = lock_file(shared, LOCK_SH);
-    std::this_thread::sleep_for(std::chrono::milliseconds(job.value("setup_ms", 0)));
-    ::close(setup);
-    setup_beside_shared = setup_beside_shared || held_by_others(shared, LOCK_EX);
+    if (kept < 0) {
+      setup_beside_shared = held_by_others(shared, LOCK_EX);
+      const int setup = lock_file(shared, LOCK_SH);
+      std::this_thread::sleep_for(std::chrono::milliseconds(job.value("setup_ms", 0)));
+      ::close(setup);
+      setup_beside_shared = setup_beside_shared || held_by_others(shared, LOCK_EX);
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(job.value("setup_ms", 0)));  // still alone
+    }
     // "grant": how candidate code in the real worker could answer it (service/timed_grant.h):
     // "faked" never asks the harness and times at once, "other_token" asks but is timed on
     // another token (its own socket answered the worker first), "give_back_after_timing" gives
@@ -292,6 +302,7 @@ int stage(const json& job) {
       }
     }
     ::close(gate_fd);
+    if (kept >= 0) ::close(kept);  // taken again below, as by a worker that asked only now
     emit({{"type", "exclusive_gpu"}, {"waited_seconds", 0.0}, {"grant", token}});
     // As the real worker waits for NVML to list no other process: a shared stage killed just
     // before the grant may still be exiting, its lock not yet released (up to 5 s).

@@ -117,6 +117,29 @@ TEST(TimedHandshake, AWorkerThatTimesTheLibraryAloneFirstGivesTheGpuBackBeforeTi
   EXPECT_NE(why_timed_without_grant(only_clean, true).find("no grant for its timed samples"), std::string::npos);
 }
 
+// A worker whose job is timing only keeps the GPU from its clean timings to its timed samples
+// (no second wait for the other lanes): asking for timing then takes nothing more from the gate,
+// and the timing grant still carries a token of its own.
+TEST(TimedHandshake, AWorkerThatKeepsTheGpuAfterItsCleanTimingsIsGrantedTimingWithoutASecondWait) {
+  test::TempDir dir("ptxbench-handshake");
+  FakeGpus gpus(dir.path());
+  WorkerLaunch launch = test::fake_worker_launch(kFakeWorker, dir.path() / "jobs", 10s);
+  std::vector<std::string> calls;
+  launch.exclusive_gpu = [&] { calls.push_back("exclusive"); };
+  launch.shared_gpu_again = [&] { calls.push_back("shared"); };
+  json job = stage_job("timed", 20);
+  job["clean_baseline_ms"] = 20;
+  job["keeps_gpu"] = true;
+  WorkerRun run = run_worker(launch, job);
+  ASSERT_TRUE(run.done) << run.process.describe() << "\n" << run.output_tail();
+  EXPECT_EQ(calls, (std::vector<std::string>{"exclusive"})) << "the GPU was given back or taken twice";
+  ASSERT_EQ(run.exclusive_grant_tokens.size(), 2u);
+  EXPECT_NE(run.exclusive_grant_tokens[0], run.exclusive_grant_tokens[1]);
+  EXPECT_EQ(run.exclusive_grant_token, run.exclusive_grant_tokens[1]);
+  EXPECT_TRUE(run.of_type("shared_gpu").empty());
+  EXPECT_EQ(why_timed_without_grant(run, true), "");
+}
+
 // Once granted for timing nothing more is served: a give-back then (candidate code writing on the
 // socket) would let other lanes' work, or another candidate's timing, run beside its samples. The
 // honest worker never writes it, so the run is forbidden.
