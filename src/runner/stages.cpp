@@ -295,12 +295,11 @@ void run_clean_baseline(WorkerContext& ctx, const json& job) {
       continue;
     }
     ctx.channel.emit({{"type", "progress"}, {"stage", "baseline_alone"}, {"shape", item.at("shape")}});
-    const auto t0 = std::chrono::steady_clock::now();
     CleanBaseline b = time_baseline_alone(ctx, item.at("shape"), item.at("flops").get<double>(), cfg);
     ctx.clean_baseline[shape_label(item.at("shape"))] = b;
     ctx.channel.emit({{"type", "baseline_alone"}, {"shape", item.at("shape")}, {"median_ms", b.median_ms},
                       {"median_error", b.median_error}, {"samples", b.samples}, {"sm_clock_mhz", b.sm_clock_mhz},
-                      {"seconds", seconds_since(t0)}, {"when", "before the candidate was loaded"}});
+                      {"seconds", b.seconds}, {"when", "before the candidate was loaded"}});
   }
   // A worker that only times keeps the GPU alone through its load and first warm-up calls: giving
   // it back would cost a second wait for the other lanes' stages to end (H200 bench: two drains per

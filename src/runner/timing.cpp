@@ -216,7 +216,8 @@ CleanBaseline time_baseline_alone(WorkerContext& ctx, const json& shape, double 
       break;
   }
   const auto st = summarize(sm.ms);
-  return {st.median, st.median_error, st.n, mhz};
+  return {st.median, st.median_error, st.n, mhz,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
 }
 
 json time_shape(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg, bool count_timed) {

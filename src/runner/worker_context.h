@@ -24,6 +24,7 @@ struct CleanBaseline {
   double median_ms = 0, median_error = 0;
   int samples = 0;
   double sm_clock_mhz = 0;
+  double seconds = 0;  // from the exclusive grant (its wait not counted) to the last sample
 };
 
 struct WorkerContext {
