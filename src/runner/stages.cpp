@@ -305,7 +305,7 @@ void run_clean_baseline(WorkerContext& ctx, const json& job) {
   // it back would cost a second wait for the other lanes' stages to end (H200 bench: two drains per
   // uncached problem, seconds each, for a load and warm-up of well under one). A worker with
   // correctness work before its timing shares the GPU again for it.
-  if (!job.value("correctness", json::array()).empty()) ctx.give_back_exclusive_gpu();
+  if (job.contains("correctness") && !job.at("correctness").empty()) ctx.give_back_exclusive_gpu();
 }
 
 bool run_timing(WorkerContext& ctx, const json& job) {

@@ -7,6 +7,7 @@
 #include <set>
 #include <numeric>
 
+#include "core/timestamp.h"
 #include "runner/device_ops.h"
 #include "runner/hardware_peak.h"
 #include "runner/integrity/gpu_activity_monitor.h"
@@ -70,8 +71,7 @@ struct Sampler {
       if (cudaError_t err = cudaEventSynchronize(end[e].get()); err != cudaSuccess)
         ctx.channel.fatal_and_exit("runtime_error", "timed call on " + label + ": " + cudaGetErrorName(err), 4);
     }
-    float elapsed = 0;
-    PTXBENCH_CUDA(cudaEventElapsedTime(&elapsed, start[e].get(), end[e].get()));
+    const double elapsed = elapsed_ms(start[e], end[e]);
     harness_before_ms.push_back(elapsed_ms(before[e], start[e]));
     if (slots > 0) harness_after_ms.push_back(elapsed_ms(end[1 - e], after[1 - e]));
     if (counted) {
@@ -84,7 +84,7 @@ struct Sampler {
         monitor->record_counted_kernels(monitor->last_call(), {names.begin(), names.end()});
       }
     }
-    if (counted) counted_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (counted) counted_seconds = seconds_since(started);
     regenerate_inputs(ctx, seed, true, slots);
     ctx.workload.check_timed_call(slots, ctx.draw_seed(), s);
     PTXBENCH_CUDA(cudaEventRecord(after[e].get(), s));
@@ -131,12 +131,15 @@ void warm_up(WorkerContext& ctx, const std::string& label, double flops, int cal
   auto s = ctx.stream.get();
   // Warm-up: module load, first-call set-up and the baseline's plan stay out of the samples.
   WatchdogScope guard(ctx.watchdog, "warm-up calls on " + label, call_time_limit(flops) * (calls + 1));
+  auto synchronize = [&] {
+    if (cudaError_t e = cudaStreamSynchronize(s); e != cudaSuccess)
+      ctx.channel.fatal_and_exit("runtime_error", "warm-up on " + label + ": " + cudaGetErrorName(e), 4);
+  };
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < calls; ++i) {
     if (i > 0) {
-      if (cudaError_t e = cudaStreamSynchronize(s); e != cudaSuccess)
-        ctx.channel.fatal_and_exit("runtime_error", "warm-up on " + label + ": " + cudaGetErrorName(e), 4);
-      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >= kEnoughWarmUpSeconds) break;
+      synchronize();
+      if (seconds_since(t0) >= kEnoughWarmUpSeconds) break;
     }
     if (candidate) {
       integrity::CallScope call(integrity::Actor::candidate_call, "warm-up", label);
@@ -148,8 +151,7 @@ void warm_up(WorkerContext& ctx, const std::string& label, double flops, int cal
       ctx.workload.call_baseline(s);
     }
   }
-  if (cudaError_t e = cudaStreamSynchronize(s); e != cudaSuccess)
-    ctx.channel.fatal_and_exit("runtime_error", "warm-up on " + label + ": " + cudaGetErrorName(e), 4);
+  synchronize();
 }
 
 }  // namespace
@@ -210,14 +212,14 @@ CleanBaseline time_baseline_alone(WorkerContext& ctx, const json& shape, double 
     sm.sample(Side::baseline);
     if (sm.slots % 8 == 0) mhz = std::max(mhz, double(ctx.nvml.read().sm_clock_mhz));
     const auto st = summarize(sm.ms);
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double elapsed = seconds_since(t0);
     if ((st.n >= cfg.clean_min_samples && st.median_error <= cfg.target_median_error) ||
         (elapsed >= cfg.clean_max_seconds && st.n >= 5))
       break;
   }
   const auto st = summarize(sm.ms);
   return {st.median, st.median_error, st.n, mhz,
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
+          seconds_since(t0)};
 }
 
 json time_shape(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg, bool count_timed) {
@@ -228,7 +230,7 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, const Timin
   ctx.workload.generate_inputs(ctx.draw_seed(), s);
   warm_up(ctx, label, flops, cfg.warmup_calls, true, cfg.with_baseline);
   // The shape's buffers, inputs and warm-up calls: under exclusive use for every shape but the first.
-  const double set_up_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - set_up_from).count();
+  const double set_up_seconds = seconds_since(set_up_from);
   ctx.take_exclusive_gpu();  // the first timed sample follows (a no-op once taken)
   const GpuState before = ctx.nvml.read();
   const auto t0 = std::chrono::steady_clock::now();
@@ -259,7 +261,7 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, const Timin
     const auto cand = sm.of(Side::candidate);
     p.candidate = summarize(cand), p.baseline = summarize(sm.of(Side::baseline));
     p.candidate_seconds = std::accumulate(cand.begin(), cand.end(), 0.0) / 1e3;
-    p.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    p.elapsed_seconds = seconds_since(t0);
     p.slots = sm.slots, p.capacity = capacity, p.candidate_calls = candidate_samples;
     p.counted_sample = counted_sample, p.with_baseline = cfg.with_baseline;
     stopped = sampling_stop(p, cfg);
@@ -290,7 +292,7 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, const Timin
   json out = {{"shape", shape},
               {"flops", flops},
               {"candidate", stats_json(c, cand_ms)},
-              {"wall_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()},
+              {"wall_seconds", seconds_since(t0)},
               {"harness_gpu_ms", sm.harness_json()},
               {"set_up_seconds", set_up_seconds},
               {"stopped", stopped},
