@@ -14,6 +14,7 @@
 
 #include "support/cli.h"
 #include "support/routed_server.h"
+#include "support/stand_in_worker.h"
 
 namespace fs = std::filesystem;
 using namespace ptxbench;
@@ -43,13 +44,7 @@ class FixitCli : public ::testing::Test {
   void SetUp() override {
     root_ = fresh_workspace("fixit");
     ws_ = root_ / "ws";
-    // The stand-in worker.
-    const fs::path folder = root_ / "worker";
-    fs::create_directories(folder);
-    fs::copy_file(source_dir() / "tests/e2e/fake_worker.py", folder / "fake_worker.py", fs::copy_options::overwrite_existing);
-    worker_ = folder / "ptxbench-worker";
-    std::ofstream(worker_) << "#!/bin/sh\nexec /usr/bin/python3 " << (folder / "fake_worker.py").string() << " marker \"$@\"\n";
-    chmod(worker_.c_str(), 0755);
+    worker_ = stand_in_worker(root_ / "worker", "marker");
     // The model's turns: files: layout DIR/<problem>/<trajectory>/<turn>.
     const fs::path m = root_ / "model";
     write(m / "mha_fwd/0/0.cu", candidate("ptxbench_mha_fwd", "correct:1.2", "syntax", "int broken(\n"));

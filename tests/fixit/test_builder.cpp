@@ -8,6 +8,7 @@
 #include "fixit/builder.h"
 #include "fixit_fixtures.h"
 #include "problems/registry.h"
+#include "report/fixit_tables.h"
 #include "support/fake_candidate_service.h"
 #include "support/scripted_client.h"
 #include "support/temp_dir.h"
@@ -272,6 +273,31 @@ TEST_F(Build, PostBalancingKeepsRecordsStoredButOutOfTheDataset) {
     EXPECT_EQ(r.excluded_reason, "capped (post-balance): problem cap 2 (mha_fwd)");
   }
   EXPECT_EQ(excluded, 3);
+}
+
+TEST_F(Build, StatsTablesCountRecordsByProblemClassAndSourceAndItemsByReason) {
+  auto failing = turn("r", "mha_fwd", 0, 0, "incorrect", kernel("incorrect", "a"));
+  auto g = turn("r", "gemm", 0, 0, "incorrect", kernel("incorrect", "g"));
+  test::FakeCandidateService service;
+  test::ScriptedClient teacher([](const ChatRequest&) { return answer(fix_reply("correct", "f")); });
+  const BuildOutcome out = build({failing, g}, &teacher, service);
+  report::Report r;
+  ASSERT_TRUE(report::add_fixit_tables(*store_, {out.build_id}, true, &r).ok);
+  const report::Table* builds = r.table("fixit_builds");
+  ASSERT_TRUE(builds && builds->rows.size() == 1u);
+  EXPECT_EQ(std::get<long long>(builds->at(0, "records")), 1);
+  EXPECT_EQ(std::get<long long>(builds->at(0, "refused")), 1);
+  EXPECT_EQ(std::get<long long>(builds->at(0, "teacher_calls")), 1);
+  EXPECT_DOUBLE_EQ(std::get<double>(builds->at(0, "teacher_cost_usd")), 1000 * 1e-6 + 200 * 2e-6);
+  const report::Table* records = r.table("fixit_records");
+  ASSERT_TRUE(records && records->rows.size() == 1u);
+  EXPECT_EQ(std::get<std::string>(records->at(0, "error_class")), "incorrect");
+  EXPECT_EQ(std::get<std::string>(records->at(0, "fix_source")), "teacher");
+  EXPECT_EQ(std::get<std::string>(records->at(0, "teacher")), "scripted:teacher (fixit-teacher/1)");
+  const report::Table* its = r.table("fixit_items");
+  ASSERT_TRUE(its && its->rows.size() == 2u);
+  EXPECT_EQ(std::get<std::string>(its->at(0, "problem")), "gemm");
+  EXPECT_EQ(std::get<std::string>(its->at(0, "reason")), "held_out");
 }
 
 TEST_F(Build, KernelGenRecordsAreCorrectTurnsJudgedAgain) {
