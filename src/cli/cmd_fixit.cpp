@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "agent/clients/model_client.h"
+#include "agent/run_config.h"
 #include "cli/commands.h"
 #include "cli/engine_flags.h"
 #include "cli/stop_signals.h"
@@ -41,18 +42,6 @@ struct BuildArgs {
   bool no_gpu = false, no_sanitize = false, no_probe = false, no_timing = false;
   EngineFlags engine;
 };
-
-std::pair<std::string, std::string> key_value(const std::string& kv, const char* flag) {
-  const auto eq = kv.find('=');
-  if (eq == std::string::npos || eq == 0) throw InputError(std::string(flag) + " '" + kv + "': expected KEY=VALUE");
-  return {kv.substr(0, eq), kv.substr(eq + 1)};
-}
-
-// A value as JSON when it reads as a number or a boolean, else as a string (as --model-arg does).
-json arg_value(const std::string& v) {
-  json j = json::parse(v, nullptr, false);
-  return !j.is_discarded() && (j.is_number() || j.is_boolean()) ? j : json(v);
-}
 
 std::optional<TokenPrices> parse_prices(const std::string& s) {
   if (s.empty()) return std::nullopt;
@@ -99,10 +88,11 @@ void build_command(const BuildArgs& a, const GlobalOptions& g, ExitCode& code) {
   fixit::TeacherSetup teacher;
   teacher.spec = a.no_teacher ? "" : (a.teacher.empty() ? recipe.teacher : a.teacher);
   teacher.args = a.teacher.empty() ? recipe.teacher_args : json::object();
-  for (const auto& kv : a.teacher_args) {
-    auto [k, v] = key_value(kv, "--teacher-arg");
-    teacher.args[k] = arg_value(v);
+  for (const auto& kv : a.teacher_args) {  // as --model-arg: never a secret (keys by their variable's name)
+    auto [k, v] = parse_model_arg(kv);
+    teacher.args[k] = v;
   }
+  for (const auto& [k, v] : teacher.args.items()) check_model_arg_name(k, "the teacher's options");
   teacher.prices = parse_prices(a.teacher_price);
   std::unique_ptr<agent::ModelClient> client;
   if (!teacher.spec.empty()) {
@@ -298,6 +288,8 @@ void add_fixit_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
     FixitStore store(database_path(g, true));
     if (!store.status().ok) throw InputError("workspace database: " + store.status().error);
     report::Report r;
+    r.format = "ptxbench.fixit-stats/1";  // printed as plain tables, not the metrics report's layout
+    r.meta["title"] = "Fixit builds in " + workspace_dir(g);
     if (auto st = report::add_fixit_tables(store, s->builds, s->items, &r); !st.ok) throw InputError(st.error);
     const report::Report sel = report::select_tables(r, s->tables);
     switch (f) {

@@ -167,6 +167,13 @@ TEST_F(FixitCli, FailingTurnsBecomeJudgedRecordsTheTeacherIsRetriedAndHeldOutPro
       for (const auto& row : t["rows"])
         if (row["status"] == "refused") refused_row = row["problem"] == "gemm" && row["reason"] == "held_out" && row["items"] == 4;
   EXPECT_TRUE(refused_row) << stats.process.out.substr(0, 3000);
+  const CliRun table = cli({"fixit", "stats"});
+  ASSERT_EQ(table.process.exit_code, 0) << table.process.err;
+  EXPECT_NE(table.process.out.find("Fixit records"), std::string::npos) << table.process.out;
+  // The workspace's report carries the builds (the HTML report plots records per problem per recipe).
+  const CliRun report = cli({"report", "--format", "json", "--table", "fixit_records"});
+  ASSERT_EQ(report.process.exit_code, 0) << report.process.err;
+  EXPECT_EQ(report.output["tables"][0]["rows"].size(), 4u) << report.process.out.substr(0, 2000);
 
   // Every export, loaded by its consumer's own loader.
   for (const char* f : {"trl", "sharegpt", "openai"}) {
