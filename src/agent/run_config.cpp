@@ -133,6 +133,18 @@ void validate_run_config(const RunConfig& c) {
   if (c.limit && *c.limit < 1) throw InputError("limit must be at least 1");
   if (c.problems.empty()) throw InputError("no problems given: use --problems LIST or all");
   for (const auto& [k, v] : c.model_args.items()) check_model_arg_name(k, "model argument");
+  if (c.repair_notes.k < 1 || c.repair_notes.k > 20) throw InputError("repair notes: k must be in 1..20 (got " + std::to_string(c.repair_notes.k) + ")");
+  if (c.repair_notes.source.empty() && (c.repair_notes.with_fixed_kernel || c.repair_notes.same_problem))
+    throw InputError("--with-fixed-kernel and --notes-same-problem need --repair-notes NOTES");
+}
+
+json RepairNotesConfig::to_json() const {
+  return {{"source", source}, {"sha256", sha256}, {"k", k}, {"with_fixed_kernel", with_fixed_kernel}, {"same_problem", same_problem}};
+}
+
+std::string RepairNotesConfig::condition() const {
+  if (source.empty()) return "";
+  return std::string(with_fixed_kernel ? "notes+kernel" : "notes") + (same_problem ? "@same-problem" : "");
 }
 
 json RunConfig::to_json() const {
@@ -158,7 +170,8 @@ json RunConfig::to_json() const {
           {"run_name", run_name},
           {"rejudge", rejudge},
           {"evaluation", {{"gpu", use_gpu}, {"sanitize", sanitize}, {"probe", probe}, {"timing", timing}, {"device", device}}},
-          {"prices", p}};
+          {"prices", p},
+          {"repair_notes", repair_notes.to_json()}};
 }
 
 std::optional<TokenPrices> RunConfig::prices_for_model() const {
@@ -173,7 +186,7 @@ RunConfig load_run_config_file(const std::filesystem::path& file, RunConfig c) {
   const toml::table root = parse_toml_file(file);
   const std::set<std::string> top{"model", "problems", "suite", "arch", "trajectories", "turns", "knowledge", "context_turns",
                                   "max_infra_errors", "infra_retry_delay_s", "parallel", "compile_jobs", "limit",
-                                  "run_name", "rejudge", "model_args", "evaluation", "prices"};
+                                  "run_name", "rejudge", "model_args", "evaluation", "prices", "repair_notes"};
   for_each_key(root, file, "", top, [&](const std::string& key, const toml::node& v, const std::string& at) {
     if (key == "model") c.model = string_of(v, at);
     else if (key == "problems") c.problems = split_list(list_of(v, at));
@@ -198,6 +211,16 @@ RunConfig load_run_config_file(const std::filesystem::path& file, RunConfig c) {
         check_model_arg_name(name, where(file, x, "model_args." + name));
         c.model_args[name] = scalar_to_json(x, where(file, x, "model_args." + name));
       }
+    } else if (key == "repair_notes") {
+      const auto* t = v.as_table();
+      if (!t) throw InputError(at + ": must be a table");
+      for_each_key(*t, file, "repair_notes.", {"source", "k", "with_fixed_kernel", "same_problem"},
+                   [&](const std::string& k, const toml::node& x, const std::string& a) {
+                     if (k == "source") c.repair_notes.source = string_of(x, a);
+                     else if (k == "k") c.repair_notes.k = int_of(x, a);
+                     else if (k == "with_fixed_kernel") c.repair_notes.with_fixed_kernel = bool_of(x, a);
+                     else c.repair_notes.same_problem = bool_of(x, a);
+                   });
     } else if (key == "evaluation") {
       const auto* t = v.as_table();
       if (!t) throw InputError(at + ": must be a table");

@@ -25,6 +25,19 @@ struct TokenPrices {
   double input_per_mtok = 0, output_per_mtok = 0;  // USD per million tokens; reasoning is billed as output
 };
 
+// Prompt-time supervision (fixit/repair_notes.h): after a failing turn, the feedback carries the
+// top-k repair notes retrieved for it. The notes' content hash is part of the run's identity.
+struct RepairNotesConfig {
+  std::string source;        // "": none; a Fixit build id of the workspace, or a `fixit export --format records` file
+  std::string sha256;        // of the notes loaded (set when the run starts)
+  int k = 3;
+  bool with_fixed_kernel = false;
+  bool same_problem = false;  // notes of the problem being solved too (the paper's in-distribution condition)
+  json to_json() const;
+  // "notes" or "notes+kernel" (and "@same-problem"): how reports name the condition ("" for none).
+  std::string condition() const;
+};
+
 struct RunConfig {
   std::string model;                  // PROVIDER:MODEL
   json model_args = json::object();   // provider options ([model_args] and --model-arg k=v)
@@ -47,6 +60,7 @@ struct RunConfig {
   bool use_gpu = true, sanitize = true, probe = true, timing = true;
   int device = 0;
   std::map<std::string, TokenPrices> prices;  // by "PROVIDER:MODEL" or "MODEL"
+  RepairNotesConfig repair_notes;
 
   json to_json() const;
   std::optional<TokenPrices> prices_for_model() const;

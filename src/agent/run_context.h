@@ -15,6 +15,7 @@
 #include "agent/prompt_builder.h"
 #include "agent/run_config.h"
 #include "agent/run_progress.h"
+#include "fixit/repair_notes.h"
 #include "service/candidate_service.h"
 #include "store/run_store.h"
 
@@ -38,6 +39,8 @@ class RunContext {
   RunProgress& progress;
   JudgeCache cache;
   const std::optional<TokenPrices> prices;
+  // Repair notes for failing turns' feedback (config.repair_notes); nullptr without.
+  const fixit::RepairNotes* notes = nullptr;
 
   // No new model call once stopping; no new judging either once interrupted (a signal).
   bool stopping() const { return stopping_.load(); }

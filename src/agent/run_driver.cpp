@@ -101,6 +101,9 @@ RunOutcome RunDriver::run() {
   RunProgress progress(run.id, total_trajectories, total_trajectories * run.turns, err, options_.interactive,
                        [this] { return service_.load(); });
   RunContext ctx(config_, run, client_, service_, store_, progress, options_.workspace);
+  if (!config_.repair_notes.source.empty() && !options_.notes)
+    throw InputError("the run config names repair notes (" + config_.repair_notes.source + ") but none were loaded");
+  ctx.notes = options_.notes;
 
   // Earlier judgments of this run are reused for identical candidates (unless --rejudge).
   for (const auto& t : stored)

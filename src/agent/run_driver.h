@@ -35,6 +35,7 @@ struct RunDriverOptions {
   std::filesystem::path workspace;
   std::ostream* progress_stream = nullptr;  // stderr by default
   bool interactive = false;                 // redraw the progress line in place (a terminal)
+  const fixit::RepairNotes* notes = nullptr;  // loaded for config.repair_notes (its sha256 set in the config)
 };
 
 class RunDriver {

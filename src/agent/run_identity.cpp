@@ -20,6 +20,11 @@ json run_identity(const RunConfig& c) {
   // A suite labels the problems with their splits: part of the identity when given (runs without a
   // suite keep the ids they had before suites existed).
   if (!c.suite.empty()) id["suite"] = c.suite;
+  // Repair notes change what the model is shown: their content (not where they were read from),
+  // k and the switches (runs without notes keep their ids).
+  if (!c.repair_notes.source.empty())
+    id["repair_notes"] = {{"sha256", c.repair_notes.sha256}, {"k", c.repair_notes.k},
+                          {"with_fixed_kernel", c.repair_notes.with_fixed_kernel}, {"same_problem", c.repair_notes.same_problem}};
   return id;
 }
 

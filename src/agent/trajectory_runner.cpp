@@ -218,6 +218,21 @@ bool TrajectoryRunner::next_turn(int turn) {
   return true;
 }
 
+void TrajectoryRunner::add_repair_notes(TurnRow& t, const EvaluationRecord& record, const ProblemSpec& spec,
+                                        const std::string& source) const {
+  if (!ctx_.notes) return;
+  const auto query = fixit::notes_query(record, &spec, source);
+  if (!query) return;  // no failure: no note applies
+  const RepairNotesConfig& c = ctx_.config.repair_notes;
+  fixit::NotesOptions o{c.k, c.with_fixed_kernel, c.same_problem, {}};
+  for (const auto& [problem, split] : ctx_.config.splits)
+    if (split != "train") o.held_out.insert(problem);
+  const fixit::Retrieval got = ctx_.notes->retrieve(*query, o);
+  t.feedback += fixit::render_notes(got, o);
+  t.context["repair_notes"] = got.to_json(o);
+  t.context["repair_notes"]["query"] = query->text();
+}
+
 bool TrajectoryRunner::judge_and_finish(TurnRow& t, const std::string& source) {
   const ProblemSpec& spec = *problem_.spec;
   const std::string sha = content_sha256(source);
@@ -281,6 +296,7 @@ bool TrajectoryRunner::judge_and_finish(TurnRow& t, const std::string& source) {
   if (reuse && reuse->trajectory == t.trajectory && reuse->problem == t.problem) fctx.reused_from_turn = reuse->turn;
   t.feedback = render_feedback(record, fctx);
   t.feedback_version = kFeedbackVersion;
+  add_repair_notes(t, record, spec, source);
   t.finished_at = utc_timestamp_ms();
   if (auto s = ctx_.store.finish_turn(t, new_record ? &record : nullptr); !s.ok) {
     ctx_.store_failed(s, "the judgment of turn " + label(spec.name, t.trajectory, t.turn),

@@ -25,6 +25,9 @@ class TrajectoryRunner {
   // The counted reply for `turn` (after retrying infra errors), or nullopt when the run stops.
   std::optional<agent::ChatReply> counted_reply(int turn, const ContextPlan& plan, ModelCallRow* call);
   bool judge_and_finish(TurnRow& turn, const std::string& source);
+  // With repair notes: the top-k notes for a failing turn appended to its feedback, and which were
+  // shown (ids, scores, what the rules excluded) recorded in the turn's context.
+  void add_repair_notes(TurnRow& turn, const EvaluationRecord& record, const ProblemSpec& spec, const std::string& source) const;
   void remember(const TurnRow& turn, std::string reply);
 
   RunContext& ctx_;

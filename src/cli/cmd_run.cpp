@@ -14,6 +14,7 @@
 #include "agent/run_config.h"
 #include "agent/run_driver.h"
 #include "agent/run_identity.h"
+#include "fixit/repair_notes.h"
 #include "cli/commands.h"
 #include "cli/engine_flags.h"
 #include "cli/stop_signals.h"
@@ -39,6 +40,9 @@ struct RunFlags {
   bool service = false;  // the GPU profiling service's engine in process (lanes, health probes)
   EngineFlags engine;
   bool no_gpu = false, no_sanitize = false, no_probe = false, no_timing = false;
+  std::string repair_notes;
+  int notes_k = 3;
+  bool with_fixed_kernel = false, notes_same_problem = false;
   std::map<std::string, CLI::Option*> given;  // option name -> option (count() > 0 when given)
   bool has(const std::string& name) const {
     auto it = given.find(name);
@@ -84,6 +88,10 @@ RunConfig resolve_config(const RunFlags& f, const ProblemRegistry& registry) {
   if (f.no_probe) c.probe = false;
   if (f.no_timing) c.timing = false;
   if (f.has("--device")) c.device = f.device;
+  if (f.has("--repair-notes")) c.repair_notes.source = f.repair_notes;
+  if (f.has("--notes-k")) c.repair_notes.k = f.notes_k;
+  if (f.with_fixed_kernel) c.repair_notes.with_fixed_kernel = true;
+  if (f.notes_same_problem) c.repair_notes.same_problem = true;
 
   // Canonical forms, so the same settings always give the same run identity.
   arch_info(c.arch);
@@ -174,6 +182,15 @@ int run_validate(const RunConfig& c, const std::vector<ProblemSpec>& specs, cons
 void run_command(const RunFlags& f, const GlobalOptions& g, ExitCode& code) {
   ProblemRegistry registry(problems_root(g));
   RunConfig config = resolve_config(f, registry);
+  // Repair notes: loaded now, so their content's hash is part of the run's identity.
+  std::unique_ptr<fixit::RepairNotes> notes;
+  if (!config.repair_notes.source.empty()) {
+    notes = fixit::load_repair_notes(config.repair_notes.source, database_path(g, false));
+    config.repair_notes.sha256 = notes->sha256();
+    std::cerr << "[ptxbench] repair notes: " << notes->size() << " from " << notes->source() << " (k " << config.repair_notes.k
+              << (config.repair_notes.with_fixed_kernel ? ", with fixed kernels" : "")
+              << (config.repair_notes.same_problem ? ", same problem allowed" : ", other problems only") << ")\n";
+  }
   std::vector<ProblemSpec> specs;
   for (const auto& p : config.problems) specs.push_back(registry.load(p));
   for (const auto& s : specs)
@@ -223,6 +240,7 @@ void run_command(const RunFlags& f, const GlobalOptions& g, ExitCode& code) {
   o.knowledge_root = knowledge;
   o.workspace = workspace_dir(g);
   o.interactive = isatty(STDERR_FILENO);
+  o.notes = notes.get();
   RunDriver driver(config, specs, *client, service, store, o);
   {
     std::lock_guard lock(driver_mutex);
@@ -300,6 +318,13 @@ void add_run_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   cmd->add_flag("--json", f->json, "Print the final summary (or the --validate report) as JSON on stdout");
   cmd->add_flag("--service", f->service, "Judge through the GPU profiling service's engine in process: GPU sharing "
                                          "(--lanes), an exclusive timing lane per GPU (--devices), health probes");
+  opt(cmd->add_option("--repair-notes", f->repair_notes,
+                      "Repair notes in the feedback after a failing turn: a Fixit build id of the workspace, or a "
+                      "`fixit export --format records` file"));
+  opt(cmd->add_option("--notes-k", f->notes_k, "Repair notes shown per failing turn (default 3)"));
+  cmd->add_flag("--with-fixed-kernel", f->with_fixed_kernel, "Show each note's fixed kernel too");
+  cmd->add_flag("--notes-same-problem", f->notes_same_problem,
+                "Allow notes of the problem being solved (the in-distribution condition; default: other problems only)");
   add_engine_flags(cmd, f->engine);
   cmd->footer(
       "Re-running the same command resumes the run: no turn is repeated or lost (a reply stored but not judged is "

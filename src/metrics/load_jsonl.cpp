@@ -172,6 +172,7 @@ struct Reader {
       RunInfo r;
       r.id = id;
       r.model = l.str("model", true, run), r.arch = l.str("arch", true, run), r.knowledge = l.str("knowledge", true, run);
+      if (const json* c = l.find(*run, "config")) r.knowledge = knowledge_condition(r.knowledge, *c);
       r.status = l.str("status", false, run);
       r.problems = string_list(l, "problems", run);
       r.trajectories = static_cast<int>(l.integer("trajectories", 1, run));

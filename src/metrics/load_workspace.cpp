@@ -105,6 +105,7 @@ TurnSet load_workspace(const std::filesystem::path& path, const LoadOptions& opt
       // The agent records {"name": "none", "gpu_stages": false} when no GPU stage ran.
       if (r.provenance.contains("gpu") && r.provenance["gpu"].is_object() && r.provenance["gpu"].value("gpu_stages", true))
         r.gpu = r.provenance["gpu"].value("name", "");
+      r.knowledge = knowledge_condition(r.knowledge, config);
       if (config.is_object()) {
         r.suite = config.value("suite", "");
         if (config.contains("splits") && config["splits"].is_object()) splits[r.id] = config["splits"];

@@ -68,6 +68,11 @@ struct TurnSet {
   void append(TurnSet other);  // a run id present in both is an InputError naming both sources
 };
 
+// The knowledge setting a run's turns are grouped by: its prompt components, and the repair notes
+// its feedback carried (run config "repair_notes"), e.g. "params,ptx,contract+notes+kernel", so the
+// knowledge ablation table compares the notes conditions side by side (the paper's Table 4).
+std::string knowledge_condition(const std::string& knowledge, const json& run_config);
+
 // Derives TurnRow::finished for runs whose loader could not tell: a trajectory is finished when
 // it holds a stored, non-pending turn for every k in 1..run.turns.
 void derive_finished(TurnSet& set, const std::string& run_id);

@@ -227,7 +227,8 @@ std::vector<Grid> knowledge_ablation_grids(const Report& r) {
       r, "correctness", "Knowledge ablation, turn correctness (%): target-instruction (unrestricted)", "target_rate", "correct_rate",
       [](const Table& t, size_t i, const char* f) { return percent_cell(t.at(i, f)); },
       "Rows: the prompt's knowledge components (params = architecture parameters, ptx = PTX template functions, "
-      "contract = architecture contract).",
+      "contract = architecture contract); +notes = repair notes in the feedback after a failing turn, +notes+kernel = "
+      "with their fixed kernels (@same-problem: notes of the problem itself allowed).",
       true);
 }
 

@@ -221,3 +221,15 @@ TEST(Ablation, KnowledgeTableRowsAndTheComparisonOfTwoSettings) {
 }
 
 }  // namespace
+
+// Runs with repair notes are their own knowledge setting, so the knowledge ablation table compares
+// the notes conditions side by side (the paper's Table 4).
+TEST(KnowledgeCondition, RepairNotesNameTheirCondition) {
+  using ptxbench::json;
+  using ptxbench::metrics::knowledge_condition;
+  EXPECT_EQ(knowledge_condition("params,ptx,contract", json::object()), "params,ptx,contract");
+  EXPECT_EQ(knowledge_condition("params,ptx,contract", json{{"repair_notes", {{"source", ""}}}}), "params,ptx,contract");
+  EXPECT_EQ(knowledge_condition("params", json{{"repair_notes", {{"source", "s1-abc"}, {"with_fixed_kernel", false}}}}), "params+notes");
+  EXPECT_EQ(knowledge_condition("none", json{{"repair_notes", {{"source", "f.jsonl"}, {"with_fixed_kernel", true}, {"same_problem", true}}}}),
+            "none+notes+kernel@same-problem");
+}

@@ -6,6 +6,7 @@
 
 #include "agent/rescorer.h"
 #include "agent/run_driver.h"
+#include "agent/run_identity.h"
 #include "core/error.h"
 #include "problems/registry.h"
 #include "support/fake_candidate_service.h"
@@ -44,8 +45,10 @@ class Agent : public ::testing::Test {
     c.infra_retry_delay_s = 0;
     return c;
   }
-  RunOutcome run(const RunConfig& c, agent::ModelClient& client, CandidateService& service) {
+  RunOutcome run(const RunConfig& c, agent::ModelClient& client, CandidateService& service,
+                 const fixit::RepairNotes* notes = nullptr) {
     RunDriverOptions o;
+    o.notes = notes;
     o.knowledge_root = repo() / "knowledge";
     o.workspace = dir_.path();
     o.progress_stream = &progress_;
@@ -127,6 +130,50 @@ TEST_F(Agent, ContextKeepsTheLastKTurnsAndTheFeedbackSent) {
   EXPECT_EQ(t[3].context["full"], json({2}));
   EXPECT_NE(reqs[0].system.find("Architecture knowledge"), std::string::npos);
   EXPECT_NE(reqs[0].messages[0].content.find("ptxbench_gemm("), std::string::npos);
+}
+
+TEST_F(Agent, RepairNotesFollowAFailingTurnsFeedbackAndTheTurnRecordsWhichWereShown) {
+  auto record = [](const std::string& id, const std::string& problem, const std::string& why) {
+    return json{{"format", "ptxbench.fixit/1"},
+                {"id", id},
+                {"template", "fixit"},
+                {"problem", problem},
+                {"split", "train"},
+                {"error", {{"class", "incorrect"}, {"signature", "incorrect/unknown/unknown/mismatch/listed"}}},
+                {"context", {{"system", ""}, {"problem_prompt", "P"}, {"failed_reply", "R"}, {"feedback", "F"}, {"failing_kernel", "k"}}},
+                {"target", {{"explanation", why}, {"kernel", "FIXED " + id + "\n"}, {"message", why}}}};
+  };
+  fixit::RepairNotes notes({record("b/1", "mha_fwd", "The tile index used the wrong stride."),
+                            record("b/2", "gemm", "A note of the problem itself.")},
+                           "test");
+  test::ScriptedClient client([](const ChatRequest& r) { return test::cuda_reply(kernel("incorrect", r.at.trajectory, r.at.turn)); });
+  test::FakeCandidateService service;
+  RunConfig c = config(1, 2);
+  c.repair_notes.source = "test";
+  c.repair_notes.sha256 = notes.sha256();
+  c.repair_notes.k = 2;
+  c.repair_notes.with_fixed_kernel = true;
+  const RunOutcome out = run(c, client, service, &notes);
+  ASSERT_EQ(out.status, "complete");
+  const auto t = turns(out.run.id);
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_NE(t[0].feedback.find("## Repair notes from similar failures (1)"), std::string::npos) << t[0].feedback;
+  EXPECT_NE(t[0].feedback.find("The tile index used the wrong stride."), std::string::npos);
+  EXPECT_NE(t[0].feedback.find("FIXED b/1"), std::string::npos);
+  EXPECT_EQ(t[0].feedback.find("A note of the problem itself."), std::string::npos) << "notes of gemm itself are left out";
+  const json& shown = t[0].context["repair_notes"];
+  ASSERT_EQ(shown["shown"].size(), 1u) << shown.dump();
+  EXPECT_EQ(shown["shown"][0]["id"], "b/1");
+  EXPECT_EQ(shown["excluded"]["same_problem"], 1);
+  EXPECT_EQ(shown["with_fixed_kernel"], true);
+  // The model's next request carries them.
+  EXPECT_NE(client.requests()[1].messages.back().content.find("The tile index used the wrong stride."), std::string::npos);
+  // The notes are part of the run's identity: the same settings without notes are another run.
+  RunConfig plain = config(1, 2);
+  EXPECT_NE(run_id_for(plain), out.run.id);
+  RunConfig other = c;
+  other.repair_notes.with_fixed_kernel = false;
+  EXPECT_NE(run_id_for(other), out.run.id);
 }
 
 TEST_F(Agent, ProviderStatesAndNoCodeAreCountedTurnsWithTheirOwnState) {

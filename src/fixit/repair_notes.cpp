@@ -1,0 +1,195 @@
+#include "fixit/repair_notes.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include "core/content_hash.h"
+#include "core/error.h"
+#include "fixit/error_class.h"
+#include "fixit/kernel_features.h"
+#include "fixit/record_format.h"
+#include "store/fixit_store.h"
+
+namespace ptxbench::fixit {
+namespace {
+
+// Lowercase words (letters and digits); everything else separates, as FTS5's unicode61 does.
+std::vector<std::string> words(const std::string& text) {
+  std::vector<std::string> out;
+  std::string w;
+  for (char c : text) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!w.empty()) {
+      out.push_back(w);
+      w.clear();
+    }
+  }
+  if (!w.empty()) out.push_back(w);
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& v, const char* sep = " ") {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+std::string signature_text(const std::string& problem, const std::string& signature) {
+  return joined(words(problem + " " + signature));
+}
+
+}  // namespace
+
+struct RepairNotes::Index {
+  sqlite3* db = nullptr;
+  ~Index() { sqlite3_close(db); }
+};
+
+std::string NotesQuery::text() const { return signature_text(problem, signature) + " " + joined(features); }
+
+json Retrieval::to_json(const NotesOptions& o) const {
+  json shown_json = json::array();
+  for (const auto& s : shown)
+    shown_json.push_back({{"id", s.note->id}, {"score", s.score}, {"problem", s.note->problem}, {"signature", s.note->signature}});
+  return {{"version", kNotesVersion},
+          {"k", o.k},
+          {"with_fixed_kernel", o.with_fixed_kernel},
+          {"same_problem", o.same_problem},
+          {"shown", shown_json},
+          {"excluded", {{"same_problem", excluded_same_problem}, {"held_out", excluded_held_out}}}};
+}
+
+RepairNotes::RepairNotes(const std::vector<json>& records, std::string source) : source_(std::move(source)), index_(std::make_unique<Index>()) {
+  std::string identity;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const json& r = records[i];
+    const std::string where = source_ + ": record " + std::to_string(i + 1);
+    check_record(r, where);
+    if (r.value("template", "") != "fixit") continue;  // a KernelGen record fixes no failure
+    const json& e = r.value("error", json::object());
+    if (!e.is_object() || !e.contains("class")) throw InputError(where + ": a fixit record without its error class");
+    RepairNote n;
+    n.id = r.value("id", "");
+    n.problem = r.value("problem", "");
+    n.error_class = e.value("class", "");
+    n.signature = e.value("signature", "");
+    n.explanation = r["target"].value("explanation", "");
+    n.fixed_kernel = r["target"].value("kernel", "");
+    n.features = kernel_features(r["context"].value("failing_kernel", ""));
+    identity += n.id + "\x1f" + n.signature + "\x1f" + n.explanation + "\x1f" + n.fixed_kernel + "\x1e";
+    notes_.push_back(std::move(n));
+  }
+  sha256_ = content_sha256(identity);
+  if (sqlite3_open(":memory:", &index_->db) != SQLITE_OK) throw InputError(source_ + ": cannot open an in-memory index");
+  char* msg = nullptr;
+  if (sqlite3_exec(index_->db, "CREATE VIRTUAL TABLE notes USING fts5(signature, features, problem UNINDEXED, idx UNINDEXED)",
+                   nullptr, nullptr, &msg) != SQLITE_OK) {
+    const std::string m = msg ? msg : "unknown error";
+    sqlite3_free(msg);
+    throw InputError("the repair notes' index needs SQLite's FTS5: " + m);
+  }
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(index_->db, "INSERT INTO notes (signature, features, problem, idx) VALUES (?, ?, ?, ?)", -1, &st, nullptr);
+  for (size_t i = 0; i < notes_.size(); ++i) {
+    const std::string sig = signature_text(notes_[i].problem, notes_[i].signature), feat = joined(notes_[i].features);
+    sqlite3_bind_text(st, 1, sig.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, feat.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, notes_[i].problem.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 4, static_cast<long long>(i));
+    if (sqlite3_step(st) != SQLITE_DONE) {
+      sqlite3_finalize(st);
+      throw InputError(source_ + ": indexing note " + notes_[i].id + ": " + sqlite3_errmsg(index_->db));
+    }
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+}
+
+RepairNotes::~RepairNotes() = default;
+
+Retrieval RepairNotes::retrieve(const NotesQuery& q, const NotesOptions& o) const {
+  Retrieval out;
+  std::vector<std::string> terms = words(q.text());
+  std::sort(terms.begin(), terms.end());
+  terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
+  if (terms.empty() || o.k <= 0) return out;
+  std::string match;
+  for (const auto& t : terms) match += (match.empty() ? "\"" : " OR \"") + t + "\"";
+  std::lock_guard lock(mutex_);
+  sqlite3_stmt* st = nullptr;
+  // Signature words weigh twice the kernel's features; ties keep the records' order.
+  sqlite3_prepare_v2(index_->db, "SELECT idx, bm25(notes, 2.0, 1.0) AS s FROM notes WHERE notes MATCH ? ORDER BY s, idx", -1, &st,
+                     nullptr);
+  sqlite3_bind_text(st, 1, match.c_str(), -1, SQLITE_TRANSIENT);
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    const RepairNote& n = notes_[static_cast<size_t>(sqlite3_column_int64(st, 0))];
+    if (o.held_out.count(n.problem)) {
+      ++out.excluded_held_out;
+      continue;
+    }
+    if (!o.same_problem && n.problem == q.problem) {
+      ++out.excluded_same_problem;
+      continue;
+    }
+    if (static_cast<int>(out.shown.size()) < o.k) out.shown.push_back({&n, -sqlite3_column_double(st, 1)});
+  }
+  sqlite3_finalize(st);
+  return out;
+}
+
+std::unique_ptr<RepairNotes> load_repair_notes(const std::string& source, const std::filesystem::path& workspace_db) {
+  namespace fs = std::filesystem;
+  std::vector<json> records;
+  if (fs::is_regular_file(source)) {
+    std::ifstream in(source, std::ios::binary);
+    int n = 0;
+    for (std::string line; std::getline(in, line);) {
+      ++n;
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      json j = json::parse(line, nullptr, false);
+      if (j.is_discarded() || !j.is_object())
+        throw InputError(source + ":" + std::to_string(n) + ": not a JSON object (make the file with `ptxbench fixit export --format records`)");
+      records.push_back(std::move(j));
+    }
+  } else {
+    if (!fs::is_regular_file(workspace_db) || !FixitStore::has_builds(workspace_db))
+      throw InputError("--repair-notes " + source + ": no such file, and the workspace holds no Fixit build (make one with `ptxbench "
+                       "fixit build`, or give a `fixit export --format records` file)");
+    FixitStore store(workspace_db);
+    std::vector<FixitRecordRow> rows;
+    if (auto s = store.load_records(source, &rows); !s.ok) throw InputError("--repair-notes " + source + ": " + s.error);
+    FixitBuildRow b;
+    if (auto s = store.get_build(source, &b); !s.ok) throw InputError("--repair-notes " + source + ": " + s.error + " (see `ptxbench fixit stats`)");
+    for (auto& r : rows)
+      if (r.in_dataset) records.push_back(std::move(r.record));
+  }
+  auto notes = std::make_unique<RepairNotes>(records, source);
+  if (notes->size() == 0) throw InputError("--repair-notes " + source + ": no Fixit record to make a note of");
+  return notes;
+}
+
+std::optional<NotesQuery> notes_query(const EvaluationRecord& r, const ProblemSpec* problem, const std::string& kernel) {
+  auto c = classify(r, problem, {0});
+  if (!c) return std::nullopt;
+  return NotesQuery{r.problem, c->name, c->signature, kernel_features(kernel)};
+}
+
+std::string render_notes(const Retrieval& r, const NotesOptions& o) {
+  if (r.shown.empty()) return "";
+  std::ostringstream s;
+  s << "\n## Repair notes from similar failures (" << r.shown.size() << ")\n\n"
+    << "Other attempts failed in a similar way; this is what was wrong there and how it was fixed. Use what applies to your kernel.\n";
+  int i = 0;
+  for (const auto& n : r.shown) {
+    s << "\n### Note " << ++i << " (" << n.note->problem << ", " << n.note->error_class << ")\n\n" << n.note->explanation << "\n";
+    if (o.with_fixed_kernel) s << "\nThe fixed kernel:\n\n" << target_message("", n.note->fixed_kernel);
+  }
+  return s.str();
+}
+
+}  // namespace ptxbench::fixit
