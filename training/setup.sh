@@ -18,12 +18,14 @@ BASE_PY=${PTXBENCH_PYTHON:-$(command -v python3)}
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/ptxbench
 started=$(date +%s)
 
-llama_version=$("$BASE_PY" -c "import llama_cpp; print(llama_cpp.__version__)" 2>/dev/null || true)
+llama_version=$("$BASE_PY" -c "import importlib.metadata as m, importlib.util as u
+assert u.find_spec('llama_cpp'); print(m.version('llama_cpp_python'))" 2>/dev/null || true)
 want=$(cat "$HERE/requirements.txt" "$HERE/requirements-torch-libs.txt" | sha256sum | cut -c1-16)
 stamp="$VENV/.ptxbench-training-stamp"
 have_stamp=$(cat "$stamp" 2>/dev/null || true)
 
-if [ "$have_stamp" != "$want" ] || ! "$VENV/bin/python" -c "import torch, transformers, peft, trl" >/dev/null 2>&1; then
+if [ "$have_stamp" != "$want" ] || ! "$VENV/bin/python" -c "import importlib.util as u, sys
+sys.exit(any(u.find_spec(m) is None for m in ('torch', 'transformers', 'peft', 'trl', 'datasets', 'pytest')))" 2>/dev/null; then
   echo "[training/setup] installing the training environment into $VENV (torch, transformers, peft, trl; ~2 GB)"
   [ -x "$VENV/bin/python" ] || "$BASE_PY" -m venv "$VENV"
   t0=$(date +%s)
