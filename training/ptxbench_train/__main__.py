@@ -23,6 +23,8 @@ def main(argv=None) -> int:
     t.add_argument("--max-steps", type=int, default=None, help="override [train] max_steps")
     t.add_argument("--model-gguf", default=None, help="override [model]: a GGUF base")
     t.add_argument("--model-hf", default=None, help="override [model]: a transformers model folder")
+    t.add_argument("--bf16", action="store_true",
+                   help="bf16 weights and autocast (for a GPU; the round-trip tolerance becomes 0.05 at least)")
     t.add_argument("--threads", type=int, default=0, help="torch CPU threads (default: torch's)")
     t.add_argument("--overwrite", action="store_true", help="replace a non-empty --out")
 

@@ -86,6 +86,13 @@ def count_tokens(examples, tokenizer, max_length: int, describe) -> list[TokenCo
     generation prompt, then prompt+completion; the completion is what follows their common prefix."""
     out = []
     for i, ex in enumerate(examples):
+        rendered = tokenizer.apply_chat_template(ex["prompt"] + ex["completion"], tokenize=False)
+        tail = ex["completion"][0]["content"].strip()[-100:]
+        if tail not in rendered:
+            raise CheckFailed(f"example {i + 1} ({describe(ex)}): the chat template does not render the completion "
+                              f"(its end {tail[-40:]!r} is not in the rendered text): the model would be trained on "
+                              "something else than the fix (a template that drops or rewrites the last assistant "
+                              "message)")
         p = _ids(tokenizer.apply_chat_template(ex["prompt"], tokenize=True, add_generation_prompt=True))
         pc = _ids(tokenizer.apply_chat_template(ex["prompt"] + ex["completion"], tokenize=True))
         common = 0

@@ -11,11 +11,16 @@ from __future__ import annotations
 
 import json
 import resource
+import shutil
 import time
 from pathlib import Path
 
 from . import checks, config as config_mod, data, model as model_mod, probes as probes_mod
 from .errors import InputError
+
+
+OUTPUTS = ("adapter", "base_config", "trainer", "train_log.jsonl", "probes.json", "run.json", "adapter.gguf",
+           "convert.log", "verify.json")
 
 
 def completion_loss(model, rows, device: str) -> float:
@@ -82,11 +87,19 @@ def run(args) -> dict:
         cfg.model.gguf, cfg.model.hf = args.model_gguf, ""
     if args.model_hf:
         cfg.model.hf, cfg.model.gguf = args.model_hf, ""
+    if args.bf16:
+        cfg.train.bf16, cfg.model.dtype = True, "bfloat16"
+    if cfg.train.bf16:  # bf16 logits: the reloaded adapter's log-probs match to bf16's precision, not bit for bit
+        cfg.check.roundtrip_tolerance = max(cfg.check.roundtrip_tolerance, 0.05)
     checks.check_lora_targets(cfg.lora.targets, cfg.lora.modules_to_save)
     examples = data.load_examples(args.data)
     out = Path(args.out)
-    if out.exists() and any(out.iterdir()) and not args.overwrite:
-        raise InputError(f"{out} is not empty (--overwrite to replace it)")
+    if out.exists() and any(out.iterdir()):
+        if not args.overwrite:
+            raise InputError(f"{out} is not empty (--overwrite to replace it)")
+        for name in OUTPUTS:  # only what a run writes: a stale adapter.gguf must not outlive its adapter
+            p = out / name
+            shutil.rmtree(p) if p.is_dir() else p.unlink(missing_ok=True)
     out.mkdir(parents=True, exist_ok=True)
     log_path = out / "train_log.jsonl"
     log_path.write_text("")
@@ -152,6 +165,9 @@ def run(args) -> dict:
 
     result = trainer.train()
     train_seconds = time.monotonic() - started[0]
+    # Under bf16 accelerate leaves the model's forward wrapped in autocast; the losses and probes are
+    # taken as a reloaded adapter is run (and as they were before training): without it.
+    model = trainer.accelerator.unwrap_model(trainer.model, keep_fp32_wrapper=False)
     loss_after = completion_loss(model, loss_rows, device)
     print(f"[train] completion loss after: {loss_after:.4f} ({train_seconds:.1f} s of training)", flush=True)
 

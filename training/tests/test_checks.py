@@ -86,3 +86,35 @@ def test_peft_module_check_on_a_tiny_model():
         bad = get_peft_model(LlamaForCausalLM(cfg), LoraConfig(r=4, target_modules=targets))
         with pytest.raises(CheckFailed, match="output layer or an embedding"):
             checks.check_peft_modules(bad)
+
+
+class TemplateTokenizer:
+    """A stand-in tokenizer: one id per character of the rendered chat, with a template to choose."""
+
+    def __init__(self, drop_last_assistant=False):
+        self.drop = drop_last_assistant
+
+    def apply_chat_template(self, messages, tokenize=True, add_generation_prompt=False):
+        msgs = messages[:-1] if self.drop and messages[-1]["role"] == "assistant" else messages
+        text = "".join(f"<{m['role']}>{m['content']}</{m['role']}>" for m in msgs)
+        text += "<assistant>" if add_generation_prompt else ""
+        return [ord(c) for c in text] if tokenize else text
+
+
+EXAMPLE = {"prompt": [{"role": "user", "content": "write a kernel"}],
+           "completion": [{"role": "assistant", "content": "```cuda\n__global__ void k() {}\n```"}]}
+
+
+def test_token_count_follows_the_template_and_truncation():
+    (c,) = checks.count_tokens([EXAMPLE], TemplateTokenizer(), 1000, lambda e: "ex")
+    assert c.prompt_tokens == len("<user>write a kernel</user><assistant>")
+    assert c.completion_tokens == c.trained_tokens == len("```cuda\n__global__ void k() {}\n```</assistant>")
+    (c,) = checks.count_tokens([EXAMPLE], TemplateTokenizer(), c.prompt_tokens, lambda e: "ex")
+    assert c.trained_tokens == 0
+    with pytest.raises(CheckFailed, match="no trained token"):
+        checks.check_trained_tokens([c], c.prompt_tokens)
+
+
+def test_a_template_that_drops_the_completion_fails():
+    with pytest.raises(CheckFailed, match="does not render the completion"):
+        checks.count_tokens([EXAMPLE], TemplateTokenizer(drop_last_assistant=True), 1000, lambda e: "ex")
