@@ -14,7 +14,7 @@ mkdir -p "$OUT_DIR"
 W=$(mktemp -d /tmp/ptxbench-fixit-XXXXXX)
 M=$W/model
 T=$W/teacher
-WS=$W/ws
+WS=${PTXBENCH_FIXIT_WS:-$W/ws}  # the workspace (scripts/adapt_h200.sh keeps it for its runs)
 ref() { scripts/self_contained_reference.sh "problems/$1/reference/$2.cu"; }
 # A compile error a model makes: a helper named wrongly.
 typo() { ref "$1" "$2"; printf '\nstatic __device__ void ptxbench_unused_helper() { wgmma_fence_sync_aligned(); }\n'; }
@@ -70,6 +70,6 @@ t2=$(date +%s)
 cat "$OUT_DIR/fixit_build.json"
 "$BIN/ptxbench" --workspace "$WS" fixit stats --build h200 --items | tee "$OUT_DIR/fixit_stats.txt"
 "$BIN/ptxbench" --workspace "$WS" fixit stats --build h200 --items --format json > "$OUT_DIR/fixit_stats.json"
-for f in trl records; do "$BIN/ptxbench" --workspace "$WS" fixit export --build h200 --format $f -o "$OUT_DIR/h200.$f.jsonl"; done
+for f in trl records; do "$BIN/ptxbench" --workspace "$WS" fixit export --build h200 --format $f --system none -o "$OUT_DIR/h200.$f.jsonl"; done
 "$BIN/ptxbench" --workspace "$WS" report --format html -o "$OUT_DIR/report.html" || true
 echo "source run: $((t1 - t0)) s; fixit build: $((t2 - t1)) s"

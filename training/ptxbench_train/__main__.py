@@ -1,4 +1,4 @@
-"""python -m ptxbench_train {train,to-gguf,serve,verify} ... (see training/README.md)."""
+"""python -m ptxbench_train {train,to-gguf,serve,serve-hf,verify} ... (see training/README.md)."""
 from __future__ import annotations
 
 import argparse
@@ -39,6 +39,14 @@ def main(argv=None) -> int:
     s.add_argument("--no-adapter", action="store_true", help="serve the base alone (the comparison run)")
     s.add_argument("--threads", type=int, default=0)
 
+    h = sub.add_parser("serve-hf", help="serve RUN's base with RUN/adapter through transformers + PEFT (a GPU host "
+                                        "without llama.cpp or vLLM), OpenAI-compatible")
+    h.add_argument("--run", required=True)
+    h.add_argument("--port", type=int, default=8080)
+    h.add_argument("--host", default="127.0.0.1")
+    h.add_argument("--device", default="auto")
+    h.add_argument("--no-adapter", action="store_true", help="serve the base alone (the comparison run)")
+
     v = sub.add_parser("verify", help="adapter round trip; with --base-url, the served log-probs against PEFT's")
     v.add_argument("--run", required=True)
     v.add_argument("--base-url", default=None, help="the server's OpenAI base URL, e.g. http://127.0.0.1:8080/v1")
@@ -58,6 +66,9 @@ def main(argv=None) -> int:
             serving.to_gguf(Path(args.run), args.outtype)
         elif args.cmd == "serve":
             return serve(args)
+        elif args.cmd == "serve-hf":
+            from . import serve_hf
+            return serve_hf.run(args)
         elif args.cmd == "verify":
             from . import verify
             verify.run(args)
