@@ -16,10 +16,30 @@ struct ExecutedTargets {
   double warpgroup_mma_flops = 0;       // FLOPs done by the target tensor family (HGMMA, ...)
   double other_tensor_flops = 0;        // by older tensor instructions (HMMA)
   double problem_flops = 0;             // the problem's nominal FLOPs for the counted shape
+  // Bytes the TMA family (UTMALDG, UTMASTG, UTMAREDG) moved, at least: each executed copy credited
+  // with the smallest box among the known tensor maps its kernel was launched with (the worker's
+  // "tensor_maps"); copies of a kernel given no known map are counted but credited nothing.
+  double tma_bytes = 0;
+  long long tma_copies = 0;             // executed TMA copy instructions
+  long long tma_copies_unsized = 0;     // of those, in kernels given no known map
   long long unmatched = 0;              // executed offsets the listing does not know
   bool check_passed = false;            // the counted call's full check
   json kernels = json::array();         // per kernel: executed target opcodes
 };
+
+// A TMA copy instruction (global <-> shared through a tensor map), the target TMA family's work.
+bool is_tma_copy(const SassInstruction& i);
+
+// One counted shape measured against the problem's TargetWork (problems/problem_spec.h).
+struct TargetWorkCheck {
+  bool seen = false;            // every target group executed (the paper's flag: target_seen)
+  double tensor_flop_share = 0;  // warpgroup MMA FLOPs / problem FLOPs
+  double tma_byte_share = 0;     // TMA bytes / operand bytes (0 when the problem names none)
+  bool does_the_work = false;    // seen, and both shares at least the problem's minimums
+  std::string shortfall;         // why not, in words ("" when it does)
+};
+TargetWorkCheck check_target_work(const ExecutedTargets& t, double operand_bytes, const std::vector<std::vector<std::string>>& groups,
+                                  double min_tensor_flop_share, double min_tma_byte_share);
 
 // One counted shape. Throws InputError on a malformed event.
 ExecutedTargets executed_targets(const json& target_counts_event, const SassListing& listing,

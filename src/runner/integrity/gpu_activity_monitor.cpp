@@ -3,13 +3,20 @@
 #include <cuda.h>
 #include <cupti.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
+#include <set>
 #include <string_view>
 
 #include "core/error.h"
 #include "runner/integrity/api_rules.h"
+#include "runner/integrity/stream_argument.h"
+#include "runner/integrity/tensor_map_capture.h"
+#include "runner/integrity/tensor_maps.h"
 
 namespace ptxbench::integrity {
 
@@ -26,6 +33,13 @@ struct GpuActivityMonitor::State {
   decltype(&cuFuncGetName) func_name = nullptr;
   decltype(&cuStreamIsCapturing) is_capturing = nullptr;
   decltype(&cuKernelGetName) kernel_name = nullptr;
+  decltype(&cuFuncGetParamInfo) func_param_info = nullptr;
+  decltype(&cuKernelGetParamInfo) kernel_param_info = nullptr;
+  // Tensor maps the candidate encoded and the kernels they were given to (tensor_maps.h).
+  TensorMapTable maps;
+  std::map<const void*, std::pair<std::vector<size_t>, std::vector<size_t>>> param_layouts;  // offsets, sizes
+  std::set<std::string> candidate_functions;  // of modules byte-identical to the candidate's cubins
+  std::atomic<uint64_t> map_and_stream_ns{0};  // host time the tensor-map and stream bookkeeping took
 };
 
 namespace {
@@ -68,6 +82,11 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
       w.kind = DeviceWork::Kind::memcpy;
       w.correlation = m->correlationId, w.stream = m->streamId, w.start = m->start, w.end = m->end;
       w.graph = m->graphId != 0;
+    } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY2) {  // peer copies: their stream can be any
+      auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
+      w.kind = DeviceWork::Kind::memcpy;
+      w.correlation = m->correlationId, w.stream = m->streamId, w.start = m->start, w.end = m->end;
+      w.graph = m->graphId != 0;
     } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
       auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
       w.kind = DeviceWork::Kind::memset;
@@ -104,6 +123,7 @@ void on_module_loaded(GpuActivityMonitor::State& st, const CUpti_ResourceData* r
   std::lock_guard<std::mutex> lock(st.mu);
   lm.actor = st.actor, lm.call = st.call;
   for (const auto& c : st.images) lm.candidate_image = lm.candidate_image || c.matches(image);
+  if (lm.candidate_image) st.candidate_functions.insert(lm.functions.begin(), lm.functions.end());
   st.obs.modules.push_back(std::move(lm));
 }
 
@@ -130,6 +150,52 @@ void launch_target(const CUpti_CallbackData* cd, CUfunction* f, CUstream* stream
   }
 }
 
+// The kernel's parameter offsets and sizes (cached per handle; the runtime passes CUkernel
+// handles as CUfunction, so the kernel's query is tried second). Called with t_in_callback set.
+const std::pair<std::vector<size_t>, std::vector<size_t>>& param_layout(GpuActivityMonitor::State& st, CUfunction f) {
+  {
+    std::lock_guard<std::mutex> lock(st.mu);
+    if (auto it = st.param_layouts.find(f); it != st.param_layouts.end()) return it->second;
+  }
+  std::pair<std::vector<size_t>, std::vector<size_t>> layout;
+  for (size_t i = 0; i < 4096; ++i) {
+    size_t offset = 0, size = 0;
+    if (st.func_param_info && st.func_param_info(f, i, &offset, &size) == CUDA_SUCCESS) {
+    } else if (st.kernel_param_info && st.kernel_param_info(reinterpret_cast<CUkernel>(f), i, &offset, &size) == CUDA_SUCCESS) {
+    } else {
+      break;
+    }
+    layout.first.push_back(offset), layout.second.push_back(size);
+  }
+  std::lock_guard<std::mutex> lock(st.mu);
+  return st.param_layouts.emplace(f, std::move(layout)).first->second;
+}
+
+// A candidate's launch: which of the maps it encoded the kernel was given.
+void note_kernel_maps(GpuActivityMonitor::State& st, const CUpti_CallbackData* cd, CUfunction f, const std::string& function) {
+  if (!f || function.empty()) return;
+  const auto& [offsets, sizes] = param_layout(st, f);
+  const auto blobs = map_sized_parameters(cd->functionName, cd->functionParams, offsets, sizes);
+  if (blobs.empty()) return;
+  std::lock_guard<std::mutex> lock(st.mu);
+  st.maps.launched(function, blobs);
+}
+
+thread_local std::optional<double> t_replaced_box;  // the box of the map cuTensorMapReplaceAddress changes
+
+// Tensor maps encoded (or re-addressed) by the candidate, at the call's exit.
+void note_encoded_map(GpuActivityMonitor::State& st, const CUpti_CallbackData* cd) {
+  if (cd->functionReturnValue && *static_cast<const CUresult*>(cd->functionReturnValue) != CUDA_SUCCESS) return;
+  const auto view = [](const CUtensorMap* m) { return std::string_view(reinterpret_cast<const char*>(m), kTensorMapBytes); };
+  if (auto e = encoded_map(cd->functionName, cd->functionParams); e && e->map && e->box_bytes) {
+    std::lock_guard<std::mutex> lock(st.mu);
+    st.maps.encoded(view(e->map), *e->box_bytes);
+  } else if (const CUtensorMap* m = replaced_map(cd->functionName, cd->functionParams); m && t_replaced_box) {
+    std::lock_guard<std::mutex> lock(st.mu);
+    st.maps.encoded(view(m), *t_replaced_box);
+  }
+}
+
 void on_driver_api(GpuActivityMonitor::State& st, const CUpti_CallbackData* cd) {
   Actor actor;
   int call;
@@ -145,7 +211,26 @@ void on_driver_api(GpuActivityMonitor::State& st, const CUpti_CallbackData* cd) 
       if (auto why = forbidden_api_reason(cd->functionName, top_level); !why.empty())
         record_api_event(st, std::string(cd->functionName) + " (" + why + ")", false);
     }
-    if (!enqueues_gpu_work(cd->functionName)) return;
+    const auto t0 = std::chrono::steady_clock::now();
+    std::optional<CUstream> named_stream;
+    if (candidate) {
+      named_stream = stream_argument(cd->functionName, cd->functionParams);
+      if (const CUtensorMap* m = replaced_map(cd->functionName, cd->functionParams)) {
+        std::lock_guard<std::mutex> lock(st.mu);
+        t_replaced_box = st.maps.box_of(std::string_view(reinterpret_cast<const char*>(m), kTensorMapBytes));
+      }
+    }
+    const bool off_stream = named_stream && *named_stream != reinterpret_cast<CUstream>(st.given_stream);
+    if (candidate) st.map_and_stream_ns += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+    if (!enqueues_gpu_work(cd->functionName)) {
+      if (off_stream) {  // no work record of its own may ever come (a prefetch): judged at the call
+        Launch l;
+        l.correlation = cd->correlationId, l.actor = actor, l.call = call, l.api = cd->functionName, l.on_given_stream = false;
+        std::lock_guard<std::mutex> lock(st.mu);
+        st.obs.launches.push_back(std::move(l));
+      }
+      return;
+    }
     Launch l;
     l.correlation = cd->correlationId;
     l.actor = actor, l.call = call, l.counted = counted && actor == Actor::candidate_call;
@@ -165,16 +250,25 @@ void on_driver_api(GpuActivityMonitor::State& st, const CUpti_CallbackData* cd) 
     }
     if (candidate) {
       if (known) l.on_given_stream = stream == reinterpret_cast<CUstream>(st.given_stream);
+      if (named_stream) l.on_given_stream = !off_stream;
       const char* name = nullptr;
       // The runtime launches through CUkernel handles (lazy loading) passed as CUfunction.
       if (f && st.func_name && st.func_name(&name, f) == CUDA_SUCCESS && name) l.function = name;
       else if (f && st.kernel_name && st.kernel_name(&name, reinterpret_cast<CUkernel>(f)) == CUDA_SUCCESS && name)
         l.function = name;
+      const auto t1 = std::chrono::steady_clock::now();
+      note_kernel_maps(st, cd, f, l.function);
+      st.map_and_stream_ns += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t1).count());
     }
     t_in_callback = false;
     std::lock_guard<std::mutex> lock(st.mu);
     st.obs.launches.push_back(std::move(l));
     return;
+  }
+  if (candidate) {
+    const auto t0 = std::chrono::steady_clock::now();
+    note_encoded_map(st, cd);
+    st.map_and_stream_ns += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
   }
   // Exit: a driver entry point asked for by the candidate resolves only when allowed.
   if (candidate && cd->functionName && std::string_view(cd->functionName).starts_with("cuGetProcAddress") &&
@@ -246,12 +340,21 @@ GpuActivityMonitor::GpuActivityMonitor(cudaStream_t given_stream) : state_(std::
   if (cudaGetDriverEntryPointByVersion("cuStreamIsCapturing", &fn, 10000, cudaEnableDefault, &found) == cudaSuccess &&
       found == cudaDriverEntryPointSuccess)
     state_->is_capturing = reinterpret_cast<decltype(&cuStreamIsCapturing)>(fn);
+  if (cudaGetDriverEntryPointByVersion("cuFuncGetParamInfo", &fn, 12040, cudaEnableDefault, &found) == cudaSuccess &&
+      found == cudaDriverEntryPointSuccess)
+    state_->func_param_info = reinterpret_cast<decltype(&cuFuncGetParamInfo)>(fn);
+  if (cudaGetDriverEntryPointByVersion("cuKernelGetParamInfo", &fn, 12040, cudaEnableDefault, &found) == cudaSuccess &&
+      found == cudaDriverEntryPointSuccess)
+    state_->kernel_param_info = reinterpret_cast<decltype(&cuKernelGetParamInfo)>(fn);
   check(cuptiSubscribe(&state_->subscriber, on_callback, nullptr), "cuptiSubscribe");
   check(cuptiEnableDomain(1, state_->subscriber, CUPTI_CB_DOMAIN_RESOURCE), "enabling resource callbacks");
   check(cuptiEnableDomain(1, state_->subscriber, CUPTI_CB_DOMAIN_DRIVER_API), "enabling driver API callbacks");
   check(cuptiEnableDomain(1, state_->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API), "enabling runtime API callbacks");
   check(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "cuptiActivityRegisterCallbacks");
-  for (auto kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET})
+  // Every kind of work record whose stream can be another than the given one. Work that leaves no
+  // record (a prefetch, a stream wait, an event) is judged at its call by its stream argument.
+  for (auto kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
+                    CUPTI_ACTIVITY_KIND_MEMSET})
     check(cuptiActivityEnable(kind), "cuptiActivityEnable");
   uint32_t id = 0;
   check(cuptiGetStreamIdEx(nullptr, given_stream, 0, &id), "cuptiGetStreamIdEx");
@@ -316,6 +419,23 @@ void GpuActivityMonitor::flush() {
     state_->obs.dropped_records += dropped;
   }
 }
+
+std::optional<KernelMaps> GpuActivityMonitor::tensor_maps_of(const std::string& function) const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->maps.maps_of(function);
+}
+
+bool GpuActivityMonitor::is_candidate_function(const std::string& function) const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->candidate_functions.count(function) > 0;
+}
+
+bool GpuActivityMonitor::knows_candidate_functions() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return !state_->candidate_functions.empty();
+}
+
+double GpuActivityMonitor::map_and_stream_seconds() const { return double(state_->map_and_stream_ns.load()) * 1e-9; }
 
 Observations GpuActivityMonitor::observations() const {
   std::lock_guard<std::mutex> lock(state_->mu);

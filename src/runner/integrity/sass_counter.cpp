@@ -85,7 +85,7 @@ SassCounter::~SassCounter() {
 void SassCounter::begin() {
   CUpti_SassMetricsEnable_Params en{CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
   en.ctx = current_context();
-  en.enableLazyPatching = 1;  // patch each kernel at its first launch in the range (modules load lazily)
+  en.enableLazyPatching = 0;  // patch what is loaded now (sass_counter.h: no slow first launch inside the call)
   check(cuptiSassMetricsEnable(&en), "cuptiSassMetricsEnable");
   enabled_ = true;
 }
