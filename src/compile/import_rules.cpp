@@ -186,7 +186,7 @@ std::string import_reason(const std::string& symbol, bool weak) {
   // The driver API by import obeys the same allowlist as an entry-point lookup at run time
   // (core/driver_api_allowlist.h): without it, any driver call could simply be imported.
   if (is_driver_api_name(name))
-    return driver_api_allowed(name) ? "" : reason("the driver API is limited to what kernels need (tensor-map encoding, "
+    return driver_api_importable(name) ? "" : reason("the driver API is limited to what kernels need (tensor-map encoding, "
                                                   "launches, attributes, queries); this call is not on that list");
   if (allowed_libc().count(name) || name.starts_with("__cxa_")) return "";
   if (weak && starts_with_any(name, kWeakRuntime)) return "";

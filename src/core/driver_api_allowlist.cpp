@@ -6,17 +6,14 @@
 namespace ptxbench {
 namespace {
 
-// cuGetProcAddress itself may be imported: what it is asked for is judged at run time (a lookup
-// of anything below answers "not found"). cuMemGetAddressRange and cuPointerGetAttribute only
-// read what an allocation is.
-constexpr std::array<std::string_view, 26> kAllowed{
+constexpr std::array<std::string_view, 24> kAllowed{
     "cuTensorMapEncodeTiled", "cuTensorMapEncodeIm2col", "cuTensorMapEncodeIm2colWide", "cuTensorMapReplaceAddress",
     "cuGetErrorString",       "cuGetErrorName",          "cuDriverGetVersion",          "cuDeviceGet",
     "cuDeviceGetAttribute",   "cuDeviceGetCount",        "cuCtxGetCurrent",             "cuCtxGetDevice",
     "cuFuncGetAttribute",     "cuFuncSetAttribute",      "cuKernelGetAttribute",        "cuKernelSetAttribute",
     "cuLaunchKernel",         "cuLaunchKernelEx",        "cuLaunchCooperativeKernel",   "cuOccupancyMaxActiveClusters",
     "cuOccupancyMaxPotentialClusterSize", "cuOccupancyMaxActiveBlocksPerMultiprocessor", "cuPointerGetAttribute",
-    "cuFuncGetName",          "cuMemGetAddressRange",    "cuGetProcAddress",
+    "cuFuncGetName",
 };
 
 bool all_digits(std::string_view s) {
@@ -45,6 +42,10 @@ bool driver_api_allowed(std::string_view name) {
   for (auto allowed : kAllowed)
     if (base == allowed) return true;
   return false;
+}
+
+bool driver_api_importable(std::string_view name) {
+  return driver_api_allowed(name) || driver_api_base_name(name) == "cuGetProcAddress";
 }
 
 bool is_driver_api_name(std::string_view name) {

@@ -14,8 +14,12 @@ namespace ptxbench {
 // version, "@libcuda.so.1", is dropped first).
 std::string driver_api_base_name(std::string_view name);
 
-// True when the driver function (any version, any per-thread-stream variant) is on the list.
+// True when the driver function (any version, any per-thread-stream variant) is on the list: what an
+// entry-point lookup may resolve.
 bool driver_api_allowed(std::string_view name);
+// What a candidate may import: the list, and cuGetProcAddress itself (whose lookups are judged at
+// run time; asked for through a lookup it is refused, so code loaded at run time cannot get it).
+bool driver_api_importable(std::string_view name);
 
 // A driver API name (cu + an upper-case letter), as opposed to the runtime's cuda*.
 bool is_driver_api_name(std::string_view name);

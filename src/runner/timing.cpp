@@ -44,8 +44,8 @@ struct Sampler {
   // A counted sample looks like every other to the candidate (docs/architecture.md, "What a
   // candidate can observe about a call"): counting is switched on BEFORE the harness enqueues the
   // sample's inputs, poison and L2 flush, so the call finds the stream busy with them as always
-  // (a synchronization right before the call left it idle only then); every loaded function was
-  // patched at the enable, so no launch inside the call is slower for being the first patched.
+  // (a synchronization right before the call left it idle only then). What stays visible: the first
+  // launch of each kernel inside the counted call is patched then, so it takes longer on the host.
   void sample(Side side, bool counted = false) {
     const auto started = std::chrono::steady_clock::now();
     auto s = ctx.stream.get();

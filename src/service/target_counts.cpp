@@ -70,6 +70,45 @@ TargetWorkCheck check_target_work(const ExecutedTargets& t, double operand_bytes
   return c;
 }
 
+TargetWorkSummary summarize_target_work(const std::vector<json>& events, const SassListing& listing,
+                                        const std::vector<std::vector<std::string>>& groups, double min_tensor_flop_share,
+                                        double min_tma_byte_share, const std::function<double(const json&)>& operand_bytes,
+                                        const std::function<std::string(const json&)>& shape_name) {
+  TargetWorkSummary out;
+  out.seen = out.does_the_work = !events.empty();
+  double mma_flops = 0, problem_flops = 0, tma_bytes = 0, operands_total = 0;
+  for (const auto& ev : events) {
+    const ExecutedTargets t = executed_targets(ev, listing, groups);
+    const json& shape = ev.at("shape");
+    const double operands = operand_bytes(shape);
+    const TargetWorkCheck w = check_target_work(t, operands, groups, min_tensor_flop_share, min_tma_byte_share);
+    out.seen = out.seen && w.seen;
+    out.does_the_work = out.does_the_work && w.does_the_work;
+    if (!w.does_the_work && out.shortfall.empty()) out.shortfall = w.shortfall + " on " + shape_name(shape);
+    mma_flops += t.warpgroup_mma_flops;
+    problem_flops += t.problem_flops;
+    tma_bytes += t.tma_bytes;
+    operands_total += operands;
+    for (const auto& [op, n] : t.opcodes) out.executed[op] += n;
+    out.shapes.push_back({{"shape", shape},
+                          {"when", ev.value("when", "")},
+                          {"targets_executed", w.does_the_work},
+                          {"targets_seen", w.seen},
+                          {"executed_families", select_families(t.opcodes, groups)},
+                          {"tensor_flop_share", w.tensor_flop_share},
+                          {"other_tensor_flop_share", t.problem_flops > 0 ? t.other_tensor_flops / t.problem_flops : 0.0},
+                          {"tma_byte_share", w.tma_byte_share},
+                          {"tma_copies", t.tma_copies},
+                          {"tma_copies_without_known_map", t.tma_copies_unsized},
+                          {"unmatched_executions", t.unmatched},
+                          {"check_passed", t.check_passed},
+                          {"kernels", t.kernels}});
+  }
+  if (problem_flops > 0) out.tensor_flop_share = mma_flops / problem_flops;
+  if (operands_total > 0) out.tma_byte_share = tma_bytes / operands_total;
+  return out;
+}
+
 bool counted_calls_show_no_target(const std::vector<json>& events, const SassListing& listing,
                                   const std::vector<std::vector<std::string>>& groups) {
   if (events.empty() || listing.empty()) return false;

@@ -2,6 +2,8 @@
 // count by program-counter offset) read through the candidate's SASS listing: executed opcodes,
 // whether every target group ran, and the FLOPs the tensor instructions did against the problem's.
 #pragma once
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +51,22 @@ ExecutedTargets executed_targets(const json& target_counts_event, const SassList
 // a listing that knows every executed offset, and no opcode of any group (nor any warpgroup MMA)
 // executed on any shape. Such a candidate cannot earn target credit from a timed sample (credit
 // needs every counted shape), so the service times it without the secretly counted sample.
+// Every counted shape of a candidate measured against the problem's TargetWork: the record's flags
+// and shares, and a line per shape for the target_run stage's detail.
+struct TargetWorkSummary {
+  bool seen = false;              // target_seen: every shape executed every target group
+  bool does_the_work = false;     // target_executed: on every shape the shares reached the minimums
+  std::optional<double> tensor_flop_share, tma_byte_share;  // over all counted shapes together
+  OpcodeCounts executed;          // every counted shape's opcodes together
+  std::string shortfall;          // the first shape that fell short, and why
+  json shapes = json::array();
+};
+// `operand_bytes(shape)` gives the problem's operand bytes for a counted shape (0: none stated).
+TargetWorkSummary summarize_target_work(const std::vector<json>& target_counts_events, const SassListing& listing,
+                                        const std::vector<std::vector<std::string>>& groups, double min_tensor_flop_share,
+                                        double min_tma_byte_share, const std::function<double(const json& shape)>& operand_bytes,
+                                        const std::function<std::string(const json& shape)>& shape_name);
+
 bool counted_calls_show_no_target(const std::vector<json>& target_counts_events, const SassListing& listing,
                                   const std::vector<std::vector<std::string>>& groups);
 

@@ -171,6 +171,42 @@ TEST(TargetCounts, TmaBytesUseTheKernelsSmallestKnownBoxAndTheWorkNeedsBothShare
   EXPECT_FALSE(w.does_the_work);
 }
 
+// The record's flags and shares over every counted shape: a shape that falls short makes the strict
+// flag false while the loose one stays, and the shares are summed over the shapes.
+TEST(TargetCounts, TheSummaryOverShapesGivesBothFlagsAndTheShares) {
+  const SassListing l = parse_sass_functions(kListing);
+  const double flops = 2.0 * 128 * 256 * 64;
+  auto event = [&](int m, long long copies, long long mmas) {
+    return json{{"flops", flops}, {"check_passed", true}, {"shape", {{"M", m}}}, {"when", "checked call"},
+                {"tensor_maps", {{"_Z6kernelPf", {{"min_box_bytes", 16384}, {"maps", 2}}}}},
+                {"functions", json::array({{{"function", "_Z6kernelPf"},
+                                            {"pcs", json::array({json::array({0x10, copies}), json::array({0x20, mmas})})}}})}};
+  };
+  const std::vector<std::vector<std::string>> groups{{"*GMMA"}, {"UTMALDG", "UTMASTG", "UTMAREDG"}};
+  auto operands = [](const json&) { return 49152.0; };
+  auto name = [](const json& shape) { return "M=" + std::to_string(shape.at("M").get<int>()); };
+  TargetWorkSummary s = summarize_target_work({event(1, 8, 32), event(2, 8, 32)}, l, groups, 0.5, 0.5, operands, name);
+  EXPECT_TRUE(s.seen);
+  EXPECT_TRUE(s.does_the_work) << s.shortfall;
+  ASSERT_TRUE(s.tensor_flop_share && s.tma_byte_share);
+  EXPECT_DOUBLE_EQ(*s.tensor_flop_share, 1.0);
+  EXPECT_DOUBLE_EQ(*s.tma_byte_share, 8 * 16384.0 / 49152.0);
+  EXPECT_EQ(s.shapes.size(), 2u);
+  EXPECT_EQ(s.executed.at("HGMMA"), 64);
+
+  s = summarize_target_work({event(1, 8, 32), event(2, 1, 1)}, l, groups, 0.5, 0.5, operands, name);
+  EXPECT_TRUE(s.seen);
+  EXPECT_FALSE(s.does_the_work);
+  EXPECT_NE(s.shortfall.find("on M=2"), std::string::npos) << s.shortfall;
+  EXPECT_EQ(s.shapes[1]["targets_executed"], false);
+  EXPECT_EQ(s.shapes[1]["targets_seen"], true);
+
+  s = summarize_target_work({}, l, groups, 0.5, 0.5, operands, name);
+  EXPECT_FALSE(s.seen);
+  EXPECT_FALSE(s.does_the_work);
+  EXPECT_FALSE(s.tensor_flop_share);
+}
+
 TEST(TargetCounts, AMalformedEventIsAClearError) {
   EXPECT_THROW(executed_targets(json{{"flops", 1}}, {}, {}), ptxbench::InputError);
 }

@@ -37,7 +37,7 @@ struct Launch {
   bool kernel_launch = false;     // a single kernel: exactly one activity record must follow
   bool on_given_stream = true;    // the stream argument (if the call has one) is the stream the candidate was given
   bool captured = false;          // into a stream being captured (runs later, as a graph)
-  bool counted = false;
+  bool counted = false;            // made while kernel records were paused (a counted call): no record is owed
 };
 
 // One piece of GPU work as it ran (activity record).

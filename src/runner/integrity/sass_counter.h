@@ -21,11 +21,11 @@ class SassCounter {
   // Null with `why` set when this GPU or driver cannot count (a tool reason, never the candidate's).
   static std::unique_ptr<SassCounter> create(int device, std::string* why);
   ~SassCounter();
-  // Counting on for kernels launched from now. Every loaded function is patched here, at the
-  // enable (CUPTI: "all the functions will be patched regardless of their execution"), not at its
-  // first launch inside the counted call: lazy patching made that launch take far longer, a tell
-  // the candidate could time from the host. The counts then hold the harness's kernels too:
-  // the caller keeps the candidate's (candidate_counts in runner/timing.h).
+  // Counting on for kernels launched from now: each is patched at its first launch in the range
+  // (patching every loaded function at the enable failed on the H200 with cuBLASLt loaded), so that
+  // launch takes longer on the host than in an uncounted call. Only launches inside the range are
+  // patched and counted, the harness's too when it launches there: the caller keeps the
+  // candidate's (candidate_counts in runner/counted_call.h).
   void begin();
   std::vector<ExecutedInstruction> end();     // after the counted work completed; counting off
 

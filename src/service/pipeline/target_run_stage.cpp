@@ -25,50 +25,25 @@ bool correct_stage_ran(const EvaluationRecord& r) {
 StageResult apply_target_counts(const std::vector<json>& events, const SassListing& listing, const ProblemSpec& p,
                                 EvaluationRecord& r, json detail) {
   const ArchTargets& targets = *p.targets_for(r.arch);
-  const auto& groups = targets.groups;
-  bool every_shape_seen = !events.empty(), every_shape_works = !events.empty();
-  double mma_flops = 0, problem_flops = 0, tma_bytes = 0, operand_bytes = 0;
-  std::string shortfall;
-  OpcodeCounts all;
-  json shapes = json::array();
-  for (const auto& ev : events) {
-    ExecutedTargets t = executed_targets(ev, listing, groups);
-    const double operands = p.operand_byte_count(ev.at("shape").get<Shape>());
-    const TargetWorkCheck w = check_target_work(t, operands, groups, targets.work.tensor_flop_share, targets.work.tma_byte_share);
-    every_shape_seen = every_shape_seen && w.seen;
-    every_shape_works = every_shape_works && w.does_the_work;
-    if (!w.does_the_work && shortfall.empty()) shortfall = w.shortfall + " on " + shape_to_string(ev.at("shape").get<Shape>(), p.dims);
-    mma_flops += t.warpgroup_mma_flops, problem_flops += t.problem_flops, tma_bytes += t.tma_bytes, operand_bytes += operands;
-    for (const auto& [op, n] : t.opcodes) all[op] += n;
-    shapes.push_back({{"shape", ev.at("shape")},
-                      {"when", ev.value("when", "")},
-                      {"targets_executed", w.does_the_work},
-                      {"targets_seen", w.seen},
-                      {"executed_families", select_families(t.opcodes, groups)},
-                      {"tensor_flop_share", w.tensor_flop_share},
-                      {"other_tensor_flop_share", t.problem_flops > 0 ? t.other_tensor_flops / t.problem_flops : 0.0},
-                      {"tma_byte_share", w.tma_byte_share},
-                      {"tma_copies", t.tma_copies},
-                      {"tma_copies_without_known_map", t.tma_copies_unsized},
-                      {"unmatched_executions", t.unmatched},
-                      {"check_passed", t.check_passed},
-                      {"kernels", t.kernels}});
-  }
-  r.executed_families = select_families(all, groups);
-  r.target_seen = every_shape_seen;
-  r.target_executed = every_shape_works;
-  if (problem_flops > 0) r.tensor_flop_share = mma_flops / problem_flops;
-  if (operand_bytes > 0) r.tma_byte_share = tma_bytes / operand_bytes;
-  detail["shapes"] = shapes;
+  const TargetWorkSummary sum = summarize_target_work(
+      events, listing, targets.groups, targets.work.tensor_flop_share, targets.work.tma_byte_share,
+      [&](const json& shape) { return p.operand_byte_count(shape.get<Shape>()); },
+      [&](const json& shape) { return shape_to_string(shape.get<Shape>(), p.dims); });
+  r.executed_families = select_families(sum.executed, targets.groups);
+  r.target_seen = sum.seen;
+  r.target_executed = sum.does_the_work;
+  r.tensor_flop_share = sum.tensor_flop_share;
+  r.tma_byte_share = sum.tma_byte_share;
+  detail["shapes"] = sum.shapes;
   detail["executed_families"] = r.executed_families;
   detail["work_required"] = {{"tensor_flop_share", targets.work.tensor_flop_share}, {"tma_byte_share", targets.work.tma_byte_share}};
   char share[160] = "";
   if (r.tensor_flop_share)
     std::snprintf(share, sizeof share, "; %.0f%% of the FLOPs on tensor instructions, TMA moved %.3gx the operand bytes",
                   *r.tensor_flop_share * 100, r.tma_byte_share.value_or(0.0));
-  const std::string what = every_shape_works ? "target families executed and did the work on every counted shape"
-                           : every_shape_seen ? "target families executed but did NOT do the work: " + shortfall
-                                              : "target families did NOT execute";
+  const std::string what = sum.does_the_work ? "target families executed and did the work on every counted shape"
+                           : sum.seen        ? "target families executed but did NOT do the work: " + sum.shortfall
+                                             : "target families did NOT execute";
   return {"target_run", StageStatus::ok, 0, what + share, detail};
 }
 

@@ -28,6 +28,7 @@ CUstream own_stream() {
     if (cuGetProcAddress(name, &fn, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &dq) == CUDA_SUCCESS && fn)
       reinterpret_cast<Create>(fn)(&side, CU_STREAM_NON_BLOCKING);
   }
+  (void)cudaGetLastError();  // a refused lookup leaves its error behind: not this call's failure
   return side;
 }
 
