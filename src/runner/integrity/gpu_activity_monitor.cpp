@@ -197,7 +197,7 @@ void note_encoded_map(GpuActivityMonitor::State& st, const CUpti_CallbackData* c
   }
 }
 
-void on_driver_api(GpuActivityMonitor::State& st, const CUpti_CallbackData* cd) {
+void on_driver_api(GpuActivityMonitor::State& st, CUpti_CallbackId cbid, const CUpti_CallbackData* cd) {
   Actor actor;
   int call;
   bool counted, paused;
@@ -215,8 +215,8 @@ void on_driver_api(GpuActivityMonitor::State& st, const CUpti_CallbackData* cd) 
     const auto t0 = std::chrono::steady_clock::now();
     std::optional<CUstream> named_stream;
     if (candidate) {
-      named_stream = stream_argument(cd->functionName, cd->functionParams);
-      if (const CUtensorMap* m = replaced_map(cd->functionName, cd->functionParams)) {
+      named_stream = stream_argument(cbid, cd->functionName, cd->functionParams);
+      if (const CUtensorMap* m = is_tensor_map_call(cbid) ? replaced_map(cd->functionName, cd->functionParams) : nullptr) {
         std::lock_guard<std::mutex> lock(st.mu);
         t_replaced_box = st.maps.box_of(std::string_view(reinterpret_cast<const char*>(m), kTensorMapBytes));
       }
@@ -268,8 +268,8 @@ void on_driver_api(GpuActivityMonitor::State& st, const CUpti_CallbackData* cd) 
   if (candidate) {
     // After the call: an encoded map is written, and a launched kernel's module is loaded.
     const auto t0 = std::chrono::steady_clock::now();
-    note_encoded_map(st, cd);
-    if (is_kernel_launch(cd->functionName)) {
+    if (is_tensor_map_call(cbid)) note_encoded_map(st, cd);
+    if (is_kernel_launch_call(cbid)) {
       CUfunction f = nullptr;
       CUstream stream = nullptr;
       bool known = false;
@@ -336,7 +336,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
         record_api_event(*st, id == CUPTI_CBID_RESOURCE_STREAM_CREATED ? "a stream was created" : "a context was created", false);
     }
   } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-    on_driver_api(*st, static_cast<const CUpti_CallbackData*>(data));
+    on_driver_api(*st, id, static_cast<const CUpti_CallbackData*>(data));
   } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
     on_runtime_api(*st, static_cast<const CUpti_CallbackData*>(data));
   }

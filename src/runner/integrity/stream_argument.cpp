@@ -2,7 +2,10 @@
 
 #include <cupti.h>
 
+#include <array>
+#include <atomic>
 #include <cstddef>
+#include <iterator>
 #include <string>
 
 namespace ptxbench::integrity {
@@ -79,20 +82,40 @@ const StreamAt kStreams[] = {
     {"cuMemBatchDecompressAsync", offsetof(cuMemBatchDecompressAsync_params, stream)},
 };
 
-}  // namespace
+// Where the stream of `api` is: an index into kStreams, kLaunchEx, or kNone.
+constexpr int kNone = -1, kLaunchEx = -2;
+// The cache below holds slot - kNotLookedUp, so its zero-initialized entries mean "not looked up".
+constexpr int kNotLookedUp = -4;
 
-std::optional<CUstream> stream_argument(std::string_view api, const void* params) {
-  if (!params) return std::nullopt;
+int stream_slot(std::string_view api) {
   std::string name(api);
   for (std::string_view suffix : {"_ptsz", "_ptds"})
     if (name.size() > suffix.size() && name.ends_with(suffix)) name.resize(name.size() - suffix.size());
-  if (name == "cuLaunchKernelEx") {
+  if (name == "cuLaunchKernelEx") return kLaunchEx;
+  for (size_t i = 0; i < std::size(kStreams); ++i)
+    if (kStreams[i].api == name) return int(i);
+  return kNone;
+}
+
+std::optional<CUstream> read_stream(int slot, const void* params) {
+  if (!params || slot == kNone) return std::nullopt;
+  if (slot == kLaunchEx) {
     const auto* p = static_cast<const cuLaunchKernelEx_params*>(params);
     return p->config ? p->config->hStream : nullptr;
   }
-  for (const auto& s : kStreams)
-    if (s.api == name) return *reinterpret_cast<const CUstream*>(static_cast<const char*>(params) + s.offset);
-  return std::nullopt;
+  return *reinterpret_cast<const CUstream*>(static_cast<const char*>(params) + kStreams[slot].offset);
+}
+
+}  // namespace
+
+std::optional<CUstream> stream_argument(std::string_view api, const void* params) { return read_stream(stream_slot(api), params); }
+
+std::optional<CUstream> stream_argument(uint32_t cbid, std::string_view api, const void* params) {
+  static std::array<std::atomic<int>, 4096> slots{};
+  if (cbid >= slots.size()) return stream_argument(api, params);
+  int slot = slots[cbid].load(std::memory_order_relaxed) + kNotLookedUp;
+  if (slot == kNotLookedUp) slots[cbid].store((slot = stream_slot(api)) - kNotLookedUp, std::memory_order_relaxed);
+  return read_stream(slot, params);
 }
 
 }  // namespace ptxbench::integrity

@@ -7,6 +7,17 @@
 
 namespace ptxbench::integrity {
 
+bool is_tensor_map_call(uint32_t id) {
+  return id == CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeTiled || id == CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeIm2col ||
+         id == CUPTI_DRIVER_TRACE_CBID_cuTensorMapReplaceAddress;
+}
+
+bool is_kernel_launch_call(uint32_t id) {
+  return id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+         id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx || id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
+         id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel || id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz;
+}
+
 std::optional<EncodedMap> encoded_map(std::string_view api, const void* params) {
   const std::string base = api_base_name(api);
   if (!params) return std::nullopt;

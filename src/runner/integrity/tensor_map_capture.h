@@ -4,12 +4,18 @@
 #pragma once
 #include <cuda.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace ptxbench::integrity {
+
+// Cheap tests by CUPTI driver callback id, made before any name is read (every driver call of the
+// candidate passes the callback).
+bool is_tensor_map_call(uint32_t driver_cbid);  // cuTensorMapEncodeTiled/Im2col, cuTensorMapReplaceAddress
+bool is_kernel_launch_call(uint32_t driver_cbid);  // cuLaunchKernel(Ex), cuLaunchCooperativeKernel
 
 struct EncodedMap {
   const CUtensorMap* map = nullptr;  // where the driver writes (wrote, at exit) the map
