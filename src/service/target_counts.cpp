@@ -84,7 +84,10 @@ TargetWorkSummary summarize_target_work(const std::vector<json>& events, const S
     const TargetWorkCheck w = check_target_work(t, operands, groups, min_tensor_flop_share, min_tma_byte_share);
     out.seen = out.seen && w.seen;
     out.does_the_work = out.does_the_work && w.does_the_work;
-    if (!w.does_the_work && out.shortfall.empty()) out.shortfall = w.shortfall + " on " + shape_name(shape);
+    if (!w.does_the_work && out.shortfall.empty()) {
+      const std::string when = ev.value("when", "");
+      out.shortfall = w.shortfall + " on " + shape_name(shape) + (when.empty() ? "" : " (" + when + ")");
+    }
     mma_flops += t.warpgroup_mma_flops;
     problem_flops += t.problem_flops;
     tma_bytes += t.tma_bytes;

@@ -342,28 +342,27 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
   }
 }
 
+// A driver function the monitor itself calls (null where this driver lacks it).
+template <typename Fn>
+Fn driver_entry(const char* name, int version) {
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  if (cudaGetDriverEntryPointByVersion(name, &fn, version, cudaEnableDefault, &found) == cudaSuccess &&
+      found == cudaDriverEntryPointSuccess)
+    return reinterpret_cast<Fn>(fn);
+  return nullptr;
+}
+
 }  // namespace
 
 GpuActivityMonitor::GpuActivityMonitor(cudaStream_t given_stream) : state_(std::make_unique<State>()) {
   state_->given_stream = given_stream;
   g_state = state_.get();
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult found{};
-  if (cudaGetDriverEntryPointByVersion("cuFuncGetName", &fn, 12030, cudaEnableDefault, &found) == cudaSuccess &&
-      found == cudaDriverEntryPointSuccess)
-    state_->func_name = reinterpret_cast<decltype(&cuFuncGetName)>(fn);
-  if (cudaGetDriverEntryPointByVersion("cuKernelGetName", &fn, 12030, cudaEnableDefault, &found) == cudaSuccess &&
-      found == cudaDriverEntryPointSuccess)
-    state_->kernel_name = reinterpret_cast<decltype(&cuKernelGetName)>(fn);
-  if (cudaGetDriverEntryPointByVersion("cuStreamIsCapturing", &fn, 10000, cudaEnableDefault, &found) == cudaSuccess &&
-      found == cudaDriverEntryPointSuccess)
-    state_->is_capturing = reinterpret_cast<decltype(&cuStreamIsCapturing)>(fn);
-  if (cudaGetDriverEntryPointByVersion("cuFuncGetParamInfo", &fn, 12040, cudaEnableDefault, &found) == cudaSuccess &&
-      found == cudaDriverEntryPointSuccess)
-    state_->func_param_info = reinterpret_cast<decltype(&cuFuncGetParamInfo)>(fn);
-  if (cudaGetDriverEntryPointByVersion("cuKernelGetParamInfo", &fn, 12040, cudaEnableDefault, &found) == cudaSuccess &&
-      found == cudaDriverEntryPointSuccess)
-    state_->kernel_param_info = reinterpret_cast<decltype(&cuKernelGetParamInfo)>(fn);
+  state_->func_name = driver_entry<decltype(&cuFuncGetName)>("cuFuncGetName", 12030);
+  state_->kernel_name = driver_entry<decltype(&cuKernelGetName)>("cuKernelGetName", 12030);
+  state_->is_capturing = driver_entry<decltype(&cuStreamIsCapturing)>("cuStreamIsCapturing", 10000);
+  state_->func_param_info = driver_entry<decltype(&cuFuncGetParamInfo)>("cuFuncGetParamInfo", 12040);
+  state_->kernel_param_info = driver_entry<decltype(&cuKernelGetParamInfo)>("cuKernelGetParamInfo", 12040);
   check(cuptiSubscribe(&state_->subscriber, on_callback, nullptr), "cuptiSubscribe");
   check(cuptiEnableDomain(1, state_->subscriber, CUPTI_CB_DOMAIN_RESOURCE), "enabling resource callbacks");
   check(cuptiEnableDomain(1, state_->subscriber, CUPTI_CB_DOMAIN_DRIVER_API), "enabling driver API callbacks");

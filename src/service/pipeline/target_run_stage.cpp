@@ -41,9 +41,10 @@ StageResult apply_target_counts(const std::vector<json>& events, const SassListi
   if (r.tensor_flop_share)
     std::snprintf(share, sizeof share, "; %.0f%% of the FLOPs on tensor instructions, TMA moved %.3gx the operand bytes",
                   *r.tensor_flop_share * 100, r.tma_byte_share.value_or(0.0));
-  const std::string what = sum.does_the_work ? "target families executed and did the work on every counted shape"
+  const std::string what = sum.does_the_work ? "target families executed and did the work on every counted call"
                            : sum.seen        ? "target families executed but did NOT do the work: " + sum.shortfall
-                                             : "target families did NOT execute";
+                           : sum.shortfall.empty() ? std::string("target families did NOT execute")
+                                                   : "target families did NOT execute on every counted call: " + sum.shortfall;
   return {"target_run", StageStatus::ok, 0, what + share, detail};
 }
 
