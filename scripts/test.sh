@@ -3,5 +3,5 @@
 # is found; scripts/gpu_tests.sh runs them on a GPU host.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh --tests
 ctest --preset release "$@"

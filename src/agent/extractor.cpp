@@ -107,6 +107,8 @@ ExtractedCode extract_code(const std::string& reply, const std::string& entry_sy
     } else if (Fence f; parse_fence(line, &f)) {
       open = f;
       blocks.push_back({language_of(f.info), "", false});
+    } else {
+      out.prose += line + "\n";
     }
     if (nl == std::string::npos) break;
     pos = nl + 1;
@@ -114,6 +116,8 @@ ExtractedCode extract_code(const std::string& reply, const std::string& entry_sy
   // A reply ending in "\n" leaves an empty last line inside an unterminated block: drop it.
   if (open && blocks.back().text.ends_with("\n\n")) blocks.back().text.pop_back();
 
+  const size_t prose_begin = out.prose.find_first_not_of(" \t\n");
+  out.prose = prose_begin == std::string::npos ? "" : out.prose.substr(prose_begin, out.prose.find_last_not_of(" \t\n") - prose_begin + 1);
   out.blocks = static_cast<int>(blocks.size());
   int naming = -1, largest = -1;
   for (int i = 0; i < out.blocks; ++i) {

@@ -29,6 +29,9 @@ struct ExtractedCode {
   std::string rule;            // which part of the rule chose it (or why nothing was taken)
   bool unterminated = false;   // the chosen block had no closing fence
   bool crlf = false;           // line endings were normalized
+  // The reply's lines outside every fenced block (fence lines dropped), trimmed: what the model
+  // said about its code (Fixit keeps it as the explanation). Not part of to_json().
+  std::string prose;
   json to_json() const;
 };
 

@@ -13,7 +13,9 @@
 #include "report/metrics_report.h"
 #include "report/plotly_js.h"
 #include "report/print_html.h"
+#include "report/fixit_tables.h"
 #include "report/printers.h"
+#include "store/fixit_store.h"
 
 namespace ptxbench::cli {
 namespace {
@@ -38,6 +40,26 @@ void write_output(const std::string& text, const std::string& out) {
   std::ofstream f(out, std::ios::binary);
   if (!f || !(f << text)) throw InputError("cannot write " + out);
   std::cerr << "ptxbench: wrote " << out << " (" << text.size() << " bytes)\n";
+}
+
+// The Fixit builds of the workspaces among the inputs, as the fixit_builds and fixit_records tables
+// (the HTML report plots records per problem per recipe from them: the paper's Fig. 4).
+void add_fixit_builds(const std::vector<std::string>& inputs, report::Report& r) {
+  namespace fs = std::filesystem;
+  report::Report fixit;
+  for (const auto& in : inputs) {
+    const fs::path db = fs::is_directory(in) ? fs::path(in) / "ptxbench.db" : fs::path(in);
+    if (db.extension() != ".db" || !FixitStore::has_builds(db)) continue;
+    FixitStore store(db);
+    report::Report one;
+    if (auto st = report::add_fixit_tables(store, {}, false, &one); !st.ok) throw InputError(in + ": " + st.error);
+    for (auto& t : one.tables) {
+      auto it = std::find_if(fixit.tables.begin(), fixit.tables.end(), [&](const auto& x) { return x.name == t.name; });
+      if (it == fixit.tables.end()) fixit.tables.push_back(std::move(t));
+      else it->rows.insert(it->rows.end(), t.rows.begin(), t.rows.end());
+    }
+  }
+  for (auto& t : fixit.tables) r.add(std::move(t));
 }
 
 }  // namespace
@@ -99,7 +121,8 @@ void add_report_command(CLI::App& app, GlobalOptions& g, ExitCode&) {
       throw InputError("no turns to report in " + list + (set.runs.empty() ? " (no runs)" : " (the runs have no stored turns yet)"));
     }
     s.inputs = inputs;
-    const report::Report r = report::build_metrics_report(set, s);
+    report::Report r = report::build_metrics_report(set, s);
+    add_fixit_builds(inputs, r);
     std::string text;
     switch (format) {
       case Format::table: text = report::print_table(report::select_tables(r, a->tables)); break;

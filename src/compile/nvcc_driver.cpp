@@ -186,7 +186,7 @@ void sanitize(std::vector<Diagnostic>& diagnostics, const LogView& view) {
     kept.push_back(std::move(d));
   }
   if (withheld)
-    kept.push_back({"", 0, 0, "error", std::to_string(withheld) + " diagnostic(s) about files outside the candidate's folder withheld"});
+    kept.push_back({"", 0, 0, "error", std::to_string(withheld) + " diagnostic(s) about files outside the candidate's folder withheld", "nvcc"});
   diagnostics = std::move(kept);
 }
 
@@ -260,10 +260,10 @@ BuildResult build_candidate(const fs::path& source_in, const fs::path& out_dir, 
     finish_log(errors_only);
     if (deps.process.timed_out)
       prepend(result.diagnostics, {"", 0, 0, "fatal", "listing the build's files (nvcc -M) did not finish within the build time limit of " +
-                                                          std::to_string(options.timeout.count()) + " s and was stopped"});
+                                                          std::to_string(options.timeout.count()) + " s and was stopped", "timeout"});
     else if (!has_error(result.diagnostics))
       prepend(result.diagnostics, {"", 0, 0, "error", "nvcc -M failed (" + deps.process.describe() +
-                                                          ") without a recognizable error message; see the build log"});
+                                                          ") without a recognizable error message; see the build log", "nvcc"});
     return result;
   }
   result.forbidden = check_dependencies(parse_make_dependencies(deps.process.out), out_dir, view.roots, source);
@@ -294,11 +294,11 @@ BuildResult build_candidate(const fs::path& source_in, const fs::path& out_dir, 
   if (r.timed_out) {
     prepend(result.diagnostics, {"", 0, 0, "fatal",
                                  "nvcc did not finish within the build time limit of " + std::to_string(options.timeout.count()) +
-                                     " s and was stopped"});
+                                     " s and was stopped", "timeout"});
   } else if (!result.ok && !has_error(result.diagnostics)) {
     const std::string what = r.ok() ? "nvcc succeeded but wrote no candidate.so"
                                     : "nvcc failed (" + r.describe() + ") without a recognizable error message";
-    prepend(result.diagnostics, {"", 0, 0, "error", what + "; see the build log"});
+    prepend(result.diagnostics, {"", 0, 0, "error", what + "; see the build log", "nvcc"});
   }
   if (result.ok) result.shared_object = shared_object;
   return result;

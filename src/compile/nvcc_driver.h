@@ -20,6 +20,10 @@ struct Diagnostic {
   int column = 0;          // 0 when the compiler gave none
   std::string severity;    // error, warning, remark, fatal
   std::string message;
+  // Which program said it: cudafe (the CUDA front end), host_compiler, ptxas, linker, or the tool's
+  // own name (nvcc, nvlink, fatbinary, cicc); "options" for the candidate's opt-in line. A
+  // compile error's kind (fixit/error_class.h) is this and the message's template.
+  std::string tool;
 };
 
 struct BuildOptions {

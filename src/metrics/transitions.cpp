@@ -1,18 +1,21 @@
 #include "metrics/transitions.h"
 
+#include "core/error_state.h"
+
 namespace ptxbench::metrics {
 
 std::string transition_state(const TurnRow& t) {
   if (t.state != TurnState::correct) return std::string(to_string(t.state));
-  if (!t.target_executed) return "correct_target_unknown";
-  return *t.target_executed ? "target_correct" : "correct_no_target";
+  return judged_state(Verdict::correct, t.target_executed);
 }
 
 const std::vector<std::string>& transition_state_order() {
-  static const std::vector<std::string> order = {
-      "compile_error",  "forbidden",    "runtime_error", "sanitizer_error", "incorrect",
-      "correct_no_target", "correct_target_unknown", "target_correct", "no_code", "truncated",
-      "refused",        "empty",        "reasoning_only", "request_too_large", "provider_error"};
+  static const std::vector<std::string> order = [] {
+    std::vector<std::string> o = judged_state_order();
+    for (const char* s : {"no_code", "truncated", "refused", "empty", "reasoning_only", "request_too_large", "provider_error"})
+      o.push_back(s);
+    return o;
+  }();
   return order;
 }
 

@@ -422,6 +422,9 @@ TextView text_view(const Report& r) {
              m["intervals"]["comparison_speedups"].get<std::string>() + ".";
     v.grids.push_back(std::move(g));
   }
+  // Fixit builds in the workspace (cli/cmd_report.cpp adds them): shown as they are.
+  for (const char* name : {"fixit_builds", "fixit_records"})
+    if (const Table* t = r.table(name)) v.grids.push_back(plain_grid(*t, {}));
   for (const char* name : {"speedups", "trajectories", "turns"})
     if (const Table* t = r.table(name)) {
       Grid g;

@@ -90,7 +90,8 @@ std::string print_html(const Report& r, const metrics::TurnSet& set, const std::
          "<label>transitions of <select id=\"transition-group\"></select></label></div>\n<div class=\"plots\">"
          "<div class=\"plot\" id=\"plot-fastp\"></div><div class=\"plot\" id=\"plot-fastp-inst\"></div>"
          "<div class=\"plot\" id=\"plot-transitions\"></div><div class=\"plot\" id=\"plot-speedups\"></div>"
-         "<div class=\"plot\" id=\"plot-correctness-turn\"></div><div class=\"plot\" id=\"plot-reasoning\"></div></div>\n</section>\n";
+         "<div class=\"plot\" id=\"plot-correctness-turn\"></div><div class=\"plot\" id=\"plot-reasoning\"></div>" +
+         std::string(r.table("fixit_records") ? "<div class=\"plot\" id=\"plot-fixit\"></div>" : "") + "</div>\n</section>\n";
   out += "<section id=\"tables\"><h2>Tables</h2>\n";
   for (const auto& g : view.grids) out += "<div class=\"scroll\">" + grid_html(g) + "</div>";
   out += "</section>\n";

@@ -5,6 +5,7 @@
 #include "core/content_hash.h"
 #include "core/error.h"
 #include "core/timestamp.h"
+#include "store/content_tables.h"
 #include "store/sqlite_statement.h"
 
 namespace ptxbench {
@@ -140,9 +141,7 @@ constexpr const char* kModelCallColumns =
     "attempts, error, retries_json, input_tokens, output_tokens, reasoning_tokens, request_sha256, "
     "request_is_canonical, request_json, response_sha256, content, reasoning";
 
-DbStatus sql_error(sqlite3* db, const std::string& what) {
-  return DbStatus::failure(what + ": " + (db ? sqlite3_errmsg(db) : "no database"));
-}
+using store_detail::sql_error;
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;
@@ -268,23 +267,9 @@ RunStore::RunStore(const std::filesystem::path& path) : db_(path) {
   }
 }
 
-DbStatus RunStore::put_blob(const std::string& bytes, std::string* sha256) {
-  *sha256 = content_sha256(bytes);
-  Statement st(h_, "INSERT OR IGNORE INTO blobs (sha256, bytes) VALUES (?, ?)");
-  if (!st.ok()) return sql_error(h_, "preparing blob insert");
-  st.bind(1, *sha256).bind_blob(2, bytes);
-  if (st.step() != SQLITE_DONE) return sql_error(h_, "storing blob");
-  return {};
-}
+DbStatus RunStore::put_blob(const std::string& bytes, std::string* sha256) { return store_detail::put_blob(h_, bytes, sha256); }
 
-DbStatus RunStore::get_blob(const std::string& sha256, std::string* out) {
-  Statement st(h_, "SELECT bytes FROM blobs WHERE sha256 = ?");
-  if (!st.ok()) return sql_error(h_, "preparing blob read");
-  st.bind(1, sha256);
-  if (st.step() != SQLITE_ROW) return DbStatus::failure("no stored text with sha256 " + sha256);
-  *out = st.blob(0);
-  return {};
-}
+DbStatus RunStore::get_blob(const std::string& sha256, std::string* out) { return store_detail::get_blob(h_, sha256, out); }
 
 DbStatus RunStore::open_run(const RunInfo& wanted, RunInfo* actual, bool* created) {
   std::lock_guard lock(mutex_);
@@ -464,12 +449,9 @@ DbStatus RunStore::store_reply(ModelCallRow& call, TurnRow& turn, const std::str
   if (auto s = insert_model_call(call); !s.ok) return s;
   turn.model_call_id = call.id;
   if (candidate_source) {
-    turn.candidate_sha256 = content_sha256(*candidate_source);
-    Statement st(h_, "INSERT OR IGNORE INTO candidates (sha256, source, size, first_seen_at) VALUES (?,?,?,?)");
-    if (!st.ok()) return sql_error(h_, "preparing candidate insert");
-    st.bind(1, *turn.candidate_sha256).bind_blob(2, *candidate_source);
-    st.bind(3, static_cast<long long>(candidate_source->size())).bind(4, utc_timestamp_ms());
-    if (st.step() != SQLITE_DONE) return sql_error(h_, "storing candidate");
+    std::string sha;
+    if (auto s = store_detail::put_candidate(h_, *candidate_source, &sha); !s.ok) return s;
+    turn.candidate_sha256 = sha;
   }
   if (auto s = write_turn(turn, true); !s.ok) return s;
   if (turn.phase == "done")
@@ -607,12 +589,7 @@ DbStatus RunStore::count_model_calls(const std::string& run_id, const std::strin
 DbStatus RunStore::candidate_source(const std::string& sha256, std::string* out) {
   std::lock_guard lock(mutex_);
   if (!status_.ok) return status_;
-  Statement st(h_, "SELECT source FROM candidates WHERE sha256 = ?");
-  if (!st.ok()) return sql_error(h_, "preparing candidate read");
-  st.bind(1, sha256);
-  if (st.step() != SQLITE_ROW) return DbStatus::failure("no stored candidate with sha256 " + sha256);
-  *out = st.blob(0);
-  return {};
+  return store_detail::get_candidate(h_, sha256, out);
 }
 
 DbStatus RunStore::evaluation(long long id, EvaluationRecord* out) {

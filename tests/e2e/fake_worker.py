@@ -7,7 +7,9 @@ channel or probes its sandbox. Usage: fake_worker.py SCENARIO [--info] [--job FI
 Scenarios: forge (candidate code writes unsigned stage lines claiming success and a 1000x speedup),
 duplicate (a signed stage reported twice), replay (a signed line written again verbatim), speedup
 (an honest channel whose `speedup` field disagrees with its medians), probe (reports what the
-process can see and do in a fatal event's message; probe:PORT), ok (an honest, correct, 2x run).
+process can see and do in a fatal event's message; probe:PORT), ok (an honest, correct, 2x run),
+marker (the candidate says what to play: the string PTXBENCH_FAKE:<what> in its shared object, what
+being correct:<speedup>, incorrect or runtime_error; none: correct at 2x; tests/e2e/test_fixit_cli.cpp).
 Without a key in the job (an older parent) every line is written as bare JSON."""
 import hashlib
 import hmac
@@ -60,6 +62,9 @@ def main():
         emit({"type": "fatal", "verdict": "runtime_error", "message": json.dumps(probe(job_path, int(scenario[6:])))})
         return 5
 
+    if scenario == "marker":
+        return play_marker(job, emit)
+
     shape = job["timing"][0]["shape"] if "timing" in job else {}
     flops = job["timing"][0]["flops"] if "timing" in job else 1.0
     check = {"type": "check", "shape": shape, "seed_index": 0, "hidden": False, "passed": True, "summary": "max error 0", "detail": {}}
@@ -91,6 +96,60 @@ def main():
         return 0
     for e in good + [timing, timing_stage, {"type": "done"}]:  # speedup, ok
         emit(e)
+    return 0
+
+
+def candidate_marker(job):
+    """What the candidate's shared object asks to be played: PTXBENCH_FAKE:<what>, else correct:2."""
+    try:
+        with open(job["candidate"], "rb") as f:
+            data = f.read()
+    except OSError:
+        return "correct:2"
+    at = data.find(b"PTXBENCH_FAKE:")
+    if at < 0:
+        return "correct:2"
+    end = at + len(b"PTXBENCH_FAKE:")
+    while end < len(data) and 32 < data[end] < 127:
+        end += 1
+    return data[at + len(b"PTXBENCH_FAKE:"):end].decode()
+
+
+def play_marker(job, emit):
+    what = candidate_marker(job)
+    mode = job.get("mode")
+    if what == "runtime_error":
+        emit({"type": "fatal", "verdict": "cuda_error", "message": "an illegal memory access was encountered (simulated)"})
+        return 5
+    if mode == "single_call":
+        emit({"type": "stage", "name": "single_call", "status": "ok", "shape": job.get("shape", {})})
+        emit({"type": "done"})
+        return 0
+    item = job["correctness"][0] if job.get("correctness") else {"shape": {}, "flops": 1.0}
+    shape = item["shape"]
+    emit({"type": "stage", "name": "stream_discipline", "status": "ok", "message": "all output produced on the given stream"})
+    if what == "incorrect":
+        detail = {"outputs": [{"output": "O", "elements": 4096, "mismatches": 17, "nonfinite": 0, "max_abs_err": 0.5,
+                               "rel_l2_err": 0.2, "tolerance": {"max_rel_l2": 0.01}}]}
+        check = {"type": "check", "shape": shape, "seed_index": 0, "hidden": False, "passed": False,
+                 "summary": "O: 17 of 4096 elements out of tolerance (simulated)", "detail": detail}
+        emit(check)
+        emit({"type": "stage", "name": "correctness", "status": "failed", "verdict": "incorrect", "checks": 1, "failed": 1,
+              "message": "wrong on the first shape: " + check["summary"], "failures": [check]})
+        emit({"type": "done"})
+        return 0
+    speedup = float(what.split(":")[1]) if what.startswith("correct:") else 2.0
+    emit({"type": "check", "shape": shape, "seed_index": 0, "hidden": False, "passed": True, "summary": "max error 0", "detail": {}})
+    emit({"type": "stage", "name": "correctness", "status": "ok", "checks": 1, "failed": 0, "message": "1 checks passed"})
+    for t in job.get("timing", []):
+        cand = 1.0 / speedup
+        emit({"type": "timing", "shape": t["shape"], "flops": t["flops"],
+              "candidate": {"median_ms": cand, "p10_ms": cand, "p90_ms": cand, "spread": 0.0, "samples": 30},
+              "baseline": {"median_ms": 1.0, "p10_ms": 1.0, "p90_ms": 1.0, "spread": 0.0, "samples": 30},
+              "speedup": speedup, "throttled": False, "below_floor": False, "floor_ms": 0.0, "timed_check_failures": []})
+    if job.get("timing"):
+        emit({"type": "stage", "name": "timing", "status": "ok", "message": "every timed output checked", "baseline": {}})
+    emit({"type": "done"})
     return 0
 
 

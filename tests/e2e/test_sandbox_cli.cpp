@@ -18,6 +18,7 @@
 
 #include "core/bytes.h"
 #include "support/cli.h"
+#include "support/stand_in_worker.h"
 #include "support/temp_dir.h"
 
 using namespace ptxbench;
@@ -383,13 +384,7 @@ class StandInWorker : public Hostile {
  protected:
   // A `ptxbench-worker` in its own folder that runs fake_worker.py with `scenario`.
   fs::path worker(const std::string& scenario) {
-    const fs::path folder = dir_.path() / ("worker-" + scenario.substr(0, scenario.find(':')));
-    fs::create_directories(folder);
-    fs::copy_file(source_dir() / "tests/e2e/fake_worker.py", folder / "fake_worker.py", fs::copy_options::overwrite_existing);
-    const fs::path w = folder / "ptxbench-worker";
-    std::ofstream(w) << "#!/bin/sh\nexec /usr/bin/python3 " << (folder / "fake_worker.py").string() << " " << scenario << " \"$@\"\n";
-    chmod(w.c_str(), 0755);
-    return w;
+    return stand_in_worker(dir_.path() / ("worker-" + scenario.substr(0, scenario.find(':'))), scenario);
   }
   json run(const std::string& scenario, const std::vector<std::string>& env = {}) {
     const auto r = eval({"--json", "--no-sanitize", "--no-probe", "-p", "gemm", "--worker", worker(scenario).string(),

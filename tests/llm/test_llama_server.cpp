@@ -12,6 +12,7 @@
 #include "agent/clients/model_client.h"
 #include "support/cli.h"
 #include "support/llama_server.h"
+#include "support/stand_in_worker.h"
 
 namespace ptxbench::test {
 namespace {
@@ -161,6 +162,51 @@ TEST_F(LlamaCpp, AgentRunsTwoTrajectoriesOfThreeTurns) {
   }
   EXPECT_EQ(turns.size(), 6u);
   EXPECT_EQ(with_usage, 6);
+}
+
+// The real model as a Fixit teacher: a 135M model's fixes fail (or hold no code), and the build
+// counts each try and drops every item with the last reason, making no record. The source run's GPU
+// stages are played by the stand-in worker; it counts no target instruction, so under the recipe's
+// require_target no fix that compiles could pass either.
+TEST_F(LlamaCpp, AsAFixitTeacherItsFailedFixesAreCountedAndDropped) {
+  const auto ws = fresh_workspace("llm-fixit");
+  const auto worker = stand_in_worker(ws / "worker", "marker");
+  const auto model = ws / "model";
+  const std::string body =
+      "__global__ void scale(float* x) { if (x) x[threadIdx.x] *= 2.f; }\n"
+      "extern \"C\" cudaError_t ptxbench_mha_fwd(const void*, const void*, const void*, void* o, void*, int, int, int, int,"
+      " cudaStream_t s) { scale<<<1, 32, 0, s>>>(static_cast<float*>(o)); return cudaGetLastError(); }\n";
+  for (const auto& [traj, marker] : std::vector<std::pair<int, std::string>>{{0, "incorrect"}, {1, "runtime_error"}}) {
+    std::filesystem::create_directories(model / "mha_fwd" / std::to_string(traj));
+    std::ofstream(model / "mha_fwd" / std::to_string(traj) / "0.cu")
+        << "extern \"C\" const char ptxbench_fake_marker[] = \"PTXBENCH_FAKE:" << marker << "\";\n" << body;
+  }
+  auto r = run_cli(ws, {"run", "--model", "files:" + model.string(), "--problems", "mha_fwd", "--trajectories", "2", "--turns", "1",
+                        "--knowledge", "none", "--run-name", "src", "--worker", worker.string(), "--no-sanitize", "--no-probe", "--json"});
+  ASSERT_EQ(r.process.exit_code, 0) << r.process.err.substr(0, 3000);
+  {
+    std::ofstream(ws / "t.toml") << "name = \"t\"\ntitle = \"llm teacher\"\nsuite = \"4ops\"\n[fix]\nattempts = 2\n";
+  }
+  r = run_cli(ws, {"fixit", "build", "--runs", "src", "--recipe", (ws / "t.toml").string(), "--teacher", "llamacpp:" + server_->model(),
+                   "--teacher-arg", "base_url=" + server_->base_url(), "--teacher-arg", "max_tokens=256", "--teacher-arg",
+                   "temperature=0.7", "--worker", worker.string(), "--no-sanitize", "--no-probe", "--no-timing", "--local",
+                   "--parallel", "2", "--json"},
+              std::chrono::seconds(800));
+  ASSERT_EQ(r.process.exit_code, 0) << r.process.describe() << "\n" << r.process.err.substr(0, 4000);
+  const json& o = r.output;
+  EXPECT_EQ(o["records"], 0) << o.dump(2);
+  EXPECT_EQ(o["items"]["dropped"], 2) << o.dump(2);
+  EXPECT_EQ(o["teacher_calls"], 4) << o.dump(2);  // two attempts for each of the two items
+  auto s = run_cli(ws, {"fixit", "stats", "--items", "--format", "json"});
+  ASSERT_EQ(s.process.exit_code, 0) << s.process.err;
+  for (const auto& t : s.output["tables"])
+    if (t["name"] == "fixit_items")
+      for (const auto& row : t["rows"]) {
+        EXPECT_EQ(row["status"], "dropped") << row.dump();
+        EXPECT_EQ(row["reason"], "teacher") << row.dump();
+      }
+  std::cout << "[ llama    ] fixit build in " << o["seconds"] << " s: " << o["items"].dump() << ", " << o["teacher_calls"]
+            << " teacher calls\n";
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // A CandidateService for agent unit tests: no nvcc, no GPU. The verdict of a candidate is read
 // from its source: a line "// verdict: <name>" (default not_run), "// speedup: <x>" for correct
-// ones; "// throw" makes the service fail (a harness fault). Judging takes a fixed time on one
+// ones, "// target: no" or "// target: unknown" for a correct one whose target groups did not
+// execute or were not counted; "// throw" makes the service fail (a harness fault). Judging takes a fixed time on one
 // worker thread per submit; every submit is counted.
 #pragma once
 #include <atomic>
@@ -77,6 +78,8 @@ class FakeCandidateService : public CandidateService {
     if (verdict == "correct") {
       r.target_static = true;
       r.target_executed = true;
+      if (job.source.find("// target: no") != std::string::npos) r.target_executed = false;
+      if (job.source.find("// target: unknown") != std::string::npos) r.target_executed.reset();
       std::smatch m;
       static const std::regex kSpeed(R"(// speedup: ([0-9.]+))");
       r.speedup_geomean = std::regex_search(job.source, m, kSpeed) ? std::stod(m[1]) : 1.0;

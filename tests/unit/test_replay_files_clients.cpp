@@ -68,6 +68,24 @@ TEST(FilesClient, MissingTurnFileIsAReplyWithoutCodeAndMissingFolderIsAnError) {
             std::string::npos);
 }
 
+TEST(FilesClient, AMarkdownFileIsTheReplyAsWrittenAndAnAllFolderAnswersEveryTrajectory) {
+  test::TempDir d;
+  std::filesystem::create_directories(d.path() / "gemm/all");
+  std::filesystem::create_directories(d.path() / "gemm/2");
+  std::ofstream(d.path() / "gemm/all/0.md") << "The tile was off by one.\n\n```cuda\nextern \"C\" int ptxbench_gemm(int);\n```\n";
+  std::ofstream(d.path() / "gemm/2/0.cu") << "int own;";
+  auto c = client("files:" + d.path().string());
+  for (int traj : {0, 7}) {
+    const ChatReply r = c->complete(at("gemm", traj, 0), {});
+    const auto code = extract_code(r.content, "ptxbench_gemm");
+    ASSERT_TRUE(code.found) << r.content;
+    EXPECT_EQ(code.code, "extern \"C\" int ptxbench_gemm(int);\n");
+    EXPECT_EQ(code.prose, "The tile was off by one.");
+  }
+  // A trajectory with its own folder answers from it.
+  EXPECT_EQ(extract_code(c->complete(at("gemm", 2, 0), {}).content, "ptxbench_gemm").code, "int own;\n");
+}
+
 TEST(FilesClient, LatencyIsHonoured) {
   test::TempDir d;
   std::filesystem::create_directories(d.path() / "gemm/0");

@@ -1,9 +1,11 @@
 // files:DIR answers each turn with a candidate file from DIR: DIR/<problem>/<trajectory>/<turn>.cu,
 // trajectory and turn numbered from 0 (as everywhere in the run store), e.g. DIR/gemm/0/1.cu is
 // the second turn of the first GEMM trajectory. The file comes back as the reply's only code
-// block. A missing <turn>.cu in an existing trajectory folder is a reply without code (the turn is
-// counted with state no_code); a missing problem or trajectory folder is an error that stops the
-// run, naming the folder.
+// block. A <turn>.md instead is the whole reply as written (prose and fenced code: a model, or a
+// Fixit teacher, that explains its kernel). A folder DIR/<problem>/all/ answers every trajectory
+// of the problem that has no folder of its own. A missing <turn> file in an existing trajectory
+// folder is a reply without code (the turn is counted with state no_code); a missing problem or
+// trajectory folder is an error that stops the run, naming the folder.
 // Arguments: latency_ms=N (wait before answering, to stand in for a model's latency).
 #include <chrono>
 #include <filesystem>
@@ -39,12 +41,15 @@ class FilesClient final : public ModelClient {
   ChatReply complete(const ChatRequest& request, const StatusFn&) override {
     const auto t0 = std::chrono::steady_clock::now();
     if (latency_ms_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(latency_ms_));
-    const fs::path folder = dir_ / request.at.problem / std::to_string(request.at.trajectory);
+    fs::path folder = dir_ / request.at.problem / std::to_string(request.at.trajectory);
+    if (!fs::is_directory(folder) && fs::is_directory(dir_ / request.at.problem / "all")) folder = dir_ / request.at.problem / "all";
     if (!fs::is_directory(folder))
       throw InputError("files:" + dir_.string() + ": no folder " + folder.string() + " for problem " + request.at.problem +
                        ", trajectory " + std::to_string(request.at.trajectory) +
                        " (the layout is DIR/<problem>/<trajectory>/<turn>.cu, numbered from 0)");
-    const fs::path file = folder / (std::to_string(request.at.turn) + ".cu");
+    const fs::path markdown = folder / (std::to_string(request.at.turn) + ".md");
+    const bool as_written = fs::is_regular_file(markdown);
+    const fs::path file = as_written ? markdown : folder / (std::to_string(request.at.turn) + ".cu");
     ChatReply reply;
     reply.outcome = ProviderOutcome::ok;
     reply.finish_reason = "stop";
@@ -59,7 +64,7 @@ class FilesClient final : public ModelClient {
       std::string text = ss.str();
       if (!text.empty() && text.back() != '\n') text += '\n';
       const std::string fence = fence_for(text);
-      reply.content = "Candidate file " + file.filename().string() + ":\n\n" + fence + "cuda\n" + text + fence + "\n";
+      reply.content = as_written ? text : "Candidate file " + file.filename().string() + ":\n\n" + fence + "cuda\n" + text + fence + "\n";
     }
     reply.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return reply;

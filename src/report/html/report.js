@@ -118,6 +118,23 @@
     xaxis: { title: { text: 'turn' }, dtick: 1 }, yaxis: { title: { text: Array.from(units).join(' / ') || 'length' } }
   });
 
+  // Fixit records per problem per recipe (the paper's Fig. 4), when the workspace holds builds:
+  // the records each build's dataset keeps, one bar group per problem, one bar per build's recipe.
+  if (document.getElementById('plot-fixit')) {
+    const fixit = rowsOf('fixit_records');
+    const builds = Array.from(new Set(fixit.map(function (r) { return r.recipe + ' (' + r.build + ')'; })));
+    const problems = Array.from(new Set(fixit.map(function (r) { return r.problem; })));
+    plot('plot-fixit', builds.map(function (b) {
+      return { type: 'bar', name: b, x: problems, y: problems.map(function (p) {
+        return fixit.filter(function (r) { return r.recipe + ' (' + r.build + ')' === b && r.problem === p; })
+          .reduce(function (n, r) { return n + r.in_dataset; }, 0);
+      }) };
+    }), {
+      title: { text: 'Fixit records per problem per recipe' }, barmode: 'group',
+      xaxis: { title: { text: 'problem' } }, yaxis: { title: { text: 'records in the dataset' } }
+    });
+  }
+
   // Drill-down: trajectories, filterable and sortable; turn details parsed on demand.
   const trajectories = rowsOf('trajectories').map(function (r, i) { return Object.assign({ index: i }, r); });
   const tbody = document.getElementById('traj-body');

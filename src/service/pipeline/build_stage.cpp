@@ -36,12 +36,13 @@ StageStop run_build(CpuStageRun& c) {
   if (opted.error.empty()) {
     b = build_candidate(c.candidate, c.build_dir, bo);
   } else {
-    b.diagnostics.push_back({bo.display_name.empty() ? c.candidate.filename().string() : bo.display_name, 1, 0, "error", opted.error});
+    b.diagnostics.push_back({bo.display_name.empty() ? c.candidate.filename().string() : bo.display_name, 1, 0, "error", opted.error, "options"});
     b.log = opted.error + "\n";
   }
   json diags = json::array();
   for (const auto& d : b.diagnostics)
-    diags.push_back({{"file", d.file}, {"line", d.line}, {"column", d.column}, {"severity", d.severity}, {"message", d.message}});
+    diags.push_back({{"file", d.file}, {"line", d.line}, {"column", d.column}, {"severity", d.severity}, {"message", d.message},
+                     {"tool", d.tool}});
   json build_detail = {{"command", b.command}, {"diagnostics", diags}, {"log", b.log}, {"candidate_options", opted.flags},
                        {"sandbox", b.sandbox}};
   r.environment["sandbox"] = {{"host", sandbox::host_capabilities().to_json()}, {"compile", b.sandbox}};
@@ -50,6 +51,7 @@ StageStop run_build(CpuStageRun& c) {
     s = failed_stage("build", Verdict::infra_error, b.infra_error, build_detail);
   } else if (!b.forbidden.empty()) {
     build_detail["forbidden"] = b.forbidden;
+    build_detail["rule"] = "include";  // a file the build may not read (the dependency check)
     s = failed_stage("build", Verdict::forbidden, first_reason(b.forbidden), build_detail);
   } else if (!b.ok) {
     std::string first = b.timed_out ? "nvcc timed out" : "nvcc failed";

@@ -63,7 +63,8 @@ StageStop run_sanitizers(GpuStageRun& c) {
     if (findings.errors > 0) {
       const std::string first = first_finding(findings.report);
       failure = failed_stage("sanitize", Verdict::sanitizer_error,
-                             check + ": " + std::to_string(findings.errors) + " error(s)" + (first.empty() ? "" : ": " + first));
+                             check + ": " + std::to_string(findings.errors) + " error(s)" + (first.empty() ? "" : ": " + first),
+                             {{"tool", check}, {"first_finding", first}});
     } else if (!t.run.done || t.run.tampered) {
       failure = abnormal_end("sanitize", t.run);
     } else if (!findings.summary_found) {

@@ -55,29 +55,35 @@ StageResult abnormal_end(const std::string& stage, const WorkerRun& run) {
   std::string at = where.empty() ? "" : " (during " + where + ")";
   json detail = {{"process", run.process.describe()}, {"output", run.output_tail()}};
   if (!where.empty()) detail["during"] = where;
+  // `kind` says how the run ended, for readers that classify failures (fixit/error_class.h).
+  auto failed = [&](const char* kind, Verdict v, const std::string& message) {
+    detail["kind"] = kind;
+    return failed_stage(stage, v, message, detail);
+  };
   if (run.tampered)
-    return failed_stage(stage, Verdict::forbidden, "the worker's result channel was tampered with: " + *run.tampered, detail);
+    return failed("channel_tampered", Verdict::forbidden, "the worker's result channel was tampered with: " + *run.tampered);
   if (run.fatal) {
     std::string v = run.fatal->value("verdict", "runtime_error");
     std::string msg = run.fatal->value("message", "");
-    if (v == "infra_error") return failed_stage(stage, Verdict::infra_error, "harness error: " + msg + at, detail);
-    if (v == "forbidden") return failed_stage(stage, Verdict::forbidden, msg + at, detail);
-    return failed_stage(stage, Verdict::runtime_error, msg + at, detail);
+    if (v == "infra_error") return failed("harness", Verdict::infra_error, "harness error: " + msg + at);
+    if (v == "forbidden") return failed("worker_rule", Verdict::forbidden, msg + at);
+    return failed(v == "cuda_error" ? "cuda_error" : "worker_fatal", Verdict::runtime_error, msg + at);
   }
   if (run.process.timed_out)
-    return failed_stage(stage, Verdict::runtime_error, "timeout: the worker was killed after " + run.process.describe() + at, detail);
+    return failed("timeout", Verdict::runtime_error, "timeout: the worker was killed after " + run.process.describe() + at);
   if (run.process.term_signal == SIGSYS)
-    return failed_stage(stage, Verdict::forbidden, "the sandbox stopped a forbidden system call (SIGSYS)" + at, detail);
+    return failed("sandbox_syscall", Verdict::forbidden, "the sandbox stopped a forbidden system call (SIGSYS)" + at);
   // SIGKILL that is not the harness's own deadline came from outside (an operator, the host's OOM
   // killer, a dying harness): not the candidate's doing, so an infra error (the job runs again).
   if (run.process.term_signal == SIGKILL)
-    return failed_stage(stage, Verdict::infra_error, "harness error: the worker was killed from outside (SIGKILL)" + at, detail);
-  if (run.process.term_signal)
-    return failed_stage(stage, Verdict::runtime_error, "the candidate crashed the worker: " + run.process.describe() + at, detail);
-  return failed_stage(stage, Verdict::runtime_error,
-                      "the worker process ended before finishing (" + run.process.describe() + ")" + at +
-                          ": the candidate exited the process or corrupted it",
-                      detail);
+    return failed("outside_kill", Verdict::infra_error, "harness error: the worker was killed from outside (SIGKILL)" + at);
+  if (run.process.term_signal) {
+    detail["signal"] = run.process.term_signal;
+    return failed("crash", Verdict::runtime_error, "the candidate crashed the worker: " + run.process.describe() + at);
+  }
+  return failed("process_exit", Verdict::runtime_error,
+                "the worker process ended before finishing (" + run.process.describe() + ")" + at +
+                    ": the candidate exited the process or corrupted it");
 }
 
 StageResult timed_by(StageResult s, const WorkerRun& run) {

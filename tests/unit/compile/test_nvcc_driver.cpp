@@ -110,6 +110,7 @@ TEST(ParseDiagnostics, PtxasLines) {
   EXPECT_EQ(ds[2].severity, "fatal");
   EXPECT_EQ(ds[2].message, "ptxas: Ptx assembly aborted due to errors");
   EXPECT_EQ(ds[3].severity, "warning");
+  for (const auto& d : ds) EXPECT_EQ(d.tool, "ptxas") << d.message;  // a compile error's kind (fixit/error_class.h)
 }
 
 TEST(ParseDiagnostics, ToolAndLinkerLinesWithoutLocation) {
@@ -128,6 +129,11 @@ TEST(ParseDiagnostics, ToolAndLinkerLinesWithoutLocation) {
   EXPECT_EQ(ds[3].message, "collect2: ld returned 1 exit status");
   EXPECT_EQ(ds[4].message, "something went wrong");
   for (const auto& d : ds) EXPECT_TRUE(d.file.empty() && d.line == 0) << d.message;
+  EXPECT_EQ(ds[0].tool, "nvcc");
+  EXPECT_EQ(ds[1].tool, "linker");
+  EXPECT_EQ(ds[2].tool, "linker");
+  EXPECT_EQ(ds[3].tool, "linker");
+  EXPECT_EQ(ds[4].tool, "nvcc");
 }
 
 TEST(ParseDiagnostics, StripsAnsiColourCodes) {
