@@ -151,6 +151,15 @@ void launch_target(const CUpti_CallbackData* cd, CUfunction* f, CUstream* stream
   }
 }
 
+// The mangled name of a launched kernel; the runtime launches through CUkernel handles (lazy
+// loading) passed as CUfunction. Called with t_in_callback set (the queries are driver calls).
+std::string kernel_name_of(const GpuActivityMonitor::State& st, CUfunction f) {
+  const char* name = nullptr;
+  if (f && st.func_name && st.func_name(&name, f) == CUDA_SUCCESS && name) return name;
+  if (f && st.kernel_name && st.kernel_name(&name, reinterpret_cast<CUkernel>(f)) == CUDA_SUCCESS && name) return name;
+  return "";
+}
+
 // The kernel's parameter offsets and sizes (cached per handle; the runtime passes CUkernel
 // handles as CUfunction, so the kernel's query is tried second). Called with t_in_callback set.
 const std::pair<std::vector<size_t>, std::vector<size_t>>& param_layout(GpuActivityMonitor::State& st, CUfunction f) {
@@ -254,11 +263,7 @@ void on_driver_api(GpuActivityMonitor::State& st, CUpti_CallbackId cbid, const C
     if (candidate) {
       if (known) l.on_given_stream = stream == reinterpret_cast<CUstream>(st.given_stream);
       if (named_stream) l.on_given_stream = !off_stream;
-      const char* name = nullptr;
-      // The runtime launches through CUkernel handles (lazy loading) passed as CUfunction.
-      if (f && st.func_name && st.func_name(&name, f) == CUDA_SUCCESS && name) l.function = name;
-      else if (f && st.kernel_name && st.kernel_name(&name, reinterpret_cast<CUkernel>(f)) == CUDA_SUCCESS && name)
-        l.function = name;
+      l.function = kernel_name_of(st, f);
     }
     t_in_callback = false;
     std::lock_guard<std::mutex> lock(st.mu);
@@ -274,13 +279,8 @@ void on_driver_api(GpuActivityMonitor::State& st, CUpti_CallbackId cbid, const C
       CUstream stream = nullptr;
       bool known = false;
       launch_target(cd, &f, &stream, &known);
-      const char* name = nullptr;
-      std::string function;
       t_in_callback = true;
-      if (f && st.func_name && st.func_name(&name, f) == CUDA_SUCCESS && name) function = name;
-      else if (f && st.kernel_name && st.kernel_name(&name, reinterpret_cast<CUkernel>(f)) == CUDA_SUCCESS && name)
-        function = name;
-      note_kernel_maps(st, cd, f, function);
+      note_kernel_maps(st, cd, f, kernel_name_of(st, f));
       t_in_callback = false;
     }
     st.map_and_stream_ns += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
