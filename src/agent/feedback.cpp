@@ -119,6 +119,30 @@ std::string groups_line(const std::vector<std::vector<std::string>>& groups, con
   return s;
 }
 
+// Whether the target instructions did the problem's work (the strict flag), with the shares.
+void work_lines(std::ostringstream& o, const EvaluationRecord& r, const ArchTargets* targets) {
+  char line[200];
+  if (r.tensor_flop_share) {
+    std::snprintf(line, sizeof line, "- share of the FLOPs done by warpgroup MMA: %.0f%%", *r.tensor_flop_share * 100);
+    o << line;
+    if (targets && targets->work.tensor_flop_share > 0) o << " (at least " << int(targets->work.tensor_flop_share * 100 + 0.5) << "% needed)";
+    o << "\n";
+  }
+  if (r.tma_byte_share) {
+    std::snprintf(line, sizeof line, "- bytes moved by TMA copies: %.3gx the operands' bytes", *r.tma_byte_share);
+    o << line;
+    if (targets && targets->work.tma_byte_share > 0) {
+      std::snprintf(line, sizeof line, " (at least %.3gx needed; each copy counts its kernel's smallest tensor-map box)",
+                    targets->work.tma_byte_share);
+      o << line;
+    }
+    o << "\n";
+  }
+  if (!r.target_executed.has_value()) o << "- whether they did the work: unknown\n";
+  else if (!*r.target_executed)
+    o << "  -> the target instructions ran but did not do the work: " << (r.stage("target_run") ? r.stage("target_run")->message : "") << "\n";
+}
+
 void targets_section(std::ostringstream& o, const EvaluationRecord& r, const FeedbackContext& c) {
   const ArchTargets* targets = c.problem ? c.problem->targets_for(r.arch) : nullptr;
   const StageResult* st = r.stage("static");
@@ -133,10 +157,12 @@ void targets_section(std::ostringstream& o, const EvaluationRecord& r, const Fee
     o << "- executed at run time: not measured\n";
   } else if (tr->status == StageStatus::ok && tr->detail.is_object() && tr->detail.value("counted", true) == false) {
     o << "- executed at run time: none (calls not counted: " << text(tr->detail, "why") << ")\n";
-  } else if (tr->status == StageStatus::ok && r.target_executed.has_value()) {
+  } else if (tr->status == StageStatus::ok && (r.target_executed.has_value() || r.target_seen.has_value())) {
+    const bool seen = r.target_seen.value_or(r.target_executed.value_or(false));
     o << "- executed at run time: "
-      << (targets ? groups_line(targets->groups, r.executed_families) : (*r.target_executed ? "every group" : "NOT every group"))
-      << (*r.target_executed ? "" : "  -> the kernel that ran does not use every target group") << "\n";
+      << (targets ? groups_line(targets->groups, r.executed_families) : (seen ? "every group" : "NOT every group"))
+      << (seen ? "" : "  -> the kernel that ran does not use every target group") << "\n";
+    if (seen) work_lines(o, r, targets);
   } else if (tr->status == StageStatus::failed && text(tr->detail, "verdict") == "infra_error") {
     o << "- executed at run time: unknown (the instruction counter failed on the harness side: " << tr->message << ")\n";
   } else if (tr->status == StageStatus::ok) {
@@ -329,7 +355,7 @@ std::string render_feedback(const EvaluationRecord& r, const FeedbackContext& c)
     case Verdict::incorrect: mismatch_section(o, r, c); break;
     case Verdict::correct:
       o << "Correct on every checked shape"
-        << (r.target_executed.value_or(false) ? ", and every target instruction group executed." : ".") << "\n";
+        << (r.target_executed.value_or(false) ? ", and the target instructions did the work." : ".") << "\n";
       break;
     case Verdict::not_run:
       o << "No GPU stage ran: " << not_run_reason(r) << ".\nThe file was built and passed the static checks only; its "

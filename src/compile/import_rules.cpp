@@ -1,5 +1,7 @@
 #include "compile/import_rules.h"
 
+#include "core/driver_api_allowlist.h"
+
 #include <cxxabi.h>
 
 #include <array>
@@ -42,6 +44,8 @@ const std::vector<Names>& forbidden_cuda() {
       {{"cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority", "cuStreamCreate",
         "cuStreamCreateWithPriority"},
        "creating streams is forbidden (enqueue all work on the given stream)"},
+      {{"cudaStreamDestroy", "cuStreamDestroy"}, "destroying streams is forbidden (the given stream is the harness's)"},
+      {{"cudaMemAdvise", "cuMemAdvise"}, "advising managed memory is forbidden (the advice outlives the call)"},
       {{"cuCtxCreate"}, "creating a context is forbidden"},
       {{"cudaDeviceReset"}, "resetting the device is forbidden"},
       {{"cudaDeviceSetLimit", "cuCtxSetLimit"}, "changing device limits is forbidden"},
@@ -179,7 +183,11 @@ std::string import_reason(const std::string& symbol, bool weak) {
       if (name == f) return reason(group.why);
   // The CUDA runtime (cuda*, and __cuda* that registers kernels) and driver (cuXxx) APIs.
   if (name.starts_with("cuda") || name.starts_with("__cuda")) return "";
-  if (name.size() > 2 && name.starts_with("cu") && std::isupper(static_cast<unsigned char>(name[2]))) return "";
+  // The driver API by import obeys the same allowlist as an entry-point lookup at run time
+  // (core/driver_api_allowlist.h): without it, any driver call could simply be imported.
+  if (is_driver_api_name(name))
+    return driver_api_importable(name) ? "" : reason("the driver API is limited to what kernels need (tensor-map encoding, "
+                                                  "launches, attributes, queries); this call is not on that list");
   if (allowed_libc().count(name) || name.starts_with("__cxa_")) return "";
   if (weak && starts_with_any(name, kWeakRuntime)) return "";
   const std::string readable = demangle(name);

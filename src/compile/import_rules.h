@@ -1,5 +1,6 @@
-// What a candidate's shared object may import: an allowlist. The CUDA runtime and driver API
-// (minus the calls that create streams or contexts, change limits, or load code), and a short list
+// What a candidate's shared object may import: an allowlist. The CUDA runtime API (minus the calls
+// that create streams or contexts, change limits, or load code), the driver API's short allowlist
+// (core/driver_api_allowlist.h, the same one entry-point lookups obey at run time), and a short list
 // of C and C++ runtime functions kernels' host code needs: memory, strings, math, printf-family
 // output to its own stdout/stderr, and the C++ runtime's containers, strings, streams to
 // cout/cerr and exceptions. Anything else (files, sockets, the environment, processes, threads,

@@ -47,7 +47,9 @@ json to_json(const EvaluationRecord& r) {
   j["reason"] = r.reason;
   j["target_static"] = r.target_static;
   j["target_executed"] = r.target_executed ? json(*r.target_executed) : json(nullptr);
+  j["target_seen"] = r.target_seen ? json(*r.target_seen) : json(nullptr);
   j["tensor_flop_share"] = r.tensor_flop_share ? json(*r.tensor_flop_share) : json(nullptr);
+  j["tma_byte_share"] = r.tma_byte_share ? json(*r.tma_byte_share) : json(nullptr);
   j["static_families"] = r.static_families;
   j["executed_families"] = r.executed_families;
   j["stages"] = json::array();
@@ -60,6 +62,8 @@ json to_json(const EvaluationRecord& r) {
                            {"p90_ms", t.p90_ms}, {"spread", t.spread}, {"samples", t.samples},
                            {"baseline_median_ms", t.baseline_median_ms},
                            {"baseline_spread", t.baseline_spread},
+                           {"baseline_interleaved_ms", t.baseline_interleaved_ms},
+                           {"baseline_alone_ms", t.baseline_alone_ms}, {"baseline_source", t.baseline_source},
                            {"baseline_samples", t.baseline_samples}, {"speedup", t.speedup},
                            {"tflops", t.tflops}, {"baseline_tflops", t.baseline_tflops},
                            {"throttled", t.throttled}});
@@ -94,6 +98,13 @@ EvaluationRecord record_from_json(const json& stored) {
     r.target_static = j.at("target_static").get<bool>();
     if (const auto& te = j.at("target_executed"); !te.is_null()) r.target_executed = te.get<bool>();
     if (auto ts = j.find("tensor_flop_share"); ts != j.end() && !ts->is_null()) r.tensor_flop_share = ts->get<double>();
+    if (auto tb = j.find("tma_byte_share"); tb != j.end() && !tb->is_null()) r.tma_byte_share = tb->get<double>();
+    // Before schema 3 target_executed was the loose flag.
+    if (auto seen = j.find("target_seen"); seen != j.end()) {
+      if (!seen->is_null()) r.target_seen = seen->get<bool>();
+    } else {
+      r.target_seen = r.target_executed;
+    }
     r.static_families = j.at("static_families").get<std::map<std::string, long long>>();
     r.executed_families = j.at("executed_families").get<std::map<std::string, long long>>();
     for (const auto& s : j.at("stages"))
@@ -111,6 +122,9 @@ EvaluationRecord record_from_json(const json& stored) {
       st.samples = t.at("samples").get<int>();
       st.baseline_median_ms = t.at("baseline_median_ms").get<double>();
       st.baseline_spread = t.at("baseline_spread").get<double>();
+      st.baseline_interleaved_ms = t.value("baseline_interleaved_ms", 0.0);
+      st.baseline_alone_ms = t.value("baseline_alone_ms", 0.0);
+      st.baseline_source = t.value("baseline_source", std::string());
       st.baseline_samples = t.at("baseline_samples").get<int>();
       st.speedup = t.at("speedup").get<double>();
       st.tflops = t.at("tflops").get<double>();

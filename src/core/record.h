@@ -27,7 +27,12 @@ struct ShapeTiming {
   std::map<std::string, long long> shape;
   double median_ms = 0, p10_ms = 0, p90_ms = 0, spread = 0;  // spread: (p90-p10)/median
   int samples = 0;
-  double baseline_median_ms = 0, baseline_spread = 0;
+  double baseline_median_ms = 0, baseline_spread = 0;  // the baseline the speedup uses (below)
+  // The library beside the candidate (interleaved) and alone (before the candidate loaded, or timed
+  // again after a drift); the speedup's baseline is the faster of them ("interleaved" or "alone"),
+  // so a library slowed beside the candidate earns it nothing. 0 / "" when not measured.
+  double baseline_interleaved_ms = 0, baseline_alone_ms = 0;
+  std::string baseline_source;
   int baseline_samples = 0;
   double speedup = 0;  // baseline / candidate
   double tflops = 0, baseline_tflops = 0;
@@ -35,7 +40,11 @@ struct ShapeTiming {
 };
 
 struct EvaluationRecord {
-  int schema = 2;  // 2: target_executed may be null (unknown); tensor_flop_share
+  // 2: target_executed may be null (unknown); tensor_flop_share. 3: target_executed is strict (the
+  // targets did the problem's work: shares against [targets.<arch>.work]); the paper's looser flag
+  // is target_seen; tma_byte_share; per-shape baseline source. A schema-2 record's target_executed
+  // is the loose flag (read back as target_seen too).
+  int schema = 3;
   std::string problem;
   std::string arch;
   std::string gpu;
@@ -45,11 +54,19 @@ struct EvaluationRecord {
   Verdict verdict = Verdict::not_run;
   std::string reason;  // why this verdict, in one or two lines
   bool target_static = false;
-  // Every target group executed during a checked call; nullopt = unknown (the counting tool
-  // failed for its own reasons: never charged to the candidate). JSON: true, false or null.
+  // The target instructions did the work on every counted call: every target group executed AND
+  // the target tensor family did at least the problem's share of the FLOPs AND the TMA family moved
+  // at least its share of the operand bytes (problem.toml [targets.<arch>.work]). nullopt = unknown
+  // (the counting tool failed for its own reasons: never charged to the candidate). JSON: true,
+  // false or null. Every metric that says "target" reads this one.
   std::optional<bool> target_executed;
-  // Share of the problem's FLOPs done by the target tensor instructions on the counted call.
+  // The paper's looser flag: every target group executed (at least one instruction each) on every
+  // counted call, whatever share of the work it did. Kept so results compare with the paper.
+  std::optional<bool> target_seen;
+  // Share of the problem's FLOPs done by the target tensor instructions on the counted calls.
   std::optional<double> tensor_flop_share;
+  // Bytes the TMA copies moved (a lower bound, service/target_counts.h) over the operand bytes.
+  std::optional<double> tma_byte_share;
   std::map<std::string, long long> static_families;    // SASS family -> count in the cubin
   std::map<std::string, long long> executed_families;  // SASS family -> executed instructions
   std::vector<StageResult> stages;

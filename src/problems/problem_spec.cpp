@@ -134,6 +134,8 @@ std::string ProblemSpec::check_shape(const Shape& s) const {
 
 double ProblemSpec::flop_count(const Shape& s) const { return eval_flop_expr(flops, s); }
 
+double ProblemSpec::operand_byte_count(const Shape& s) const { return operand_bytes.empty() ? 0 : eval_flop_expr(operand_bytes, s); }
+
 std::string shape_to_string(const Shape& s, const std::vector<std::string>& dims) {
   std::string out;
   for (const auto& d : dims) {
@@ -153,6 +155,7 @@ json ProblemSpec::to_json() const {
   if (!workload_options.empty()) j["workload_options"] = workload_options;
   j["baseline"] = baseline;
   j["flops"] = flops;
+  if (!operand_bytes.empty()) j["operand_bytes"] = operand_bytes;
   j["dims"] = dims;
   j["benchmark_shapes"] = benchmark_shapes;
   j["hidden_shape_count"] = hidden_shapes.size();
@@ -169,8 +172,8 @@ ProblemSpec load_problem(const std::filesystem::path& dir, const WorkloadNames& 
   if (!std::filesystem::exists(file)) throw InputError(file.string() + ": no such problem spec");
   const toml::table root = parse_toml_file(file);
   Reader rd(file.string());
-  rd.keys(root, "", {"name", "title", "entry", "workload", "baseline", "dims", "flops", "workload_options", "constraints",
-                     "tolerance", "targets", "shapes", "correctness"});
+  rd.keys(root, "", {"name", "title", "entry", "workload", "baseline", "dims", "flops", "operand_bytes", "workload_options",
+                     "constraints", "tolerance", "targets", "shapes", "correctness"});
   ProblemSpec p;
   p.dir = dir;
   p.name = rd.str(root, "name", "");
@@ -212,6 +215,12 @@ ProblemSpec load_problem(const std::filesystem::path& dir, const WorkloadNames& 
   } catch (const InputError& e) {
     rd.error("flops", e.what(), root.get("flops"));
   }
+  p.operand_bytes = rd.str(root, "operand_bytes", "", std::string());
+  if (!p.operand_bytes.empty()) try {
+      eval_flop_expr(p.operand_bytes, probe_vars);
+    } catch (const InputError& e) {
+      rd.error("operand_bytes", e.what(), root.get("operand_bytes"));
+    }
 
   // Every dim is bounded: [constraints.<dim>] narrows [1, kMaxDim], never widens it.
   const auto& cons = rd.table(root, "constraints", "");
@@ -270,7 +279,7 @@ ProblemSpec load_problem(const std::filesystem::path& dir, const WorkloadNames& 
     }
     const auto* t = v.as_table();
     if (!t) rd.error(path, "must be a table { groups = [[...]], ptx = [...] }", &v);
-    rd.keys(*t, path + ".", {"groups", "ptx"});
+    rd.keys(*t, path + ".", {"groups", "ptx", "work"});
     ArchTargets at;
     at.arch = std::string(arch.str());
     const auto* groups = t->get("groups");
@@ -278,6 +287,19 @@ ProblemSpec load_problem(const std::filesystem::path& dir, const WorkloadNames& 
     for (size_t i = 0; i < groups->as_array()->size(); ++i)
       at.groups.push_back(rd.strings((*groups->as_array())[i], path + ".groups[" + std::to_string(i) + "]"));
     if (const auto* ptx = t->get("ptx")) at.ptx = rd.strings(*ptx, path + ".ptx");
+    if (const auto* w = t->get("work")) {
+      const auto* wt = w->as_table();
+      if (!wt) rd.error(path + ".work", "must be a table { tensor_flop_share = 0.5, tma_byte_share = 0.5 }", w);
+      rd.keys(*wt, path + ".work.", {"tensor_flop_share", "tma_byte_share"});
+      at.work.tensor_flop_share = rd.number(*wt, "tensor_flop_share", path + ".work.", 0);
+      at.work.tma_byte_share = rd.number(*wt, "tma_byte_share", path + ".work.", 0);
+      if (at.work.tensor_flop_share < 0 || at.work.tensor_flop_share > 1)
+        rd.error(path + ".work.tensor_flop_share", "must lie in [0, 1] (a share of the problem's FLOPs)", w);
+      if (at.work.tma_byte_share < 0 || at.work.tma_byte_share > 1000)
+        rd.error(path + ".work.tma_byte_share", "must lie in [0, 1000] (bytes moved per operand byte)", w);
+      if (at.work.tma_byte_share > 0 && p.operand_bytes.empty())
+        rd.error(path + ".work.tma_byte_share", "needs the problem's operand_bytes (a formula over the dims)", w);
+    }
     p.targets.push_back(std::move(at));
   }
 
@@ -288,6 +310,8 @@ ProblemSpec load_problem(const std::filesystem::path& dir, const WorkloadNames& 
     if (auto why = p.check_shape(s); !why.empty()) rd.error(path, "violates the constraints: " + why, &n);
     const double f = p.flop_count(s);
     if (!std::isfinite(f) || f <= 0) rd.error(path, "its FLOP count (" + p.flops + ") is not a positive finite number", &n);
+    if (const double b = p.operand_byte_count(s); !p.operand_bytes.empty() && (!std::isfinite(b) || b <= 0))
+      rd.error(path, "its operand bytes (" + p.operand_bytes + ") are not a positive finite number", &n);
     return s;
   };
   auto shape_list = [&](const char* key, bool required) {

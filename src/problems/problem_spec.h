@@ -20,10 +20,20 @@ struct DimConstraint {
   std::vector<long long> one_of;  // empty: any value passing the rules above
 };
 
+// The work the target instructions must do for `target_executed` (the strict flag): the target
+// tensor family (warpgroup MMA) does at least `tensor_flop_share` of the problem's FLOPs, and the
+// TMA family (UTMALDG/UTMASTG/UTMAREDG) moves at least `tma_byte_share` times the problem's
+// operand bytes, on every counted call. 0 = no requirement. Justified in docs/architecture.md.
+struct TargetWork {
+  double tensor_flop_share = 0;
+  double tma_byte_share = 0;
+};
+
 struct ArchTargets {
   std::string arch;                                // sm_90a, sm_100a
   std::vector<std::vector<std::string>> groups;    // SASS opcode globs; every group must execute
   std::vector<std::string> ptx;                    // PTX instruction prefixes looked for statically
+  TargetWork work;                                 // [targets.<arch>.work]
 };
 
 struct Tolerance {
@@ -41,6 +51,7 @@ struct ProblemSpec {
   json workload_options = json::object();  // [workload_options]: passed to the workload (e.g. causal)
   std::string baseline;   // e.g. cublaslt
   std::string flops;      // expression over the dims, e.g. 2*M*N*K
+  std::string operand_bytes;  // the bytes of the inputs the problem's matrix products read, e.g. 2*(M*K + N*K); "" = none
   std::vector<std::string> dims;
   std::map<std::string, DimConstraint> constraints;
   std::map<std::string, Tolerance> tolerances;  // per output name
@@ -59,6 +70,7 @@ struct ProblemSpec {
   // Empty when the shape satisfies every constraint; else what is wrong.
   std::string check_shape(const Shape& s) const;
   double flop_count(const Shape& s) const;
+  double operand_byte_count(const Shape& s) const;  // 0 when the spec names no operand_bytes
   json to_json() const;
 };
 

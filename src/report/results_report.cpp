@@ -23,8 +23,11 @@ Report build_results_report(const std::vector<std::pair<long long, EvaluationRec
               {"verdict", FieldType::string, "", ""},
               {"reason", FieldType::string, "", "why this verdict"},
               {"target_static", FieldType::boolean, "", "every target group in the cubin's SASS"},
-              {"target_executed", FieldType::boolean, "", "every target group executed; null: unknown"},
+              {"target_executed", FieldType::boolean, "",
+               "the target instructions did the work: every group executed and the shares reached the problem's minimums; null: unknown"},
+              {"target_seen", FieldType::boolean, "", "every target group executed (the paper's looser flag); null: unknown"},
               {"tensor_flop_share", FieldType::number, "fraction", "share of the FLOPs done by the target tensor instructions"},
+              {"tma_byte_share", FieldType::number, "x operand bytes", "bytes moved by TMA copies (a lower bound) per operand byte"},
               {"speedup_geomean", FieldType::number, "x (library time / candidate time)", "geomean over the benchmark shapes"},
               {"candidate", FieldType::string, "", "candidate file"},
               {"candidate_sha256", FieldType::string, "", ""},
@@ -37,7 +40,8 @@ Report build_results_report(const std::vector<std::pair<long long, EvaluationRec
   for (const auto& [id, rec] : rows) {
     const Provenance p = from_record_environment(rec.environment, rec.gpu);
     t.add({id, rec.created_at, rec.problem, rec.arch, rec.gpu, std::string(to_string(rec.verdict)), rec.reason, rec.target_static,
-           opt(rec.target_executed), opt(rec.tensor_flop_share), opt(rec.speedup_geomean), rec.candidate_path,
+           opt(rec.target_executed), opt(rec.target_seen), opt(rec.tensor_flop_share), opt(rec.tma_byte_share),
+           opt(rec.speedup_geomean), rec.candidate_path,
            rec.candidate_sha256, p.harness_version, p.harness_commit, p.harness_dirty, p.nvcc, p.driver, p.seed_policy});
   }
   r.add(std::move(t));

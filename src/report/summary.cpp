@@ -63,7 +63,11 @@ std::string format_summary(const EvaluationRecord& r) {
   o << "target instructions: in SASS " << (r.target_static ? "yes" : "no") << " (" << families(r.static_families) << ")";
   const auto* tr = r.stage("target_run");
   if (tr && tr->status == StageStatus::ok)
-    o << "; executed " << (!r.target_executed ? "unknown" : *r.target_executed ? "yes" : "NO") << " (" << families(r.executed_families) << ")";
+    o << "; executed " << (!r.target_seen ? "unknown" : *r.target_seen ? "yes" : "NO") << " (" << families(r.executed_families)
+      << "); did the work " << (!r.target_executed ? "unknown" : *r.target_executed ? "yes" : "NO")
+      << (r.tensor_flop_share ? fmt(" (tensor %.0f%% of FLOPs", *r.tensor_flop_share * 100) +
+                                    (r.tma_byte_share ? fmt(", TMA %.3gx operand bytes)", *r.tma_byte_share) : std::string(")"))
+                              : std::string());
   else
     o << "; executed: not measured";
   o << "\n\nstages:\n";
@@ -89,6 +93,10 @@ std::string format_summary(const EvaluationRecord& r) {
         << (t.throttled ? "  [throttled]" : "") << "\n";
     }
     if (r.speedup_geomean) o << "  geomean speedup vs baseline: " << fmt("%.3fx", *r.speedup_geomean) << "\n";
+    int alone = 0;
+    for (const auto& t : r.timing) alone += t.baseline_source == "alone";
+    o << "  baseline: the faster of the library beside the candidate and alone (alone on " << alone << " of " << r.timing.size()
+      << " shapes)\n";
   }
   if (const auto* t = r.stage("timing"); t && t->detail.contains("baseline")) o << baseline_lines(t->detail["baseline"]);
   return o.str();

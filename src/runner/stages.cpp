@@ -11,6 +11,7 @@
 
 #include "core/timestamp.h"
 #include "probes/ncu_probe.h"
+#include "runner/counted_call.h"
 #include "runner/device_ops.h"
 #include "runner/reference_client.h"
 #include "runner/integrity/gpu_activity_monitor.h"
@@ -22,13 +23,6 @@ namespace {
 // Baseline drift beside the candidate against the baseline alone: reported above the first,
 // forbidden above the second when the baseline alone is back to normal afterwards.
 constexpr double kDriftReported = 0.03, kDriftForbidden = 0.10;
-
-std::vector<std::string> executed_kernels(const std::vector<integrity::ExecutedInstruction>& counts) {
-  std::set<std::string> names;
-  for (const auto& c : counts)
-    if (c.executed > 0) names.insert(c.function);
-  return {names.begin(), names.end()};
-}
 
 // Where a checked call's time went: the harness's inputs and poison, the candidate's call, and
 // the harness's regenerated inputs, reference (computed, or written back from the service's pool)
@@ -66,7 +60,7 @@ CheckOutcome checked_call(WorkerContext& ctx, const json& tol, const std::string
   }
   call_candidate_checked(ctx, what, flops, stage, label, counted);
   if (counted) {
-    *counts = ctx.counter->end();
+    *counts = candidate_counts(ctx.counter->end());
     if (monitor) {
       monitor->resume_kernel_records();
       monitor->record_counted_kernels(monitor->last_call(), executed_kernels(*counts));
@@ -427,7 +421,8 @@ bool run_integrity_audit(WorkerContext& ctx, const std::string& after, bool fina
                    return c.actor == integrity::Actor::candidate_call; })},
                 {"kernels", {{"candidate", candidate_kernels}, {"baseline", baseline_kernels}, {"harness", harness_kernels}}},
                 {"candidate_kernel_names", kernels}, {"candidate_modules", modules},
-                {"refused_entry_points", refused}, {"dropped_records", obs.dropped_records}, {"violations", list}};
+                {"refused_entry_points", refused}, {"dropped_records", obs.dropped_records}, {"violations", list},
+                {"map_and_stream_seconds", monitor->map_and_stream_seconds()}};
   if (!violations.empty()) {
     stage["status"] = "failed";
     stage["verdict"] = "forbidden";

@@ -4,10 +4,10 @@
 #include <chrono>
 #include <cmath>
 #include <map>
-#include <set>
 #include <numeric>
 
 #include "core/timestamp.h"
+#include "runner/counted_call.h"
 #include "runner/device_ops.h"
 #include "runner/hardware_peak.h"
 #include "runner/integrity/gpu_activity_monitor.h"
@@ -40,22 +40,28 @@ struct Sampler {
   // One sample: fresh inputs, poison, cold L2, the timed call alone between two events; then,
   // once it has completed, the inputs generated again and the output checked with a secret drawn
   // only now.
+  //
+  // A counted sample looks like every other to the candidate (docs/architecture.md, "What a
+  // candidate can observe about a call"): counting is switched on BEFORE the harness enqueues the
+  // sample's inputs, poison and L2 flush, so the call finds the stream busy with them as always
+  // (a synchronization right before the call left it idle only then). What stays visible: the first
+  // launch of each kernel inside the counted call is patched then, so it takes longer on the host.
   void sample(Side side, bool counted = false) {
     const auto started = std::chrono::steady_clock::now();
     auto s = ctx.stream.get();
     const int e = slots % 2;
+    auto* monitor = integrity::GpuActivityMonitor::instance();
+    if (counted) {
+      PTXBENCH_CUDA(cudaStreamSynchronize(s));  // the previous sample's check, before the counter starts
+      if (monitor) monitor->pause_kernel_records();
+      ctx.counter->begin();
+    }
     PTXBENCH_CUDA(cudaEventRecord(before[e].get(), s));
     const uint64_t seed = ctx.draw_seed();
     ctx.workload.generate_timing_inputs(seed, s);
     ctx.workload.poison_outputs(s);
     flusher.flush(s);
     cudaError_t ret = cudaSuccess;
-    auto* monitor = integrity::GpuActivityMonitor::instance();
-    if (counted) {
-      PTXBENCH_CUDA(cudaStreamSynchronize(s));
-      if (monitor) monitor->pause_kernel_records();
-      ctx.counter->begin();
-    }
     PTXBENCH_CUDA(cudaEventRecord(start[e].get(), s));
     {
       const auto actor = side == Side::candidate ? integrity::Actor::candidate_call : integrity::Actor::baseline;
@@ -75,13 +81,10 @@ struct Sampler {
     harness_before_ms.push_back(elapsed_ms(before[e], start[e]));
     if (slots > 0) harness_after_ms.push_back(elapsed_ms(end[1 - e], after[1 - e]));
     if (counted) {
-      counts = ctx.counter->end();
+      counts = candidate_counts(ctx.counter->end());
       if (monitor) {
         monitor->resume_kernel_records();
-        std::set<std::string> names;
-        for (const auto& c : counts)
-          if (c.executed > 0) names.insert(c.function);
-        monitor->record_counted_kernels(monitor->last_call(), {names.begin(), names.end()});
+        monitor->record_counted_kernels(monitor->last_call(), executed_kernels(counts));
       }
     }
     if (counted) counted_seconds = seconds_since(started);
@@ -153,24 +156,6 @@ void warm_up(WorkerContext& ctx, const std::string& label, double flops, int cal
   }
   synchronize();
 }
-
-}  // namespace
-
-json target_counts_json(const std::vector<integrity::ExecutedInstruction>& counts) {
-  std::map<std::string, json> by_function;
-  uint64_t total = 0;
-  for (const auto& c : counts) {
-    total += c.executed;
-    if (c.executed == 0) continue;
-    auto [it, fresh] = by_function.try_emplace(c.function, json::array());
-    it->second.push_back({c.pc_offset, c.executed});
-  }
-  json functions = json::array();
-  for (auto& [name, pcs] : by_function) functions.push_back({{"function", name}, {"pcs", std::move(pcs)}});
-  return {{"patched_instructions", counts.size()}, {"executed_instructions", total}, {"functions", functions}};
-}
-
-namespace {
 
 json stats_json(const SampleStats& c, const std::vector<double>& v) {
   return {{"median_ms", c.median}, {"p10_ms", c.p10},       {"p90_ms", c.p90},

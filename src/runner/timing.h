@@ -15,9 +15,6 @@ namespace ptxbench {
 // (and a counter), one secretly chosen candidate sample has its instructions counted.
 json time_shape(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg, bool count_timed);
 
-// Executed instructions as the target_counts events carry them: per kernel, [pc offset, count].
-json target_counts_json(const std::vector<integrity::ExecutedInstruction>& counts);
-
 // The baseline's warm-up calls alone on `shape`: its plans built and every library it loads lazily
 // (cuDNN's engine libraries, runtime-compiled kernels) loaded while no candidate filter is on.
 void warm_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg);

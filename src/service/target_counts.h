@@ -2,6 +2,8 @@
 // count by program-counter offset) read through the candidate's SASS listing: executed opcodes,
 // whether every target group ran, and the FLOPs the tensor instructions did against the problem's.
 #pragma once
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,10 +18,30 @@ struct ExecutedTargets {
   double warpgroup_mma_flops = 0;       // FLOPs done by the target tensor family (HGMMA, ...)
   double other_tensor_flops = 0;        // by older tensor instructions (HMMA)
   double problem_flops = 0;             // the problem's nominal FLOPs for the counted shape
+  // Bytes the TMA family (UTMALDG, UTMASTG, UTMAREDG) moved, at least: each executed copy credited
+  // with the smallest box among the known tensor maps its kernel was launched with (the worker's
+  // "tensor_maps"); copies of a kernel given no known map are counted but credited nothing.
+  double tma_bytes = 0;
+  long long tma_copies = 0;             // executed TMA copy instructions
+  long long tma_copies_unsized = 0;     // of those, in kernels given no known map
   long long unmatched = 0;              // executed offsets the listing does not know
   bool check_passed = false;            // the counted call's full check
   json kernels = json::array();         // per kernel: executed target opcodes
 };
+
+// A TMA copy instruction (global <-> shared through a tensor map), the target TMA family's work.
+bool is_tma_copy(const SassInstruction& i);
+
+// One counted shape measured against the problem's TargetWork (problems/problem_spec.h).
+struct TargetWorkCheck {
+  bool seen = false;            // every target group executed (the paper's flag: target_seen)
+  double tensor_flop_share = 0;  // warpgroup MMA FLOPs / problem FLOPs
+  double tma_byte_share = 0;     // TMA bytes / operand bytes (0 when the problem names none)
+  bool does_the_work = false;    // seen, and both shares at least the problem's minimums
+  std::string shortfall;         // why not, in words ("" when it does)
+};
+TargetWorkCheck check_target_work(const ExecutedTargets& t, double operand_bytes, const std::vector<std::vector<std::string>>& groups,
+                                  double min_tensor_flop_share, double min_tma_byte_share);
 
 // One counted shape. Throws InputError on a malformed event.
 ExecutedTargets executed_targets(const json& target_counts_event, const SassListing& listing,
@@ -29,6 +51,22 @@ ExecutedTargets executed_targets(const json& target_counts_event, const SassList
 // a listing that knows every executed offset, and no opcode of any group (nor any warpgroup MMA)
 // executed on any shape. Such a candidate cannot earn target credit from a timed sample (credit
 // needs every counted shape), so the service times it without the secretly counted sample.
+// Every counted shape of a candidate measured against the problem's TargetWork: the record's flags
+// and shares, and a line per shape for the target_run stage's detail.
+struct TargetWorkSummary {
+  bool seen = false;              // target_seen: every shape executed every target group
+  bool does_the_work = false;     // target_executed: on every shape the shares reached the minimums
+  std::optional<double> tensor_flop_share, tma_byte_share;  // over all counted shapes together
+  OpcodeCounts executed;          // every counted shape's opcodes together
+  std::string shortfall;          // the first shape that fell short, and why
+  json shapes = json::array();
+};
+// `operand_bytes(shape)` gives the problem's operand bytes for a counted shape (0: none stated).
+TargetWorkSummary summarize_target_work(const std::vector<json>& target_counts_events, const SassListing& listing,
+                                        const std::vector<std::vector<std::string>>& groups, double min_tensor_flop_share,
+                                        double min_tma_byte_share, const std::function<double(const json& shape)>& operand_bytes,
+                                        const std::function<std::string(const json& shape)>& shape_name);
+
 bool counted_calls_show_no_target(const std::vector<json>& target_counts_events, const SassListing& listing,
                                   const std::vector<std::vector<std::string>>& groups);
 

@@ -112,6 +112,57 @@ TEST_F(IntegrityOnGpu, AttentionThatSwitchesKernelsAfterTheFirstCallsIsNotTarget
   std::cout << "target_run: " << stage_of(r, "target_run")["message"] << "\n";
 }
 
+// --- Issue 30: target credit by the work the targets do, on calls a candidate cannot tell apart. ---
+
+// A token wgmma and TMA copy per call beside SIMT math: the loose flag, never the strict one.
+TEST_F(IntegrityOnGpu, TokenTargetInstructionsAreSeenButDoNotCountAsExecuted) {
+  const json r = eval("gemm", "tests/gpu/candidates/attacks/gemm_token_targets.cu", {"--no-timing"});
+  std::cout << "target_run: " << stage_of(r, "target_run")["message"] << "\n";
+  ASSERT_EQ(r["verdict"], "correct") << r["reason"];
+  EXPECT_EQ(r["target_seen"], true) << stage_of(r, "target_run").dump();
+  EXPECT_EQ(r["target_executed"], false) << stage_of(r, "target_run").dump();
+  EXPECT_LT(r["tensor_flop_share"].get<double>(), 0.01);
+  EXPECT_LT(r["tma_byte_share"].get<double>(), 0.01);
+}
+
+// Full decoy work (results thrown away) only where the call looks counted: an idle stream at entry,
+// or a slow first launch. The secretly counted timed sample must look like every other sample.
+TEST_F(IntegrityOnGpu, ACandidateThatReadsTheStreamStateGetsNoTargetCredit) {
+  const json r = eval("gemm", "tests/gpu/candidates/attacks/gemm_counted_by_stream_state.cu");
+  std::cout << "target_run: " << stage_of(r, "target_run")["message"] << "\n";
+  ASSERT_EQ(stage_of(r, "correctness")["status"], "ok") << stage_of(r, "correctness").dump();
+  EXPECT_FALSE(r["verdict"] == "correct" && r["target_executed"] == true) << stage_of(r, "target_run").dump();
+  ASSERT_EQ(stage_of(r, "timing")["status"], "ok") << "the counted timed sample must have been taken";
+}
+
+// OPEN (docs/architecture.md, "What a candidate can observe about a call"): CUPTI patches each
+// kernel at its first launch in the counted range, which a probe launch can time. Reported, not
+// asserted, until a patch-free counter replaces the patching one.
+TEST_F(IntegrityOnGpu, ACandidateThatTimesItsLaunchesGetsNoTargetCredit) {
+  const json r = eval("gemm", "tests/gpu/candidates/attacks/gemm_counted_by_launch_latency.cu");
+  std::cout << "target_run: " << stage_of(r, "target_run")["message"] << "\n";
+  ASSERT_EQ(stage_of(r, "correctness")["status"], "ok") << stage_of(r, "correctness").dump();
+  if (r["verdict"] == "correct" && r["target_executed"] == true)
+    GTEST_SKIP() << "known open: the launch-latency tell got target credit (" << stage_of(r, "target_run")["message"] << ")";
+}
+
+// Streams and memory operations the harness does not give, however they are reached.
+TEST_F(IntegrityOnGpu, AStreamFromADecodedEntryPointNameIsForbidden) {
+  const json r = eval("gemm", "tests/gpu/candidates/attacks/gemm_stream_from_decoded_entry_point.cu", {"--no-timing"});
+  std::cout << "refused: " << integrity(r)["detail"]["refused_entry_points"].dump() << " violations: " << violations(r) << "\n";
+  if (r["verdict"] == "forbidden") return;
+  // Refused everywhere: it computed on the given stream alone, and the refusals are on record.
+  EXPECT_EQ(r["verdict"], "correct") << r["reason"];
+  EXPECT_NE(integrity(r)["detail"]["refused_entry_points"].dump().find("cuStreamCreate"), std::string::npos);
+}
+
+TEST_F(IntegrityOnGpu, APrefetchOnThePerThreadStreamIsForbidden) {
+  const json r = eval("gemm", "tests/gpu/candidates/attacks/gemm_prefetch_on_per_thread_stream.cu", {"--no-timing"});
+  EXPECT_EQ(r["verdict"], "forbidden") << r["reason"];
+  EXPECT_TRUE(has_violation(r, "foreign_stream")) << violations(r);
+  EXPECT_NE(violations(r).find("Prefetch"), std::string::npos) << violations(r);
+}
+
 // Through the service's engine the correctness checks' references come from its pool, over a
 // socket the eval worker holds while candidate code runs. The attack finds it, asks for a
 // reference and tries to put one of its own; the naive GEMM beside it (which made the pool's sets)
@@ -214,6 +265,7 @@ TEST_F(IntegrityOnGpu, SplitKWithMallocAsyncAndProgrammaticDependentLaunchIsCorr
 TEST_F(IntegrityOnGpu, CudaGraphReplayedOnTheGivenStreamIsCorrect) {
   const json r = eval("gemm", "tests/gpu/candidates/controls/gemm_graph_replay.cu");
   EXPECT_EQ(r["verdict"], "correct") << r["reason"] << " " << violations(r);
+  // Its tensor maps were seen when the graph was captured: the TMA copies are credited.
   EXPECT_EQ(r["target_executed"], true) << stage_of(r, "target_run").dump();
 }
 

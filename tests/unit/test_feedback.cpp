@@ -154,6 +154,29 @@ TEST(Feedback, CorrectNamesExecutedTargetGroupsAndSpeedPerShape) {
   EXPECT_TRUE(has(f, "Geometric mean speedup: 0.750x")) << f;
 }
 
+// Issue 30: targets that executed without doing the work are told apart from targets that did it.
+TEST(Feedback, TargetsThatRanButDidNotDoTheWorkAreSaidSoWithTheShares) {
+  auto r = base(Verdict::correct);
+  r.add_stage({"build", StageStatus::ok, 1, "built", json::object()});
+  r.add_stage({"static", StageStatus::ok, 1, "ok", json::object()});
+  r.add_stage({"correctness", StageStatus::ok, 1, "ok", json::object()});
+  r.add_stage({"target_run", StageStatus::ok, 1,
+               "target families executed but did NOT do the work: the warpgroup MMAs did 0.0% of the FLOPs", json::object()});
+  r.static_families = {{"HGMMA", 1}, {"UTMALDG", 1}};
+  r.executed_families = {{"HGMMA", 4}, {"UTMALDG", 1}};
+  r.target_static = true;
+  r.target_seen = true;
+  r.target_executed = false;
+  r.tensor_flop_share = 0.0000005;
+  r.tma_byte_share = 0.00009;
+  const std::string f = render_feedback(r, ctx());
+  EXPECT_TRUE(has(f, "executed at run time: *GMMA yes (HGMMA 4); UTMALDG|UTMASTG|UTMAREDG yes (UTMALDG 1)")) << f;
+  EXPECT_TRUE(has(f, "share of the FLOPs done by warpgroup MMA: 0%")) << f;
+  EXPECT_TRUE(has(f, "bytes moved by TMA copies: 9e-05x the operands' bytes")) << f;
+  EXPECT_TRUE(has(f, "the target instructions ran but did not do the work")) << f;
+  EXPECT_FALSE(has(f, "and the target instructions did the work")) << f;
+}
+
 TEST(Feedback, UnknownExecutionIsSaidToBeUnknown) {
   auto r = base(Verdict::correct);
   r.add_stage({"static", StageStatus::ok, 1, "ok", json::object()});

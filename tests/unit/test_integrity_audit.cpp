@@ -166,6 +166,23 @@ TEST(IntegrityAudit, ACountedLaunchOnAnotherStreamIsForeign) {
   EXPECT_TRUE(has(audit(b.o), "foreign_stream"));
 }
 
+// Issue 30: a call that names another stream is judged at the call, whether or not a work record
+// of it ever comes (a prefetch leaves none), counted or not.
+TEST(IntegrityAudit, AnyCallOnAnotherStreamIsForeignEvenWithoutAWorkRecord) {
+  Builder b;
+  const int c = b.call(Actor::candidate_call, "correctness");
+  b.kernel(Actor::candidate_call, c, "cand_kernel");
+  b.o.launches.push_back({b.next_corr++, Actor::candidate_call, c, "cuMemPrefetchAsync_v2_ptsz", "", false, false, false, false});
+  const auto v = audit(b.o);
+  ASSERT_TRUE(has(v, "foreign_stream")) << dump(v);
+  EXPECT_NE(dump(v).find("cuMemPrefetchAsync_v2_ptsz"), std::string::npos) << dump(v);
+  EXPECT_FALSE(has(v, "unaccounted_launch")) << "a prefetch is no kernel launch: no record is owed";
+  // The harness may use any stream.
+  Builder h;
+  h.o.launches.push_back({h.next_corr++, Actor::harness, -1, "cuMemPrefetchAsync_v2", "", false, false, false, false});
+  EXPECT_TRUE(audit(h.o).empty()) << dump(audit(h.o));
+}
+
 TEST(IntegrityAudit, ForbiddenApiCallsAreViolationsRefusedOnesAreNot) {
   Builder b;
   const int c = b.call(Actor::candidate_call);

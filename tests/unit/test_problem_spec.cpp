@@ -220,6 +220,41 @@ TEST(ProblemRegistry, EveryProblemInTheRepositoryLoads) {
   for (const auto& l : ProblemRegistry(repo() / "problems").load_all()) EXPECT_TRUE(l.spec) << l.error;
 }
 
+// Issue 30: strict target execution is stated per problem: the work the targets must do.
+TEST(ProblemSpec, TheTargetsWorkAndTheOperandBytesAreReadAndChecked) {
+  const std::string with_work = replaced(replaced(kValid, "flops = \"2*M*K\"", "flops = \"2*M*K\"\noperand_bytes = \"2*M*K\""),
+                                         "groups = [[\"*GMMA\"]]",
+                                         "groups = [[\"*GMMA\"]]\nwork = { tensor_flop_share = 0.5, tma_byte_share = 0.25 }");
+  ASSERT_EQ(load_error(with_work), "");
+  const auto p = load_problem(write_problem("toy", with_work), kToyWorkloads);
+  EXPECT_DOUBLE_EQ(p.targets_for("sm_90a")->work.tensor_flop_share, 0.5);
+  EXPECT_DOUBLE_EQ(p.targets_for("sm_90a")->work.tma_byte_share, 0.25);
+  EXPECT_DOUBLE_EQ(p.operand_byte_count({{"M", 128}, {"K", 32}}), 2.0 * 128 * 32);
+  EXPECT_NE(load_error(replaced(with_work, "tensor_flop_share = 0.5", "tensor_flop_share = 1.5")).find("must lie in [0, 1]"),
+            std::string::npos);
+  EXPECT_NE(load_error(replaced(with_work, "tma_byte_share = 0.25", "tma_bytes = 0.25")).find("'targets.sm_90a.work.tma_bytes': unknown key"),
+            std::string::npos);
+  EXPECT_NE(load_error(replaced(with_work, "operand_bytes = \"2*M*K\"\n", "")).find("needs the problem's operand_bytes"),
+            std::string::npos);
+  EXPECT_NE(load_error(replaced(with_work, "operand_bytes = \"2*M*K\"", "operand_bytes = \"2*M*Q\"")).find("unknown name 'Q'"),
+            std::string::npos);
+  // Without [work], no share is required (the strict flag is then the loose one).
+  const auto plain = load_problem(write_problem("toy", kValid), kToyWorkloads);
+  EXPECT_DOUBLE_EQ(plain.targets_for("sm_90a")->work.tensor_flop_share, 0);
+  EXPECT_DOUBLE_EQ(plain.operand_byte_count({{"M", 128}, {"K", 32}}), 0);
+}
+
+TEST(ProblemRegistry, EveryHopperProblemStatesTheWorkItsTargetsMustDo) {
+  for (const auto& l : ProblemRegistry(repo() / "problems").load_all()) {
+    ASSERT_TRUE(l.spec) << l.error;
+    const ArchTargets* t = l.spec->targets_for("sm_90a");
+    ASSERT_NE(t, nullptr) << l.name;
+    EXPECT_GT(t->work.tensor_flop_share, 0) << l.name;
+    EXPECT_GT(t->work.tma_byte_share, 0) << l.name;
+    EXPECT_GT(l.spec->operand_byte_count(l.spec->benchmark_shapes.front()), 0) << l.name;
+  }
+}
+
 TEST(ProblemRegistry, UnknownNameListsKnownProblems) {
   ProblemRegistry reg(repo() / "problems");
   try {

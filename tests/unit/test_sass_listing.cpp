@@ -124,6 +124,89 @@ TEST(TargetCounts, CallsGoUncountedOnlyWhenTheSassHoldsNoTargetAndNoTensorInstru
   EXPECT_EQ(why_no_counted_calls(SassListing{{"_Z1kv", {}}}, groups), "");
 }
 
+// Issue 30: the TMA bytes are a lower bound (each copy credited with its kernel's smallest known
+// box), and the strict flag needs both shares; a token wgmma and TMA copy pass only the loose one.
+TEST(TargetCounts, TmaBytesUseTheKernelsSmallestKnownBoxAndTheWorkNeedsBothShares) {
+  const SassListing l = parse_sass_functions(kListing);
+  const double flops = 2.0 * 128 * 256 * 64;
+  auto event = [&](long long copies, long long mmas, json maps) {
+    return json{{"flops", flops}, {"check_passed", true}, {"tensor_maps", std::move(maps)},
+                {"functions", json::array({{{"function", "_Z6kernelPf"},
+                                            {"pcs", json::array({json::array({0x10, copies}), json::array({0x20, mmas})})}}})}};
+  };
+  const std::vector<std::vector<std::string>> groups{{"*GMMA"}, {"UTMALDG", "UTMASTG", "UTMAREDG"}};
+  const json box16k = {{"_Z6kernelPf", {{"min_box_bytes", 16384}, {"maps", 2}}}};
+  const double operands = 2.0 * (128 * 64 + 256 * 64);  // 49152 bytes
+
+  // Honest: every FLOP on HGMMA, 8 copies of 16 KiB = 2.67x the operand bytes.
+  const ExecutedTargets honest = executed_targets(event(8, 32, box16k), l, groups);
+  EXPECT_EQ(honest.tma_copies, 8);
+  EXPECT_DOUBLE_EQ(honest.tma_bytes, 8 * 16384.0);
+  TargetWorkCheck w = check_target_work(honest, operands, groups, 0.5, 0.5);
+  EXPECT_TRUE(w.seen);
+  EXPECT_TRUE(w.does_the_work) << w.shortfall;
+  EXPECT_DOUBLE_EQ(w.tensor_flop_share, 1.0);
+  EXPECT_NEAR(w.tma_byte_share, 8 * 16384.0 / operands, 1e-12);
+
+  // Token: one wgmma (1/32 of the FLOPs) and one copy: seen, but not the work.
+  w = check_target_work(executed_targets(event(1, 1, box16k), l, groups), operands, groups, 0.5, 0.5);
+  EXPECT_TRUE(w.seen);
+  EXPECT_FALSE(w.does_the_work);
+  EXPECT_NE(w.shortfall.find("FLOPs"), std::string::npos) << w.shortfall;
+
+  // All the math on wgmma, but the copies' kernel was given no encoded map: credited nothing.
+  const ExecutedTargets unsized = executed_targets(event(8, 32, json::object()), l, groups);
+  EXPECT_EQ(unsized.tma_copies_unsized, 8);
+  EXPECT_DOUBLE_EQ(unsized.tma_bytes, 0);
+  w = check_target_work(unsized, operands, groups, 0.5, 0.5);
+  EXPECT_FALSE(w.does_the_work);
+  EXPECT_NE(w.shortfall.find("TMA copies moved"), std::string::npos) << w.shortfall;
+  EXPECT_NE(w.shortfall.find("no encoded tensor map"), std::string::npos) << w.shortfall;
+
+  // Nothing required (a problem without [work]): the strict flag is the loose one.
+  EXPECT_TRUE(check_target_work(unsized, operands, groups, 0, 0).does_the_work);
+  // No target at all: neither.
+  w = check_target_work(executed_targets(event(0, 0, box16k), l, groups), operands, groups, 0.5, 0.5);
+  EXPECT_FALSE(w.seen);
+  EXPECT_FALSE(w.does_the_work);
+}
+
+// The record's flags and shares over every counted shape: a shape that falls short makes the strict
+// flag false while the loose one stays, and the shares are summed over the shapes.
+TEST(TargetCounts, TheSummaryOverShapesGivesBothFlagsAndTheShares) {
+  const SassListing l = parse_sass_functions(kListing);
+  const double flops = 2.0 * 128 * 256 * 64;
+  auto event = [&](int m, long long copies, long long mmas) {
+    return json{{"flops", flops}, {"check_passed", true}, {"shape", {{"M", m}}}, {"when", "checked call"},
+                {"tensor_maps", {{"_Z6kernelPf", {{"min_box_bytes", 16384}, {"maps", 2}}}}},
+                {"functions", json::array({{{"function", "_Z6kernelPf"},
+                                            {"pcs", json::array({json::array({0x10, copies}), json::array({0x20, mmas})})}}})}};
+  };
+  const std::vector<std::vector<std::string>> groups{{"*GMMA"}, {"UTMALDG", "UTMASTG", "UTMAREDG"}};
+  auto operands = [](const json&) { return 49152.0; };
+  auto name = [](const json& shape) { return "M=" + std::to_string(shape.at("M").get<int>()); };
+  TargetWorkSummary s = summarize_target_work({event(1, 8, 32), event(2, 8, 32)}, l, groups, 0.5, 0.5, operands, name);
+  EXPECT_TRUE(s.seen);
+  EXPECT_TRUE(s.does_the_work) << s.shortfall;
+  ASSERT_TRUE(s.tensor_flop_share && s.tma_byte_share);
+  EXPECT_DOUBLE_EQ(*s.tensor_flop_share, 1.0);
+  EXPECT_DOUBLE_EQ(*s.tma_byte_share, 8 * 16384.0 / 49152.0);
+  EXPECT_EQ(s.shapes.size(), 2u);
+  EXPECT_EQ(s.executed.at("HGMMA"), 64);
+
+  s = summarize_target_work({event(1, 8, 32), event(2, 1, 1)}, l, groups, 0.5, 0.5, operands, name);
+  EXPECT_TRUE(s.seen);
+  EXPECT_FALSE(s.does_the_work);
+  EXPECT_NE(s.shortfall.find("on M=2"), std::string::npos) << s.shortfall;
+  EXPECT_EQ(s.shapes[1]["targets_executed"], false);
+  EXPECT_EQ(s.shapes[1]["targets_seen"], true);
+
+  s = summarize_target_work({}, l, groups, 0.5, 0.5, operands, name);
+  EXPECT_FALSE(s.seen);
+  EXPECT_FALSE(s.does_the_work);
+  EXPECT_FALSE(s.tensor_flop_share);
+}
+
 TEST(TargetCounts, AMalformedEventIsAClearError) {
   EXPECT_THROW(executed_targets(json{{"flops", 1}}, {}, {}), ptxbench::InputError);
 }

@@ -1,20 +1,9 @@
 #include "runner/integrity/api_rules.h"
 
-#include <array>
-#include <cctype>
+#include "core/driver_api_allowlist.h"
 
 namespace ptxbench::integrity {
 namespace {
-
-constexpr std::array<std::string_view, 24> kAllowedEntryPoints{
-    "cuTensorMapEncodeTiled", "cuTensorMapEncodeIm2col", "cuTensorMapEncodeIm2colWide", "cuTensorMapReplaceAddress",
-    "cuGetErrorString",       "cuGetErrorName",          "cuDriverGetVersion",          "cuDeviceGet",
-    "cuDeviceGetAttribute",   "cuDeviceGetCount",        "cuCtxGetCurrent",             "cuCtxGetDevice",
-    "cuFuncGetAttribute",     "cuFuncSetAttribute",      "cuKernelGetAttribute",        "cuKernelSetAttribute",
-    "cuLaunchKernel",         "cuLaunchKernelEx",        "cuLaunchCooperativeKernel",   "cuOccupancyMaxActiveClusters",
-    "cuOccupancyMaxPotentialClusterSize", "cuOccupancyMaxActiveBlocksPerMultiprocessor", "cuPointerGetAttribute",
-    "cuFuncGetName",
-};
 
 struct Rule {
   std::string_view name;
@@ -32,6 +21,10 @@ constexpr Rule kForbidden[] = {
     {"cudaStreamCreateWithFlags", "creates a stream", true},
     {"cudaStreamCreateWithPriority", "creates a stream", true},
     {"cuGreenCtxStreamCreate", "creates a stream", true},
+    {"cuStreamDestroy", "destroys a stream", true},
+    {"cudaStreamDestroy", "destroys a stream", true},
+    {"cuMemAdvise", "changes how managed memory is placed (the advice outlives the call)", true},
+    {"cudaMemAdvise", "changes how managed memory is placed (the advice outlives the call)", true},
     {"cuCtxCreate", "creates a context", true},
     {"cuGreenCtxCreate", "creates a context", true},
     {"cuCtxDestroy", "destroys a context", true},
@@ -64,33 +57,11 @@ constexpr Rule kForbidden[] = {
     {"cudaIpcOpenMemHandle", "maps another process's memory", true},
 };
 
-bool all_digits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-  return true;
-}
-
 }  // namespace
 
-std::string api_base_name(std::string_view name) {
-  std::string n(name);
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (std::string_view suffix : {"_ptsz", "_ptds"})
-      if (n.size() > suffix.size() && n.ends_with(suffix)) n.resize(n.size() - suffix.size()), changed = true;
-    const size_t v = n.rfind("_v");
-    if (v != std::string::npos && v > 0 && all_digits(std::string_view(n).substr(v + 2))) n.resize(v), changed = true;
-  }
-  return n;
-}
+std::string api_base_name(std::string_view name) { return driver_api_base_name(name); }
 
-bool entry_point_allowed(std::string_view symbol) {
-  const std::string base = api_base_name(symbol);
-  for (auto allowed : kAllowedEntryPoints)
-    if (base == allowed) return true;
-  return false;
-}
+bool entry_point_allowed(std::string_view symbol) { return driver_api_allowed(symbol); }
 
 std::string forbidden_api_reason(std::string_view api, bool top_level) {
   const std::string base = api_base_name(api);

@@ -143,7 +143,9 @@ std::vector<Violation> audit(const Observations& o) {
                                     " was called while the candidate's library was being loaded (GPU work outside any call)");
       continue;
     }
-    if (l.actor == Actor::candidate_call && l.counted && !l.on_given_stream)
+    // Seen at the call, so also work that leaves no activity record (a prefetch, a counted launch)
+    // or that would run after the call returned.
+    if (is_candidate(l.actor) && !l.on_given_stream && !seen.count(l.correlation))  // a record was judged above
       v.add("foreign_stream", l.api + (l.function.empty() ? "" : " of " + l.function) + " during " + ix.call_name(l.call) +
                                   " enqueued work on a stream other than the given one");
     if (l.kernel_launch && !l.counted && !seen.count(l.correlation) && o.dropped_records == 0)

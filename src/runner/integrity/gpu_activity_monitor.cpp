@@ -3,13 +3,20 @@
 #include <cuda.h>
 #include <cupti.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
+#include <set>
 #include <string_view>
 
 #include "core/error.h"
 #include "runner/integrity/api_rules.h"
+#include "runner/integrity/stream_argument.h"
+#include "runner/integrity/tensor_map_capture.h"
+#include "runner/integrity/tensor_maps.h"
 
 namespace ptxbench::integrity {
 
@@ -26,6 +33,14 @@ struct GpuActivityMonitor::State {
   decltype(&cuFuncGetName) func_name = nullptr;
   decltype(&cuStreamIsCapturing) is_capturing = nullptr;
   decltype(&cuKernelGetName) kernel_name = nullptr;
+  decltype(&cuFuncGetParamInfo) func_param_info = nullptr;
+  decltype(&cuKernelGetParamInfo) kernel_param_info = nullptr;
+  // Tensor maps the candidate encoded and the kernels they were given to (tensor_maps.h).
+  TensorMapTable maps;
+  std::map<const void*, std::pair<std::vector<size_t>, std::vector<size_t>>> param_layouts;  // offsets, sizes
+  std::set<std::string> candidate_functions;  // of modules byte-identical to the candidate's cubins
+  std::atomic<uint64_t> map_and_stream_ns{0};  // host time the tensor-map and stream bookkeeping took
+  bool kernel_records_paused = false;          // a counted call (and the harness's work around it) runs
 };
 
 namespace {
@@ -68,6 +83,11 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
       w.kind = DeviceWork::Kind::memcpy;
       w.correlation = m->correlationId, w.stream = m->streamId, w.start = m->start, w.end = m->end;
       w.graph = m->graphId != 0;
+    } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY2) {  // peer copies: their stream can be any
+      auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
+      w.kind = DeviceWork::Kind::memcpy;
+      w.correlation = m->correlationId, w.stream = m->streamId, w.start = m->start, w.end = m->end;
+      w.graph = m->graphId != 0;
     } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
       auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
       w.kind = DeviceWork::Kind::memset;
@@ -104,6 +124,7 @@ void on_module_loaded(GpuActivityMonitor::State& st, const CUpti_ResourceData* r
   std::lock_guard<std::mutex> lock(st.mu);
   lm.actor = st.actor, lm.call = st.call;
   for (const auto& c : st.images) lm.candidate_image = lm.candidate_image || c.matches(image);
+  if (lm.candidate_image) st.candidate_functions.insert(lm.functions.begin(), lm.functions.end());
   st.obs.modules.push_back(std::move(lm));
 }
 
@@ -130,13 +151,68 @@ void launch_target(const CUpti_CallbackData* cd, CUfunction* f, CUstream* stream
   }
 }
 
-void on_driver_api(GpuActivityMonitor::State& st, const CUpti_CallbackData* cd) {
-  Actor actor;
-  int call;
-  bool counted;
+// The mangled name of a launched kernel; the runtime launches through CUkernel handles (lazy
+// loading) passed as CUfunction. Called with t_in_callback set (the queries are driver calls).
+std::string kernel_name_of(const GpuActivityMonitor::State& st, CUfunction f) {
+  const char* name = nullptr;
+  if (f && st.func_name && st.func_name(&name, f) == CUDA_SUCCESS && name) return name;
+  if (f && st.kernel_name && st.kernel_name(&name, reinterpret_cast<CUkernel>(f)) == CUDA_SUCCESS && name) return name;
+  return "";
+}
+
+// The kernel's parameter offsets and sizes (cached per handle; the runtime passes CUkernel
+// handles as CUfunction, so the kernel's query is tried second). Called with t_in_callback set.
+const std::pair<std::vector<size_t>, std::vector<size_t>>& param_layout(GpuActivityMonitor::State& st, CUfunction f) {
   {
     std::lock_guard<std::mutex> lock(st.mu);
-    actor = st.actor, call = st.call, counted = st.counted;
+    if (auto it = st.param_layouts.find(f); it != st.param_layouts.end()) return it->second;
+  }
+  std::pair<std::vector<size_t>, std::vector<size_t>> layout;
+  for (size_t i = 0; i < 4096; ++i) {
+    size_t offset = 0, size = 0;
+    if (st.func_param_info && st.func_param_info(f, i, &offset, &size) == CUDA_SUCCESS) {
+    } else if (st.kernel_param_info && st.kernel_param_info(reinterpret_cast<CUkernel>(f), i, &offset, &size) == CUDA_SUCCESS) {
+    } else {
+      break;
+    }
+    layout.first.push_back(offset), layout.second.push_back(size);
+  }
+  std::lock_guard<std::mutex> lock(st.mu);
+  return st.param_layouts.emplace(f, std::move(layout)).first->second;
+}
+
+// A candidate's launch: which of the maps it encoded the kernel was given.
+void note_kernel_maps(GpuActivityMonitor::State& st, const CUpti_CallbackData* cd, CUfunction f, const std::string& function) {
+  if (!f || function.empty()) return;
+  const auto& [offsets, sizes] = param_layout(st, f);
+  const auto blobs = map_sized_parameters(cd->functionName, cd->functionParams, offsets, sizes);
+  if (blobs.empty()) return;
+  std::lock_guard<std::mutex> lock(st.mu);
+  st.maps.launched(function, blobs);
+}
+
+thread_local std::optional<double> t_replaced_box;  // the box of the map cuTensorMapReplaceAddress changes
+
+// Tensor maps encoded (or re-addressed) by the candidate, at the call's exit.
+void note_encoded_map(GpuActivityMonitor::State& st, const CUpti_CallbackData* cd) {
+  if (cd->functionReturnValue && *static_cast<const CUresult*>(cd->functionReturnValue) != CUDA_SUCCESS) return;
+  const auto view = [](const CUtensorMap* m) { return std::string_view(reinterpret_cast<const char*>(m), kTensorMapBytes); };
+  if (auto e = encoded_map(cd->functionName, cd->functionParams); e && e->map && e->box_bytes) {
+    std::lock_guard<std::mutex> lock(st.mu);
+    st.maps.encoded(view(e->map), *e->box_bytes);
+  } else if (const CUtensorMap* m = replaced_map(cd->functionName, cd->functionParams); m && t_replaced_box) {
+    std::lock_guard<std::mutex> lock(st.mu);
+    st.maps.encoded(view(m), *t_replaced_box);
+  }
+}
+
+void on_driver_api(GpuActivityMonitor::State& st, CUpti_CallbackId cbid, const CUpti_CallbackData* cd) {
+  Actor actor;
+  int call;
+  bool counted, paused;
+  {
+    std::lock_guard<std::mutex> lock(st.mu);
+    actor = st.actor, call = st.call, counted = st.counted, paused = st.kernel_records_paused;
   }
   const bool candidate = is_candidate(actor);
   const bool top_level = t_runtime_depth == 0;
@@ -145,10 +221,31 @@ void on_driver_api(GpuActivityMonitor::State& st, const CUpti_CallbackData* cd) 
       if (auto why = forbidden_api_reason(cd->functionName, top_level); !why.empty())
         record_api_event(st, std::string(cd->functionName) + " (" + why + ")", false);
     }
-    if (!enqueues_gpu_work(cd->functionName)) return;
+    const auto t0 = std::chrono::steady_clock::now();
+    std::optional<CUstream> named_stream;
+    if (candidate) {
+      named_stream = stream_argument(cbid, cd->functionName, cd->functionParams);
+      if (const CUtensorMap* m = is_tensor_map_call(cbid) ? replaced_map(cd->functionName, cd->functionParams) : nullptr) {
+        std::lock_guard<std::mutex> lock(st.mu);
+        t_replaced_box = st.maps.box_of(std::string_view(reinterpret_cast<const char*>(m), kTensorMapBytes));
+      }
+    }
+    const bool off_stream = named_stream && *named_stream != reinterpret_cast<CUstream>(st.given_stream);
+    if (candidate) st.map_and_stream_ns += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+    if (!enqueues_gpu_work(cd->functionName)) {
+      if (off_stream) {  // no work record of its own may ever come (a prefetch): judged at the call
+        Launch l;
+        l.correlation = cd->correlationId, l.actor = actor, l.call = call, l.api = cd->functionName, l.on_given_stream = false;
+        std::lock_guard<std::mutex> lock(st.mu);
+        st.obs.launches.push_back(std::move(l));
+      }
+      return;
+    }
     Launch l;
     l.correlation = cd->correlationId;
-    l.actor = actor, l.call = call, l.counted = counted && actor == Actor::candidate_call;
+    // No kernel record comes while they are paused: the harness's launches around a counted timed
+    // sample too (its inputs are enqueued after counting starts, timing.cpp).
+    l.actor = actor, l.call = call, l.counted = (counted && actor == Actor::candidate_call) || paused;
     l.api = cd->functionName;
     l.kernel_launch = is_kernel_launch(cd->functionName);
     CUfunction f = nullptr;
@@ -165,16 +262,28 @@ void on_driver_api(GpuActivityMonitor::State& st, const CUpti_CallbackData* cd) 
     }
     if (candidate) {
       if (known) l.on_given_stream = stream == reinterpret_cast<CUstream>(st.given_stream);
-      const char* name = nullptr;
-      // The runtime launches through CUkernel handles (lazy loading) passed as CUfunction.
-      if (f && st.func_name && st.func_name(&name, f) == CUDA_SUCCESS && name) l.function = name;
-      else if (f && st.kernel_name && st.kernel_name(&name, reinterpret_cast<CUkernel>(f)) == CUDA_SUCCESS && name)
-        l.function = name;
+      if (named_stream) l.on_given_stream = !off_stream;
+      l.function = kernel_name_of(st, f);
     }
     t_in_callback = false;
     std::lock_guard<std::mutex> lock(st.mu);
     st.obs.launches.push_back(std::move(l));
     return;
+  }
+  if (candidate) {
+    // After the call: an encoded map is written, and a launched kernel's module is loaded.
+    const auto t0 = std::chrono::steady_clock::now();
+    if (is_tensor_map_call(cbid)) note_encoded_map(st, cd);
+    if (is_kernel_launch_call(cbid)) {
+      CUfunction f = nullptr;
+      CUstream stream = nullptr;
+      bool known = false;
+      launch_target(cd, &f, &stream, &known);
+      t_in_callback = true;
+      note_kernel_maps(st, cd, f, kernel_name_of(st, f));
+      t_in_callback = false;
+    }
+    st.map_and_stream_ns += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
   }
   // Exit: a driver entry point asked for by the candidate resolves only when allowed.
   if (candidate && cd->functionName && std::string_view(cd->functionName).starts_with("cuGetProcAddress") &&
@@ -209,7 +318,10 @@ void on_runtime_api(GpuActivityMonitor::State& st, const CUpti_CallbackData* cd)
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
   GpuActivityMonitor::State* st = g_state;
-  if (!st || t_in_callback) return;
+  if (!st) return;
+  // A module loaded by a driver query the callback itself makes (a kernel's parameter layout loads
+  // it under lazy loading) is still the candidate's module: resource events are never dropped.
+  if (t_in_callback && domain != CUPTI_CB_DOMAIN_RESOURCE) return;
   if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
     auto* rd = static_cast<const CUpti_ResourceData*>(data);
     if (id == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
@@ -224,10 +336,21 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
         record_api_event(*st, id == CUPTI_CBID_RESOURCE_STREAM_CREATED ? "a stream was created" : "a context was created", false);
     }
   } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-    on_driver_api(*st, static_cast<const CUpti_CallbackData*>(data));
+    on_driver_api(*st, id, static_cast<const CUpti_CallbackData*>(data));
   } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
     on_runtime_api(*st, static_cast<const CUpti_CallbackData*>(data));
   }
+}
+
+// A driver function the monitor itself calls (null where this driver lacks it).
+template <typename Fn>
+Fn driver_entry(const char* name, int version) {
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  if (cudaGetDriverEntryPointByVersion(name, &fn, version, cudaEnableDefault, &found) == cudaSuccess &&
+      found == cudaDriverEntryPointSuccess)
+    return reinterpret_cast<Fn>(fn);
+  return nullptr;
 }
 
 }  // namespace
@@ -235,23 +358,20 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
 GpuActivityMonitor::GpuActivityMonitor(cudaStream_t given_stream) : state_(std::make_unique<State>()) {
   state_->given_stream = given_stream;
   g_state = state_.get();
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult found{};
-  if (cudaGetDriverEntryPointByVersion("cuFuncGetName", &fn, 12030, cudaEnableDefault, &found) == cudaSuccess &&
-      found == cudaDriverEntryPointSuccess)
-    state_->func_name = reinterpret_cast<decltype(&cuFuncGetName)>(fn);
-  if (cudaGetDriverEntryPointByVersion("cuKernelGetName", &fn, 12030, cudaEnableDefault, &found) == cudaSuccess &&
-      found == cudaDriverEntryPointSuccess)
-    state_->kernel_name = reinterpret_cast<decltype(&cuKernelGetName)>(fn);
-  if (cudaGetDriverEntryPointByVersion("cuStreamIsCapturing", &fn, 10000, cudaEnableDefault, &found) == cudaSuccess &&
-      found == cudaDriverEntryPointSuccess)
-    state_->is_capturing = reinterpret_cast<decltype(&cuStreamIsCapturing)>(fn);
+  state_->func_name = driver_entry<decltype(&cuFuncGetName)>("cuFuncGetName", 12030);
+  state_->kernel_name = driver_entry<decltype(&cuKernelGetName)>("cuKernelGetName", 12030);
+  state_->is_capturing = driver_entry<decltype(&cuStreamIsCapturing)>("cuStreamIsCapturing", 10000);
+  state_->func_param_info = driver_entry<decltype(&cuFuncGetParamInfo)>("cuFuncGetParamInfo", 12040);
+  state_->kernel_param_info = driver_entry<decltype(&cuKernelGetParamInfo)>("cuKernelGetParamInfo", 12040);
   check(cuptiSubscribe(&state_->subscriber, on_callback, nullptr), "cuptiSubscribe");
   check(cuptiEnableDomain(1, state_->subscriber, CUPTI_CB_DOMAIN_RESOURCE), "enabling resource callbacks");
   check(cuptiEnableDomain(1, state_->subscriber, CUPTI_CB_DOMAIN_DRIVER_API), "enabling driver API callbacks");
   check(cuptiEnableDomain(1, state_->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API), "enabling runtime API callbacks");
   check(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "cuptiActivityRegisterCallbacks");
-  for (auto kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET})
+  // Every kind of work record whose stream can be another than the given one. Work that leaves no
+  // record (a prefetch, a stream wait, an event) is judged at its call by its stream argument.
+  for (auto kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
+                    CUPTI_ACTIVITY_KIND_MEMSET})
     check(cuptiActivityEnable(kind), "cuptiActivityEnable");
   uint32_t id = 0;
   check(cuptiGetStreamIdEx(nullptr, given_stream, 0, &id), "cuptiGetStreamIdEx");
@@ -302,10 +422,14 @@ void GpuActivityMonitor::record_earlier_counted_call(std::string shape, std::vec
 void GpuActivityMonitor::pause_kernel_records() {
   flush();
   check(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "pausing kernel records");
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->kernel_records_paused = true;
 }
 
 void GpuActivityMonitor::resume_kernel_records() {
   check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "resuming kernel records");
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->kernel_records_paused = false;
 }
 
 void GpuActivityMonitor::flush() {
@@ -316,6 +440,23 @@ void GpuActivityMonitor::flush() {
     state_->obs.dropped_records += dropped;
   }
 }
+
+std::optional<KernelMaps> GpuActivityMonitor::tensor_maps_of(const std::string& function) const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->maps.maps_of(function);
+}
+
+bool GpuActivityMonitor::is_candidate_function(const std::string& function) const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->candidate_functions.count(function) > 0;
+}
+
+bool GpuActivityMonitor::knows_candidate_functions() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return !state_->candidate_functions.empty();
+}
+
+double GpuActivityMonitor::map_and_stream_seconds() const { return double(state_->map_and_stream_ns.load()) * 1e-9; }
 
 Observations GpuActivityMonitor::observations() const {
   std::lock_guard<std::mutex> lock(state_->mu);

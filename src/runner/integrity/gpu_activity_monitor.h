@@ -9,11 +9,13 @@
 #include <cuda_runtime.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "runner/integrity/cubin_image.h"
 #include "runner/integrity/observations.h"
+#include "runner/integrity/tensor_maps.h"
 
 namespace ptxbench::integrity {
 
@@ -42,6 +44,14 @@ class GpuActivityMonitor {
   // the H200): kernel records pause for a counted call, whose launches the callbacks judge.
   void pause_kernel_records();
   void resume_kernel_records();
+
+  // The tensor maps the candidate encoded that `function` was launched with (tensor_maps.h).
+  std::optional<KernelMaps> tensor_maps_of(const std::string& function) const;
+  // A kernel of a module byte-identical to one of the candidate's cubins.
+  bool is_candidate_function(const std::string& function) const;
+  bool knows_candidate_functions() const;  // a module of the candidate's was seen loading
+  // Host time the callbacks spent on tensor maps and stream arguments (the accounting's cost).
+  double map_and_stream_seconds() const;
 
   // Delivers every pending record (synchronize the device first for complete results).
   void flush();

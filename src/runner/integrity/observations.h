@@ -25,7 +25,9 @@ struct CallInfo {
   std::vector<std::string> counted_kernels;  // of a counted call: the kernels whose instructions executed
 };
 
-// One host API call that enqueues GPU work (driver-API callback, at the call).
+// One host API call that enqueues GPU work (driver-API callback, at the call); for candidate code
+// also every other call that names a stream for its work (a prefetch, an event record, a stream
+// wait, a stream-ordered allocation, a capture ...) when that stream is not the given one.
 struct Launch {
   uint32_t correlation = 0;
   Actor actor = Actor::harness;
@@ -33,9 +35,9 @@ struct Launch {
   std::string api;           // cuLaunchKernel, cuLaunchKernelEx, cuGraphLaunch, cuMemcpyAsync, ...
   std::string function;      // the kernel's name when the call names one (candidate calls only)
   bool kernel_launch = false;     // a single kernel: exactly one activity record must follow
-  bool on_given_stream = true;    // the stream argument is the stream the candidate was given
+  bool on_given_stream = true;    // the stream argument (if the call has one) is the stream the candidate was given
   bool captured = false;          // into a stream being captured (runs later, as a graph)
-  bool counted = false;
+  bool counted = false;            // made while kernel records were paused (a counted call): no record is owed
 };
 
 // One piece of GPU work as it ran (activity record).

@@ -21,7 +21,12 @@ class SassCounter {
   // Null with `why` set when this GPU or driver cannot count (a tool reason, never the candidate's).
   static std::unique_ptr<SassCounter> create(int device, std::string* why);
   ~SassCounter();
-  void begin();                               // counting on for kernels launched from now
+  // Counting on for kernels launched from now: each is patched at its first launch in the range
+  // (patching every loaded function at the enable failed on the H200 with cuBLASLt loaded), so that
+  // launch takes longer on the host than in an uncounted call. Only launches inside the range are
+  // patched and counted, the harness's too when it launches there: the caller keeps the
+  // candidate's (candidate_counts in runner/counted_call.h).
+  void begin();
   std::vector<ExecutedInstruction> end();     // after the counted work completed; counting off
 
  private:

@@ -19,41 +19,33 @@ bool correct_stage_ran(const EvaluationRecord& r) {
   return c && c->status != StageStatus::skipped;
 }
 
-// Executed targets from the counted calls, into the record: target_executed only when every
-// counted shape executed every target group.
+// Executed targets from the counted calls, into the record: target_seen when every counted shape
+// executed every target group (the paper's flag), target_executed when on every counted shape the
+// targets also did the problem's share of the work ([targets.<arch>.work]).
 StageResult apply_target_counts(const std::vector<json>& events, const SassListing& listing, const ProblemSpec& p,
                                 EvaluationRecord& r, json detail) {
-  const auto& groups = p.targets_for(r.arch)->groups;
-  bool every_shape = !events.empty();
-  double mma_flops = 0, problem_flops = 0;
-  OpcodeCounts all;
-  json shapes = json::array();
-  for (const auto& ev : events) {
-    ExecutedTargets t = executed_targets(ev, listing, groups);
-    const bool satisfied = groups_satisfied(t.opcodes, groups);
-    every_shape = every_shape && satisfied;
-    mma_flops += t.warpgroup_mma_flops, problem_flops += t.problem_flops;
-    for (const auto& [op, n] : t.opcodes) all[op] += n;
-    shapes.push_back({{"shape", ev.at("shape")},
-                      {"when", ev.value("when", "")},
-                      {"targets_executed", satisfied},
-                      {"executed_families", select_families(t.opcodes, groups)},
-                      {"tensor_flop_share", t.problem_flops > 0 ? t.warpgroup_mma_flops / t.problem_flops : 0.0},
-                      {"other_tensor_flop_share", t.problem_flops > 0 ? t.other_tensor_flops / t.problem_flops : 0.0},
-                      {"unmatched_executions", t.unmatched},
-                      {"check_passed", t.check_passed},
-                      {"kernels", t.kernels}});
-  }
-  r.executed_families = select_families(all, groups);
-  r.target_executed = every_shape;
-  if (problem_flops > 0) r.tensor_flop_share = mma_flops / problem_flops;
-  detail["shapes"] = shapes;
+  const ArchTargets& targets = *p.targets_for(r.arch);
+  const TargetWorkSummary sum = summarize_target_work(
+      events, listing, targets.groups, targets.work.tensor_flop_share, targets.work.tma_byte_share,
+      [&](const json& shape) { return p.operand_byte_count(shape.get<Shape>()); },
+      [&](const json& shape) { return shape_to_string(shape.get<Shape>(), p.dims); });
+  r.executed_families = select_families(sum.executed, targets.groups);
+  r.target_seen = sum.seen;
+  r.target_executed = sum.does_the_work;
+  r.tensor_flop_share = sum.tensor_flop_share;
+  r.tma_byte_share = sum.tma_byte_share;
+  detail["shapes"] = sum.shapes;
   detail["executed_families"] = r.executed_families;
-  char share[64] = "";
-  if (r.tensor_flop_share) std::snprintf(share, sizeof share, "; %.0f%% of the FLOPs on tensor instructions", *r.tensor_flop_share * 100);
-  return {"target_run", StageStatus::ok, 0,
-          std::string(every_shape ? "target families executed on every counted shape" : "target families did NOT execute") + share,
-          detail};
+  detail["work_required"] = {{"tensor_flop_share", targets.work.tensor_flop_share}, {"tma_byte_share", targets.work.tma_byte_share}};
+  char share[160] = "";
+  if (r.tensor_flop_share)
+    std::snprintf(share, sizeof share, "; %.0f%% of the FLOPs on tensor instructions, TMA moved %.3gx the operand bytes",
+                  *r.tensor_flop_share * 100, r.tma_byte_share.value_or(0.0));
+  const std::string what = sum.does_the_work ? "target families executed and did the work on every counted call"
+                           : sum.seen        ? "target families executed but did NOT do the work: " + sum.shortfall
+                           : sum.shortfall.empty() ? std::string("target families did NOT execute")
+                                                   : "target families did NOT execute on every counted call: " + sum.shortfall;
+  return {"target_run", StageStatus::ok, 0, what + share, detail};
 }
 
 }  // namespace
@@ -72,7 +64,9 @@ StageStop record_target_run(GpuStageRun& c) {
       return {};
     }
     r.target_executed = false;
+    r.target_seen = false;
     r.tensor_flop_share = 0.0;
+    r.tma_byte_share = 0.0;
     r.add_stage({"target_run", StageStatus::ok, 0, "target families did NOT execute (calls not counted: " + c.no_counted_calls + ")",
                  {{"counted", false}, {"why", c.no_counted_calls}, {"executed_families", json::object()}}});
   } else if (counted && !counted->value("tool_failure", false)) {

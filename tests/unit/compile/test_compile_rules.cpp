@@ -49,6 +49,26 @@ TEST(ImportAllowlist, EveryEvasionThatPassedTheDenylistIsForbidden) {
   EXPECT_NE(import_reason("cublasLtMatmul", false).find("cuBLASLt"), std::string::npos);
 }
 
+// Issue 30: the driver API by import obeys the allowlist an entry-point lookup obeys at run time.
+TEST(ImportAllowlist, DriverCallsOffTheEntryPointAllowlistAreForbiddenByImportToo) {
+  for (const char* s : {"cuStreamWaitEvent", "cuMemPrefetchAsync_v2", "cuCtxSynchronize", "cuMemAllocManaged", "cuEventRecord",
+                        "cuGraphLaunch", "cuMemcpyDtoDAsync_v2_ptsz", "cuGetExportTable"}) {
+    const std::string r = import_reason(s, false);
+    EXPECT_NE(r.find("the driver API is limited"), std::string::npos) << s << ": " << r;
+  }
+  EXPECT_NE(import_reason("cuStreamCreate", false).find("creating streams"), std::string::npos);
+  EXPECT_NE(import_reason("cuMemAdvise_v2", false).find("advising managed memory"), std::string::npos);
+  EXPECT_NE(import_reason("cudaMemAdvise", false).find("advising managed memory"), std::string::npos);
+  EXPECT_NE(import_reason("cuStreamDestroy_v2", false).find("destroying streams"), std::string::npos);
+  for (const char* s : {"cuLaunchKernel_ptsz", "cuLaunchKernelEx", "cuTensorMapEncodeTiled", "cuGetErrorString",
+                        "cuPointerGetAttribute", "cuGetProcAddress_v2"})
+    EXPECT_EQ(import_reason(s, false), "") << s;
+  // Finding allocations by address range (the device-memory scan of the secrets attacks) is off the list.
+  EXPECT_NE(import_reason("cuMemGetAddressRange_v2", false).find("the driver API is limited"), std::string::npos);
+  // The runtime API stays importable: what it does on which stream is judged at run time.
+  EXPECT_EQ(import_reason("cudaMemPrefetchAsync", false), "");
+}
+
 TEST(MakeDependencies, TargetsContinuationsAndEscapes) {
   const std::string text = "candidate.o: /a/candidate.cu /usr/include/stdio.h \\\n  /b/my\\ dir/x.h \\\n /a/candidate.cu\n";
   EXPECT_EQ(parse_make_dependencies(text), (std::vector<std::string>{"/a/candidate.cu", "/usr/include/stdio.h", "/b/my dir/x.h"}));

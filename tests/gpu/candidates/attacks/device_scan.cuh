@@ -10,6 +10,14 @@ struct FoundAllocation {
   size_t bytes;
 };
 
+// The allocation holding `a`, through cuPointerGetAttribute's range queries (on the driver allowlist;
+// cuMemGetAddressRange, which this used to import, is not).
+inline CUresult allocation_at(CUdeviceptr* base, size_t* bytes, CUdeviceptr a) {
+  CUresult r = cuPointerGetAttribute(base, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, a);
+  if (r == CUDA_SUCCESS) r = cuPointerGetAttribute(bytes, CU_POINTER_ATTRIBUTE_RANGE_SIZE, a);
+  return r;
+}
+
 // The allocator packs small allocations into pools; a pool's first bytes may be free. So: 64 KiB
 // steps over +-16 GiB find large allocations and pool members that cross a step; every 64 KiB
 // window in which something was found is then walked in 256-byte steps (the smallest alignment).
@@ -26,7 +34,7 @@ inline std::vector<FoundAllocation> allocations_near(const void* p, size_t span 
   for (CUdeviceptr a = (at > span ? at - span : 0) & ~(coarse - 1); a < at + span; a += coarse) {
     CUdeviceptr base = 0;
     size_t bytes = 0;
-    if (cuMemGetAddressRange(&base, &bytes, a) != CUDA_SUCCESS) continue;
+    if (allocation_at(&base, &bytes, a) != CUDA_SUCCESS) continue;
     add(base, bytes);
     if (bytes < (size_t(2) << 20)) windows.push_back(a);  // a small allocation: its neighbours are near
     const CUdeviceptr next = (base + bytes + coarse - 1) & ~(coarse - 1);
@@ -36,7 +44,7 @@ inline std::vector<FoundAllocation> allocations_near(const void* p, size_t span 
     for (CUdeviceptr lo = w > 2 * coarse ? w - 2 * coarse : 0, b = lo; b < w + 2 * coarse; b += fine) {
       CUdeviceptr base = 0;
       size_t bytes = 0;
-      if (cuMemGetAddressRange(&base, &bytes, b) != CUDA_SUCCESS) continue;
+      if (allocation_at(&base, &bytes, b) != CUDA_SUCCESS) continue;
       add(base, bytes);
       const CUdeviceptr next = (base + bytes + fine - 1) & ~(fine - 1);
       if (next > b + fine) b = next - fine;

@@ -1,0 +1,46 @@
+#include "runner/counted_call.h"
+
+#include <map>
+#include <set>
+
+#include "runner/integrity/gpu_activity_monitor.h"
+
+namespace ptxbench {
+
+std::vector<integrity::ExecutedInstruction> candidate_counts(std::vector<integrity::ExecutedInstruction> counts) {
+  const auto* monitor = integrity::GpuActivityMonitor::instance();
+  if (!monitor || !monitor->knows_candidate_functions()) return counts;  // nothing to tell them apart by: keep all
+  std::vector<integrity::ExecutedInstruction> out;
+  for (auto& c : counts)
+    if (monitor->is_candidate_function(c.function)) out.push_back(std::move(c));
+  return out;
+}
+
+std::vector<std::string> executed_kernels(const std::vector<integrity::ExecutedInstruction>& counts) {
+  std::set<std::string> names;
+  for (const auto& c : counts)
+    if (c.executed > 0) names.insert(c.function);
+  return {names.begin(), names.end()};
+}
+
+json target_counts_json(const std::vector<integrity::ExecutedInstruction>& counts) {
+  std::map<std::string, json> by_function;
+  uint64_t total = 0;
+  for (const auto& c : counts) {
+    total += c.executed;
+    if (c.executed == 0) continue;
+    auto [it, fresh] = by_function.try_emplace(c.function, json::array());
+    it->second.push_back({c.pc_offset, c.executed});
+  }
+  json functions = json::array();
+  json maps = json::object();
+  const auto* monitor = integrity::GpuActivityMonitor::instance();
+  for (auto& [name, pcs] : by_function) {
+    if (monitor)
+      if (auto m = monitor->tensor_maps_of(name)) maps[name] = {{"min_box_bytes", m->min_box_bytes}, {"maps", m->maps}};
+    functions.push_back({{"function", name}, {"pcs", std::move(pcs)}});
+  }
+  return {{"patched_instructions", counts.size()}, {"executed_instructions", total}, {"functions", functions}, {"tensor_maps", maps}};
+}
+
+}  // namespace ptxbench

@@ -1,0 +1,58 @@
+#include "runner/integrity/tensor_maps.h"
+
+#include <algorithm>
+
+namespace ptxbench::integrity {
+
+std::optional<double> tensor_map_element_bytes(int data_type) {
+  // cuda.h's CUtensorMapDataType, in order: UINT8, UINT16, UINT32, INT32, UINT64, INT64, FLOAT16,
+  // FLOAT32, FLOAT64, BFLOAT16, FLOAT32_FTZ, TFLOAT32, TFLOAT32_FTZ, then the packed sub-byte types
+  // (16 4-bit values in 8 bytes; 16 4-bit or 6-bit values padded to 16 bytes).
+  static constexpr double kBytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4, 0.5, 1, 1};
+  if (data_type < 0 || data_type >= int(std::size(kBytes))) return std::nullopt;
+  return kBytes[data_type];
+}
+
+std::optional<double> tiled_box_bytes(int data_type, const std::vector<uint32_t>& box, const std::vector<uint32_t>& element_strides) {
+  const auto element = tensor_map_element_bytes(data_type);
+  if (!element || box.empty() || (!element_strides.empty() && element_strides.size() != box.size())) return std::nullopt;
+  double elements = 1;
+  for (size_t i = 0; i < box.size(); ++i) {
+    const uint32_t stride = element_strides.empty() ? 1 : std::max<uint32_t>(element_strides[i], 1);
+    elements *= double((box[i] + stride - 1) / stride);
+  }
+  return elements * *element;
+}
+
+std::optional<double> im2col_box_bytes(int data_type, uint32_t channels_per_pixel, uint32_t pixels_per_column) {
+  const auto element = tensor_map_element_bytes(data_type);
+  if (!element) return std::nullopt;
+  return double(channels_per_pixel) * double(pixels_per_column) * *element;
+}
+
+void TensorMapTable::encoded(std::string_view image, double box_bytes) {
+  if (image.size() == kTensorMapBytes) boxes_[std::string(image)] = box_bytes;
+}
+
+std::optional<double> TensorMapTable::box_of(std::string_view image) const {
+  const auto it = boxes_.find(image);
+  if (it == boxes_.end()) return std::nullopt;
+  return it->second;
+}
+
+void TensorMapTable::launched(const std::string& function, const std::vector<std::string_view>& blobs) {
+  for (const auto& blob : blobs)
+    if (auto box = box_of(blob)) kernels_[function][std::string(blob)] = *box;
+}
+
+std::optional<KernelMaps> TensorMapTable::maps_of(const std::string& function) const {
+  const auto it = kernels_.find(function);
+  if (it == kernels_.end() || it->second.empty()) return std::nullopt;
+  KernelMaps k;
+  k.maps = int(it->second.size());
+  k.min_box_bytes = it->second.begin()->second;
+  for (const auto& [image, box] : it->second) k.min_box_bytes = std::min(k.min_box_bytes, box);
+  return k;
+}
+
+}  // namespace ptxbench::integrity
