@@ -142,9 +142,11 @@ ErrorClass correct_no_target(const EvaluationRecord& r, const ProblemSpec* probl
   }
   std::string key;
   for (const auto& m : missing) key += (key.empty() ? "" : "+") + m;
-  if (key.empty()) key = "unknown";
+  // Every group ran, but the strict flag is false: the targets fell short of the problem's work.
+  if (key.empty()) key = r.target_seen.value_or(false) ? "short_of_the_work" : "unknown";
   return make("correct_no_target", {{"missing_groups", missing}, {"executed_families", executed},
-                                    {"tensor_flop_share", r.tensor_flop_share ? json(*r.tensor_flop_share) : json(nullptr)}},
+                                    {"tensor_flop_share", r.tensor_flop_share ? json(*r.tensor_flop_share) : json(nullptr)},
+                                    {"tma_byte_share", r.tma_byte_share ? json(*r.tma_byte_share) : json(nullptr)}},
               {key});
 }
 

@@ -11,7 +11,8 @@
 //   sanitizer_error the tool (memcheck, racecheck, synccheck) and the first finding's template
 //   incorrect       the stage, the first failing output, why (mismatch, nonfinite, modified_inputs,
 //                   timed_check) and whether the shape was a hidden one
-//   correct_no_target  the target groups that did not execute
+//   correct_no_target  the target groups that did not execute, or short_of_the_work when each ran but
+//                   fell short of the problem's tensor-FLOP or TMA-byte share (the strict flag)
 //   correct_slow    the speedup band
 #pragma once
 #include <optional>

@@ -1,5 +1,6 @@
-// What counts as a fix of an item, judged on the fix's own evaluation: correct, executing every
-// target group when the recipe or the class asks for it (correct_no_target always does), and for
+// What counts as a fix of an item, judged on the fix's own evaluation: correct, with the strict
+// target flag (every target group ran and did the problem's share of the work: core/record.h)
+// when the recipe or the class asks for it (correct_no_target always does), and for
 // correct_slow, faster than the slow kernel by the recipe's margin. KernelGen items need a kernel
 // that passes the same rule as a fix.
 #pragma once

@@ -1,13 +1,12 @@
 #include "fixit/record_format.h"
 
+#include "core/code_fence.h"
 #include "core/error.h"
 
 namespace ptxbench::fixit {
 
 std::string target_message(const std::string& explanation, const std::string& kernel) {
-  size_t longest = 0, run = 0;
-  for (char c : kernel) run = c == '`' ? run + 1 : 0, longest = std::max(longest, run);
-  const std::string fence(std::max<size_t>(3, longest + 1), '`');
+  const std::string fence = code_fence_for(kernel);
   std::string m = explanation;
   if (!m.empty()) m += "\n\n";
   return m + fence + "cuda\n" + kernel + (kernel.ends_with("\n") ? "" : "\n") + fence + "\n";

@@ -1,18 +1,13 @@
 #include "fixit/teacher_prompt.h"
 
 #include "agent/extractor.h"
+#include "core/code_fence.h"
 
 namespace ptxbench::fixit {
 namespace {
 
-std::string fence_for(const std::string& text) {
-  size_t longest = 0, run = 0;
-  for (char c : text) run = c == '`' ? run + 1 : 0, longest = std::max(longest, run);
-  return std::string(std::max<size_t>(3, longest + 1), '`');
-}
-
 std::string quoted(const std::string& text) {
-  const std::string f = fence_for(text);
+  const std::string f = code_fence_for(text);
   return f + "text\n" + text + (text.ends_with("\n") ? "" : "\n") + f + "\n";
 }
 

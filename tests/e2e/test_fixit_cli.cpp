@@ -184,7 +184,11 @@ TEST_F(FixitCli, FailingTurnsBecomeJudgedRecordsTheTeacherIsRetriedAndHeldOutPro
   }
   ProcessOptions po;
   po.timeout = std::chrono::seconds(600);
-  const ProcessResult load = run_process({"python3", (source_dir() / "tests/fixit/load_exports.py").string(), "--records", "4",
+  // The training environment (training/setup.sh, installed by the test setup) has TRL and the
+  // tokenizer's GGUF reader; without it, datasets alone is checked and TRL's part says it skipped.
+  const fs::path venv_python = source_dir() / "training/.venv/bin/python";
+  const std::string python = fs::exists(venv_python) ? venv_python.string() : "python3";
+  const ProcessResult load = run_process({python, (source_dir() / "tests/fixit/load_exports.py").string(), "--records", "4",
                                           (root_ / "trl.jsonl").string(), (root_ / "sharegpt.jsonl").string(),
                                           (root_ / "openai.jsonl").string()}, po);
   EXPECT_EQ(load.exit_code, 0) << load.out << load.err;

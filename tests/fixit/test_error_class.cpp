@@ -102,6 +102,12 @@ TEST_F(Classes, CorrectWithoutTargetsNamesTheGroupsThatDidNotRun) {
   const ErrorClass c = of(r);
   EXPECT_EQ(c.name, "correct_no_target");
   EXPECT_EQ(c.signature, "correct_no_target/UTMALDG|UTMASTG|UTMAREDG");
+  // Every group ran but short of the problem's work (a token wgmma and TMA beside SIMT math).
+  r.executed_families = {{"HGMMA", 1}, {"UTMALDG", 1}};
+  r.target_seen = true;
+  r.tensor_flop_share = 4.8e-7;
+  EXPECT_EQ(of(r).signature, "correct_no_target/short_of_the_work");
+  EXPECT_DOUBLE_EQ(of(r).detail["tensor_flop_share"].get<double>(), 4.8e-7);
 }
 
 TEST_F(Classes, TargetCorrectIsNoFailureUnlessSlow) {

@@ -185,5 +185,54 @@ def test_ptxbench_run_drives_the_tuned_model(server, manifest, tmp_path):
     assert turns[0]["run"]["model"] == f"llamacpp:{alias}"
 
 
+def _ptxbench(binary, ws, *args, timeout=900):
+    r = subprocess.run([binary, "--workspace", str(ws), *map(str, args)], capture_output=True, text=True, timeout=timeout,
+                       cwd=REPO)
+    assert r.returncode == 0, f"ptxbench {' '.join(map(str, args))}: exit {r.returncode}\n{r.stderr[-4000:]}"
+    return r
+
+
+def test_notes_and_base_vs_tuned_in_one_report(server, adapter_gguf, manifest, run_dir, tmp_path):
+    """Issue 29's comparison from real runs with CPU verdicts: the base model (served without the adapter),
+    the base with repair notes (the H200 Fixit build's records, tests/fixtures/fixit/h200_records.jsonl), and
+    the tuned model, each through the 4ops suite (GEMM held out) in one workspace; one report then holds
+    the notes condition as a knowledge row, base and tuned as model rows, and the train / held-out split."""
+    binary = os.environ.get("PTXBENCH_BIN", "")
+    if not binary or not pathlib.Path(binary).is_file():
+        pytest.skip("PTXBENCH_BIN does not name the built ptxbench (CTest passes build/<preset>/bin/ptxbench)")
+    ws = tmp_path / "ws"
+    alias = manifest["config"]["model"]["alias"]
+    notes = REPO / "tests" / "fixtures" / "fixit" / "h200_records.jsonl"
+    common = ["--suite", "4ops", "--trajectories", "1", "--turns", "2", "--knowledge", "none", "--no-gpu",
+              "--model-arg", "max_tokens=160", "--model-arg", "temperature=0"]
+    with serving.LlamaServer(manifest["serve_gguf"], None, alias + "-base", n_ctx=4096,
+                             log_path=str(run_dir / "server-base-runs.log")) as base:
+        base_model = ["--model", f"llamacpp:{alias}-base", "--model-arg", f"base_url={base.base_url}"]
+        timed("run_base", _ptxbench, binary, ws, "run", *base_model, *common, "--run-name", "base")
+        timed("run_base_notes", _ptxbench, binary, ws, "run", *base_model, *common, "--repair-notes", notes,
+              "--notes-k", "2", "--run-name", "base-notes")
+    timed("run_tuned", _ptxbench, binary, ws, "run", "--model", f"llamacpp:{alias}", "--model-arg",
+          f"base_url={server.base_url}", *common, "--run-name", "tuned")
+    report = json.loads(_ptxbench(binary, ws, "report", "--group-by", "model,knowledge,split,problem", "--format",
+                                  "json").stdout)
+    groups = {(r["model"], r["knowledge"], r["split"]) for t in report["tables"] if t["name"] == "correctness"
+              for r in t["rows"]}
+    print(f"[smoke] report groups: {sorted(groups)}")
+    for split in ("train", "held-out"):
+        assert (f"llamacpp:{alias}-base", "none", split) in groups
+        assert (f"llamacpp:{alias}-base", "none+notes", split) in groups
+        assert (f"llamacpp:{alias}", "none", split) in groups
+    # The notes followed the failing turns: each compile error's turn recorded what it was shown.
+    export = tmp_path / "notes.jsonl"
+    _ptxbench(binary, ws, "runs", "export", "base-notes", "--jsonl", "-o", export)
+    turns = [json.loads(line) for line in export.read_text().splitlines() if line.strip()]
+    failing = [t for t in turns if t["state"] in ("compile_error", "forbidden")]
+    for t in failing:
+        shown = t["context"]["repair_notes"]["shown"]
+        assert shown and all(s["problem"] != t["problem"] for s in shown), t["context"]["repair_notes"]
+        assert "## Repair notes from similar failures" in t["feedback"]
+    print(f"[smoke] base-notes: {len(failing)} failing turns, each shown notes of other problems")
+
+
 def test_zz_times():
     print("[smoke] seconds per step: " + json.dumps(TIMES))

@@ -14,17 +14,12 @@
 #include <thread>
 
 #include "agent/clients/client_args.h"
+#include "core/code_fence.h"
 
 namespace ptxbench::agent {
 namespace {
 namespace fs = std::filesystem;
 
-// A fence longer than any backtick run in the file, so the file's own text cannot close it.
-std::string fence_for(const std::string& text) {
-  size_t longest = 0, run = 0;
-  for (char c : text) run = c == '`' ? run + 1 : 0, longest = std::max(longest, run);
-  return std::string(std::max<size_t>(3, longest + 1), '`');
-}
 
 class FilesClient final : public ModelClient {
  public:
@@ -63,7 +58,7 @@ class FilesClient final : public ModelClient {
       ss << in.rdbuf();
       std::string text = ss.str();
       if (!text.empty() && text.back() != '\n') text += '\n';
-      const std::string fence = fence_for(text);
+      const std::string fence = code_fence_for(text);
       reply.content = as_written ? text : "Candidate file " + file.filename().string() + ":\n\n" + fence + "cuda\n" + text + fence + "\n";
     }
     reply.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
