@@ -14,12 +14,12 @@
 #include "cli/problem_inference.h"
 #include "core/bytes.h"
 #include "core/error.h"
+#include "judge/evaluator.h"
+#include "judge/infra_retry.h"
 #include "problems/registry.h"
 #include "report/summary.h"
 #include "sandbox/capabilities.h"
 #include "service/engine_candidate_service.h"
-#include "service/evaluator.h"
-#include "service/infra_retry.h"
 #include "store/workspace_db.h"
 
 namespace ptxbench::cli {

@@ -25,7 +25,7 @@
 #include "report/run_tables.h"
 #include "service/engine_candidate_service.h"
 #include "service/local_candidate_service.h"
-#include "service/toolchain_info.h"
+#include "judge/toolchain_info.h"
 #include "store/run_store.h"
 
 namespace ptxbench::cli {
