@@ -38,10 +38,10 @@
 #include <thread>
 
 #include "problems/registry.h"
-#include "service/candidate_files.h"
+#include "judge/candidate_files.h"
 #include "service/engine_candidate_service.h"
-#include "service/evaluator.h"
-#include "service/infra_retry.h"
+#include "judge/evaluator.h"
+#include "judge/infra_retry.h"
 #include "service/health/nvml_library.h"
 #include "service/local_candidate_service.h"
 
@@ -60,7 +60,7 @@ struct ConfigResult {
   long long exclusive_grants = 0;
   long long cache_hits = 0;
   int sequential_reruns = 0;  // infra_error verdicts of the sequential run, run again
-  json reference_pool = json::object();  // engine/reference_pool.h stats at the end
+  json reference_pool = json::object();  // judge/caches/reference_pool.h stats at the end
   json busy_by_gate_state = json::object();  // BusySampler::by_gate_state
   std::vector<EvaluationRecord> records;
 };
@@ -257,7 +257,7 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
     if (r.name == "sequential") base = &r;
   json j = {{"candidates", items.size()}, {"distinct_candidates", distinct}, {"gpu", results.empty() || results[0].records.empty() ? "" : results[0].records[0].gpu},
             {"caching", "the library's clean timings, and input sets with references for the fixed correctness shapes "
-                        "(engine/reference_pool.h); caching_off turns both off"},
+                        "(judge/caches/reference_pool.h); caching_off turns both off"},
             {"configs", json::array()}};
   if (print_table) std::printf("%-15s %8s %12s %10s %10s %8s %8s %8s %s\n", "config", "wall s", "evals/GPU-h", "NVML busy",
               "gate busy", "x seq", "alone s", "drain s",

@@ -6,7 +6,7 @@
 
 #include "core/arch.h"
 #include "core/error.h"
-#include "service/toolchain_info.h"
+#include "judge/toolchain_info.h"
 
 namespace ptxbench {
 namespace {

@@ -13,7 +13,7 @@
 #include "core/build_info.h"
 #include "core/error.h"
 #include "core/timestamp.h"
-#include "service/toolchain_info.h"
+#include "judge/toolchain_info.h"
 #include "store/run_lock.h"
 
 namespace ptxbench {

@@ -14,12 +14,11 @@
 #include "cli/problem_inference.h"
 #include "core/bytes.h"
 #include "core/error.h"
+#include "judge/infra_retry.h"
 #include "problems/registry.h"
 #include "report/summary.h"
 #include "sandbox/capabilities.h"
-#include "service/engine_candidate_service.h"
-#include "service/evaluator.h"
-#include "service/infra_retry.h"
+#include "service/service_factory.h"
 #include "store/workspace_db.h"
 
 namespace ptxbench::cli {
@@ -87,7 +86,8 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
   }
 
   std::optional<TempWorkspace> temp;
-  EvalOptions opt;
+  ServiceFlags sf;
+  JudgeFlags& opt = sf.judge;
   if (a.no_store) {
     temp.emplace();
     opt.workspace = temp->path;
@@ -108,6 +108,10 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
   // every problem are readable to them (test candidates and the causal references include those).
   for (const auto& n : registry.names()) opt.readable_roots.push_back(fs::absolute(registry.root() / n / "reference"));
   for (const auto& d : a.read_roots) opt.readable_roots.emplace_back(fs::absolute(d));
+  // Several files, or a queue given: through the service's engine (builds in parallel, GPU
+  // sharing, timing alone), or, --submit-only, through the `serve` workers of a Redis queue.
+  sf.engine = (files.size() > 1 && !a.sequential && opt.use_gpu) || a.engine.names_a_queue();
+  sf.engine_flags = a.engine;
   spdlog::debug("sandbox on this host: {}", sandbox::host_capabilities().to_json().dump());
   size_t index = 0;
   std::optional<WorkspaceDb> db;
@@ -145,21 +149,12 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
     }
     worst = std::max(worst, exit_code_for(r.verdict));
   };
-  if ((files.size() > 1 && !a.sequential && opt.use_gpu) || !a.engine.queue.empty() || a.engine.submit_only) {
-    // Several files, or a queue given: through the service's engine (builds in parallel, GPU
-    // sharing, timing alone), or, --submit-only, through the `serve` workers of a Redis queue.
-    EngineServiceOptions so;
-    so.eval = opt;
-    so.engine = engine_options(a.engine);
-    if (so.engine.devices == std::vector<int>{0}) so.engine.devices = {a.device};
-    so.max_attempts = a.engine.max_attempts;
-    so.queue = a.engine.queue;
-    so.submit_only = a.engine.submit_only;
-    EngineCandidateService service(so, [](const std::string& line) { spdlog::debug("{}", line); });
+  if (sf.engine) {
+    auto service = make_candidate_service(sf, [](const std::string& line) { spdlog::debug("{}", line); });
     std::vector<CandidateTicket> tickets;
     for (size_t i = 0; i < files.size(); ++i)
-      tickets.push_back(service.submit({&specs[i], read_file_bytes(files[i], "candidate"), files[i], {},
-                                        fs::absolute(files[i]).parent_path()}));
+      tickets.push_back(service->submit({&specs[i], read_file_bytes(files[i], "candidate"), files[i], {},
+                                         fs::absolute(files[i]).parent_path()}));
     for (; index < files.size(); ++index) {
       EvaluationRecord r = tickets[index].wait().record;
       r.candidate_path = files[index];
@@ -167,11 +162,11 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
       report(std::move(r));
     }
   } else {
-    Evaluator ev(opt, [&](const std::string& line) { spdlog::info("[{}/{}] {}", index + 1, files.size(), line); });
+    auto judge = make_judge(opt, [&](const std::string& line) { spdlog::info("[{}/{}] {}", index + 1, files.size(), line); });
     for (; index < files.size(); ++index) {
       spdlog::info("[{}/{}] {} on {}", index + 1, files.size(), files[index], specs[index].name);
       // An infra_error is never the candidate's: judged again, up to --max-attempts runs in all.
-      report(evaluate_with_infra_retries([&] { return ev.evaluate(specs[index], files[index]); }, a.engine.max_attempts,
+      report(evaluate_with_infra_retries([&] { return judge->evaluate(specs[index], files[index]); }, a.engine.max_attempts,
                                          [&](int attempt, const std::string& why) {
                                            spdlog::warn("[{}/{}] infra_error ({}): attempt {} of {}", index + 1,
                                                         files.size(), why, attempt, a.engine.max_attempts);

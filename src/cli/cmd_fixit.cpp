@@ -26,8 +26,7 @@
 #include "problems/suite_spec.h"
 #include "report/fixit_tables.h"
 #include "report/printers.h"
-#include "service/engine_candidate_service.h"
-#include "service/local_candidate_service.h"
+#include "service/service_factory.h"
 #include "store/fixit_store.h"
 
 namespace ptxbench::cli {
@@ -102,33 +101,20 @@ void build_command(const BuildArgs& a, const GlobalOptions& g, ExitCode& code) {
     teacher.client = client.get();
   }
 
-  EvalOptions eo;
-  eo.arch = arch;
-  eo.workspace = workspace_dir(g);
-  eo.worker = a.worker;
-  eo.use_gpu = !a.no_gpu;
-  eo.sanitize = !a.no_sanitize;
-  eo.probe = !a.no_probe;
-  eo.timing = !a.no_timing;
-  eo.device = a.device;
+  ServiceFlags sf;
+  sf.judge.arch = arch;
+  sf.judge.workspace = workspace_dir(g);
+  sf.judge.worker = a.worker;
+  sf.judge.use_gpu = !a.no_gpu;
+  sf.judge.sanitize = !a.no_sanitize;
+  sf.judge.probe = !a.no_probe;
+  sf.judge.timing = !a.no_timing;
+  sf.judge.device = a.device;
+  sf.engine = !a.local;  // the GPU profiling service's engine, in process (or --queue / --submit-only)
+  sf.compile_jobs = a.compile_jobs;
+  sf.engine_flags = a.engine;
   const ProgressFn quiet = g.verbose ? ProgressFn([](const std::string& l) { std::cerr << "  " << l << "\n"; }) : ProgressFn();
-  std::unique_ptr<CandidateService> service;
-  if (a.local) {
-    LocalServiceOptions so;
-    so.eval = eo;
-    so.compile_jobs = a.compile_jobs;
-    service = std::make_unique<LocalCandidateService>(so, quiet);
-  } else {  // the GPU profiling service's engine, in process (or --queue / --submit-only)
-    EngineServiceOptions so;
-    so.eval = eo;
-    so.engine = engine_options(a.engine);
-    if (so.engine.devices == std::vector<int>{0}) so.engine.devices = {a.device};
-    if (a.compile_jobs > 0) so.engine.cpu_jobs = a.compile_jobs;
-    so.max_attempts = a.engine.max_attempts;
-    so.queue = a.engine.queue;
-    so.submit_only = a.engine.submit_only;
-    service = std::make_unique<EngineCandidateService>(so, quiet);
-  }
+  std::unique_ptr<CandidateService> service = make_candidate_service(sf, quiet);
 
   FixitStore store(db);
   if (!store.status().ok) throw InputError("workspace database: " + store.status().error);

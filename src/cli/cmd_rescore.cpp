@@ -10,7 +10,7 @@
 #include "core/error.h"
 #include "problems/registry.h"
 #include "report/run_tables.h"
-#include "service/local_candidate_service.h"
+#include "service/service_factory.h"
 #include "store/run_lock.h"
 #include "store/run_store.h"
 
@@ -36,17 +36,18 @@ void rescore_command(const RescoreArgs& a, const GlobalOptions& g, ExitCode& cod
 
   // The run's own evaluation switches, unless a flag here turns a stage off.
   const json ev = run.config.value("evaluation", json::object());
-  LocalServiceOptions so;
-  so.eval.arch = run.arch;
-  so.eval.workspace = workspace_dir(g);
-  so.eval.worker = a.worker;
-  so.eval.use_gpu = !a.no_gpu;
-  so.eval.sanitize = ev.value("sanitize", true) && !a.no_sanitize;
-  so.eval.probe = ev.value("probe", true) && !a.no_probe;
-  so.eval.timing = ev.value("timing", true) && !a.no_timing;
-  so.eval.device = a.device;
-  so.compile_jobs = a.compile_jobs;
-  LocalCandidateService service(so, {});
+  ServiceFlags sf;  // the in-process compile pool and one GPU lane
+  sf.judge.arch = run.arch;
+  sf.judge.workspace = workspace_dir(g);
+  sf.judge.worker = a.worker;
+  sf.judge.use_gpu = !a.no_gpu;
+  sf.judge.sanitize = ev.value("sanitize", true) && !a.no_sanitize;
+  sf.judge.probe = ev.value("probe", true) && !a.no_probe;
+  sf.judge.timing = ev.value("timing", true) && !a.no_timing;
+  sf.judge.device = a.device;
+  sf.compile_jobs = a.compile_jobs;
+  const std::unique_ptr<CandidateService> service_ptr = make_candidate_service(sf, {});
+  CandidateService& service = *service_ptr;
   const GpuDescription gpu = service.describe_gpu();
 
   std::vector<TurnRow> turns;

@@ -14,18 +14,17 @@
 #include "agent/run_config.h"
 #include "agent/run_driver.h"
 #include "agent/run_identity.h"
-#include "fixit/repair_notes.h"
 #include "cli/commands.h"
 #include "cli/engine_flags.h"
 #include "cli/stop_signals.h"
 #include "core/arch.h"
 #include "core/error.h"
+#include "fixit/repair_notes.h"
+#include "judge/toolchain_info.h"
 #include "problems/registry.h"
 #include "problems/suite_spec.h"
 #include "report/run_tables.h"
-#include "service/engine_candidate_service.h"
-#include "service/local_candidate_service.h"
-#include "service/toolchain_info.h"
+#include "service/service_factory.h"
 #include "store/run_store.h"
 
 namespace ptxbench::cli {
@@ -113,17 +112,23 @@ RunConfig resolve_config(const RunFlags& f, const ProblemRegistry& registry) {
   return c;
 }
 
-EvalOptions eval_options(const RunConfig& c, const GlobalOptions& g, const std::string& worker) {
-  EvalOptions o;
-  o.arch = c.arch;
-  o.workspace = workspace_dir(g);
-  o.worker = worker;
-  o.use_gpu = c.use_gpu;
-  o.sanitize = c.sanitize;
-  o.probe = c.probe;
-  o.timing = c.timing;
-  o.device = c.device;
-  return o;
+// The run's judge (its config's GPU stage switches) and service: --service, --queue or
+// --submit-only for the service engine, else the in-process compile pool and one GPU lane.
+ServiceFlags service_flags(const RunConfig& c, const RunFlags& f, const GlobalOptions& g) {
+  ServiceFlags s;
+  s.judge.arch = c.arch;
+  s.judge.workspace = workspace_dir(g);
+  s.judge.worker = f.worker;
+  s.judge.use_gpu = c.use_gpu;
+  s.judge.sanitize = c.sanitize;
+  s.judge.probe = c.probe;
+  s.judge.timing = c.timing;
+  s.judge.device = c.device;
+  s.engine = f.service || f.engine.names_a_queue();
+  s.compile_jobs = c.compile_jobs;
+  s.engine_flags = f.engine;
+  s.device_picks_engine_gpu = false;  // the engine runs on --devices
+  return s;
 }
 
 int run_validate(const RunConfig& c, const std::vector<ProblemSpec>& specs, const std::filesystem::path& knowledge,
@@ -212,22 +217,7 @@ void run_command(const RunFlags& f, const GlobalOptions& g, ExitCode& code) {
                                true);
   });
   const ProgressFn progress = g.verbose ? ProgressFn([](const std::string& l) { std::cerr << "  " << l << "\n"; }) : ProgressFn();
-  std::unique_ptr<CandidateService> service_ptr;
-  if (f.service || !f.engine.queue.empty() || f.engine.submit_only) {
-    EngineServiceOptions so;
-    so.eval = eval_options(config, g, f.worker);
-    so.engine = engine_options(f.engine);
-    if (config.compile_jobs > 0) so.engine.cpu_jobs = config.compile_jobs;
-    so.max_attempts = f.engine.max_attempts;
-    so.queue = f.engine.queue;
-    so.submit_only = f.engine.submit_only;
-    service_ptr = std::make_unique<EngineCandidateService>(so, progress);
-  } else {
-    LocalServiceOptions so;
-    so.eval = eval_options(config, g, f.worker);
-    so.compile_jobs = config.compile_jobs;
-    service_ptr = std::make_unique<LocalCandidateService>(so, progress);
-  }
+  std::unique_ptr<CandidateService> service_ptr = make_candidate_service(service_flags(config, f, g), progress);
   CandidateService& service = *service_ptr;
 
   if (f.validate) {

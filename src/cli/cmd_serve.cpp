@@ -12,16 +12,17 @@
 #include "cli/stop_signals.h"
 #include "core/arch.h"
 #include "core/error.h"
+#include "judge/candidate_files.h"
+#include "judge/gpu_description.h"
 #include "problems/registry.h"
-#include "service/candidate_files.h"
 #include "service/engine/evaluator_executor.h"
 #include "service/engine_candidate_service.h"
-#include "service/gpu_description.h"
 #include "service/health/health_probe.h"
 #include "service/local_candidate_service.h"
 #include "service/queue/queue_factory.h"
 #include "service/queue/redis_job_queue.h"
 #include "service/remote_workers.h"
+#include "service/service_factory.h"
 #include "service/status_writer.h"
 
 namespace ptxbench::cli {
@@ -36,11 +37,12 @@ struct ServeArgs {
 
 void run_serve(const ServeArgs& a, const GlobalOptions& g) {
   arch_info(a.arch);
-  EvalOptions eval;
-  eval.arch = a.arch;
-  eval.workspace = workspace_dir(g);
-  eval.worker = locate_worker();
-  eval.sanitize = !a.no_sanitize, eval.probe = !a.no_probe, eval.timing = !a.no_timing;
+  JudgeFlags judge;
+  judge.arch = a.arch;
+  judge.workspace = workspace_dir(g);
+  judge.worker = locate_worker();
+  judge.sanitize = !a.no_sanitize, judge.probe = !a.no_probe, judge.timing = !a.no_timing;
+  const EvalOptions eval = judge_options(judge);
   const EngineOptions engine_opts = engine_options(a.engine);
   const QueueChoice queue_choice{a.engine.queue, eval.workspace / "ptxbench.db", a.engine.max_attempts};
   std::unique_ptr<JobQueue> queue_ptr = open_job_queue(queue_choice);

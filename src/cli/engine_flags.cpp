@@ -1,8 +1,5 @@
 #include "cli/engine_flags.h"
 
-#include <cstdlib>
-#include <thread>
-
 #include "service/queue/redis_url.h"
 
 namespace ptxbench::cli {
@@ -33,19 +30,6 @@ void add_engine_flags(CLI::App* cmd, EngineFlags& f) {
           "redis://HOST:PORT/[DB][?stream=NAME]", "queue URL"));
   cmd->add_flag("--submit-only", f.submit_only, "Only queue the candidates (--queue redis://...) and wait for the "
                                                 "records of `ptxbench serve` workers on other hosts: no GPU work here");
-}
-
-EngineOptions engine_options(const EngineFlags& f) {
-  // NVML numbers GPUs by PCI bus; so does CUDA with this order, for every process started from here.
-  setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 0);
-  EngineOptions o;
-  o.devices = f.devices;
-  o.shared_lanes = f.lanes;
-  o.cpu_jobs = f.cpu_jobs > 0 ? f.cpu_jobs : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  o.pipelining = !f.no_pipelining;
-  o.lease_ttl = std::chrono::seconds(f.lease_seconds);
-  o.heartbeat_interval = std::chrono::milliseconds(f.lease_seconds * 250);
-  return o;
 }
 
 }  // namespace ptxbench::cli

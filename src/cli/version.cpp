@@ -2,8 +2,8 @@
 // confine candidates on this host.
 #include "cli/commands.h"
 #include "core/build_info.h"
+#include "judge/toolchain_info.h"
 #include "sandbox/capabilities.h"
-#include "service/toolchain_info.h"
 
 namespace ptxbench::cli {
 

@@ -1,5 +1,5 @@
 // The timed worker's handshake for exclusive use of its GPU, as both ends spell it (the harness:
-// service/exclusive_handshake.h, service/timed_grant.h; the worker: runner/worker_context.cpp).
+// judge/exclusive_handshake.h, judge/timed_grant.h; the worker: runner/worker_context.cpp).
 // The worker writes one byte per request:
 //   kAskForCleanBaseline  before its candidate loads, to time the library alone; answered with
 //                         'g' and a token, or 'n' (refused). Given back with kGiveBack.

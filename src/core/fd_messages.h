@@ -1,6 +1,6 @@
 // One JSON message, with at most one file descriptor beside it, over a SOCK_SEQPACKET Unix socket
 // (message boundaries kept, SCM_RIGHTS for the descriptor), and sealed memory files to carry bulk
-// bytes between processes without a path. Used by the reference pool (service/reference_session.h
+// bytes between processes without a path. Used by the reference pool (judge/reference_session.h
 // and runner/reference_client.h). Errors throw Error with what failed.
 #pragma once
 #include <cstddef>

@@ -65,7 +65,7 @@ struct EvaluationRecord {
   std::optional<bool> target_seen;
   // Share of the problem's FLOPs done by the target tensor instructions on the counted calls.
   std::optional<double> tensor_flop_share;
-  // Bytes the TMA copies moved (a lower bound, service/target_counts.h) over the operand bytes.
+  // Bytes the TMA copies moved (a lower bound, judge/target_counts.h) over the operand bytes.
   std::optional<double> tma_byte_share;
   std::map<std::string, long long> static_families;    // SASS family -> count in the cubin
   std::map<std::string, long long> executed_families;  // SASS family -> executed instructions

@@ -1,4 +1,4 @@
-// The worker's end of the service's reference pool (service/reference_session.h). Before the
+// The worker's end of the service's reference pool (judge/reference_session.h). Before the
 // candidate loads: put() hands over the reference the workload just computed for a fresh set
 // (a sealed memory file) and zeroes it here, then seal() says no more will come. After a checked
 // call on a pooled set: get() writes that set's reference back into the workload's buffers. So no

@@ -2,7 +2,7 @@
 // belong to the candidate). Each line is `<hmac> <seq> <json>`: a sequence number from 0 and an
 // HMAC-SHA256 over "<seq> <json>" with the job's key, which the worker reads from its job file
 // (deleted before the candidate is loaded) and keeps only in memory. The parent accepts only
-// lines that verify, in order, once each (service/result_lines). Safe to call from the watchdog
+// lines that verify, in order, once each (judge/result_lines). Safe to call from the watchdog
 // thread; emit_from_signal() from a signal handler.
 #pragma once
 #include <atomic>

@@ -269,7 +269,7 @@ bool run_target_count(WorkerContext& ctx, const json& job) {
 void run_clean_baseline(WorkerContext& ctx, const json& job) {
   const TimingConfig cfg = TimingConfig::from_json(job.value("timing_config", json::object()));
   if (!cfg.with_baseline) return;
-  // The service's cache of clean timings on this GPU (engine/baseline_cache.h), keyed by shape.
+  // The service's cache of clean timings on this GPU (judge/caches/baseline_cache.h), keyed by shape.
   const json cached = job.value("baseline_alone_cache", json::object());
   for (const auto& item : job.at("timing")) {
     const std::string key = item.at("shape").dump();

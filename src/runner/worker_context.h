@@ -44,7 +44,7 @@ struct WorkerContext {
   std::map<std::string, CleanBaseline> clean_baseline;  // by shape label, measured before the candidate loaded
   // The timed worker under the service's lane gate starts while its GPU is shared, and asks for
   // exclusive use on this socket just before its first timed sample, and for the library's clean
-  // timings before its candidate loads (service/exclusive_handshake.h, core/exclusive_grant.h);
+  // timings before its candidate loads (judge/exclusive_handshake.h, core/exclusive_grant.h);
   // -1: the GPU is this worker's alone from the start (or the job times nothing).
   int exclusive_gpu_fd = -1;
   bool clean_baseline_exclusive = false;  // granted for the clean timings, not yet given back

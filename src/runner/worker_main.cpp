@@ -139,7 +139,7 @@ int run(const Args& args, ResultChannel& channel) {
   // The timed worker asks for the GPU alone just before its first timed sample (time_shape), after
   // its candidate loaded and the first shape's warm-up calls ran beside the other lanes' work (the
   // library's clean timings had it alone and gave it back). Its socket is then within the
-  // candidate's reach: the grant's token says whose answer it was (service/timed_grant.h). A
+  // candidate's reach: the grant's token says whose answer it was (judge/timed_grant.h). A
   // worker that times nothing closes it now.
   if (!job.contains("timing") && ctx.exclusive_gpu_fd >= 0) ::close(std::exchange(ctx.exclusive_gpu_fd, -1));
   std::optional<CandidateLibrary> lib;

@@ -89,7 +89,7 @@ class Workload {
   // Synchronizes `s`. (Whether the call changed its inputs is the harness's check.)
   virtual CheckOutcome check(const json& tolerances, cudaStream_t s) = 0;
   // The buffers compute_reference fills, allocated and sized for the current shape: what the
-  // service's reference pool (service/engine/reference_pool.h) keeps outside the candidate's
+  // service's reference pool (judge/caches/reference_pool.h) keeps outside the candidate's
   // process and writes back after the call. check() must need nothing else that
   // compute_reference makes. Empty: this workload's references are not pooled.
   virtual std::vector<ReferenceBuffer> reference_buffers() { return {}; }

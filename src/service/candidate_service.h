@@ -9,6 +9,7 @@
 
 #include "core/json.h"
 #include "core/record.h"
+#include "judge/gpu_description.h"
 #include "problems/problem_spec.h"
 
 namespace ptxbench {
@@ -54,14 +55,6 @@ class CandidateTicket {
 
  private:
   std::shared_future<CandidateResult> future_;
-};
-
-// Whether the GPU stages will run, on what, and if not, why (said plainly in runs and feedback).
-struct GpuDescription {
-  bool gpu_stages = false;
-  std::string gpu = "none";  // the GPU's name, or "none"
-  std::string reason;        // why no GPU stage will run (empty when they will)
-  json hello = nullptr;      // the worker's self-description when a GPU answered
 };
 
 // How much work is where right now (for the progress line).

@@ -9,8 +9,8 @@
 #include "core/arch.h"
 #include "core/error.h"
 #include "core/timestamp.h"
-#include "service/candidate_files.h"
-#include "service/gpu_description.h"
+#include "judge/candidate_files.h"
+#include "judge/gpu_description.h"
 
 namespace ptxbench {
 namespace fs = std::filesystem;

@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "judge/evaluator.h"
 #include "service/candidate_service.h"
-#include "service/evaluator.h"
 
 namespace ptxbench {
 

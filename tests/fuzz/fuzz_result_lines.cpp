@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "service/result_lines.h"
+#include "judge/result_lines.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string key(64, 'c');

@@ -109,7 +109,7 @@ TEST_F(GemmOnGpu, CheatsAreNotCorrect) {
 
 }  // namespace
 
-#include "service/worker_client.h"
+#include "judge/worker_client.h"
 
 namespace {
 

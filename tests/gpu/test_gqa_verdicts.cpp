@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "judge/worker_client.h"
 #include "problems/registry.h"
-#include "service/worker_client.h"
 #include "support/cli.h"
 #include "support/gpu.h"
 

@@ -2,7 +2,7 @@
 // speaks the real worker's result protocol through the worker's own channel code
 // (runner/result_channel.h: `<hmac> <seq> <json>` lines on --result-fd, keyed by the job file's
 // `channel_key`; the job file is read and deleted first), is launched the way the real worker is
-// (service/worker_client.h, in its sandbox) and plays one GPU per folder under
+// (judge/worker_client.h, in its sandbox) and plays one GPU per folder under
 // $PTXBENCH_FAKE_GPU_STATE/gpuN (the launch passes the variable and makes the folder writable):
 //   --info       the capabilities probe: hello, done.
 //   --job FILE   {"phase": "shared"|"timed", "device", "ms", "fault", "job"}: a stage that takes
@@ -18,7 +18,7 @@
 //                gpuN/sticky counts down, throttling and a 30% slower calibration kernel while
 //                gpuN/throttle counts down.
 //   --job FILE   {"mode": "reference_pool", "reference_pool_fd", "script": [...]}: the messages of
-//                the eval worker's reference pool socket (service/reference_session.h), in order:
+//                the eval worker's reference pool socket (judge/reference_session.h), in order:
 //                {"op": "put", "shape", "seed", "bytes", "fill"} sends a sealed memory file of
 //                `bytes` bytes of `fill`; anything else is sent as it is. One reference_pool event
 //                says every answer (for a get that came with a file: its size and first byte).
@@ -275,7 +275,7 @@ int stage(const json& job) {
     } else {
       std::this_thread::sleep_for(std::chrono::milliseconds(job.value("setup_ms", 0)));  // still alone
     }
-    // "grant": how candidate code in the real worker could answer it (service/timed_grant.h):
+    // "grant": how candidate code in the real worker could answer it (judge/timed_grant.h):
     // "faked" never asks the harness and times at once, "other_token" asks but is timed on
     // another token (its own socket answered the worker first), "give_back_after_timing" gives
     // the GPU back once granted for timing (so that other lanes' work would run beside its samples).

@@ -6,9 +6,9 @@
 
 #include <thread>
 
-#include "service/infra_fault.h"
-#include "service/timed_grant.h"
-#include "service/worker_client.h"
+#include "judge/infra_fault.h"
+#include "judge/timed_grant.h"
+#include "judge/worker_client.h"
 
 namespace ptxbench::test {
 
@@ -96,7 +96,7 @@ json SimulatedExecutor::run_on_gpu(const LeasedJob& job, PreparedJob&, GpuLaneGa
   TimedWorkerUse use(gate);
   WorkerRun run = run_phase("timed", &use);
   if (run.tampered) return tampered(run);
-  // As the real timed stage (pipeline/timed_worker_stage.cpp): timed on a grant the harness never gave.
+  // As the real timed stage (judge/stages/timed_worker_stage.cpp): timed on a grant the harness never gave.
   if (const std::string why = why_timed_without_grant(run, use.exclusive()); !why.empty()) {
     result["verdict"] = "forbidden";
     result["reason"] = why;

@@ -9,10 +9,10 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "judge/worker_client.h"
 #include "service/engine/candidate_executor.h"
 #include "service/engine/service_engine.h"
 #include "service/health/gpu_monitor.h"
-#include "service/worker_client.h"
 
 namespace ptxbench::test {
 

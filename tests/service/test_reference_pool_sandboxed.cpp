@@ -1,4 +1,4 @@
-// The eval worker's reference pool socket (service/reference_session.h) through the real worker
+// The eval worker's reference pool socket (judge/reference_session.h) through the real worker
 // client and sandbox (bubblewrap, seccomp, Landlock where the host has them), with the simulated
 // worker speaking the protocol: a memory file made inside the sandbox reaches the service sealed,
 // one handed out by the service is readable inside it, and a second request for one set is a
@@ -9,8 +9,8 @@
 #include <cstring>
 #include <iostream>
 
-#include "service/reference_session.h"
-#include "service/worker_client.h"
+#include "judge/reference_session.h"
+#include "judge/worker_client.h"
 #include "simulated_executor.h"
 #include "support/temp_dir.h"
 

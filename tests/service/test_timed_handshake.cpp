@@ -1,4 +1,4 @@
-// The timed worker's request for exclusive use of its GPU (service/exclusive_handshake.h), with the
+// The timed worker's request for exclusive use of its GPU (judge/exclusive_handshake.h), with the
 // simulated GPU stage through the real worker client and sandbox: it asks once, waits for the
 // answer, is refused cleanly; a stage that times nothing never asks; and in the engine the timed
 // stage starts beside shared stages yet never times beside one.
@@ -9,10 +9,10 @@
 #include <chrono>
 #include <set>
 
+#include "judge/infra_fault.h"
+#include "judge/timed_grant.h"
 #include "service/engine/service_engine.h"
-#include "service/infra_fault.h"
 #include "service/queue/sqlite_job_queue.h"
-#include "service/timed_grant.h"
 #include "simulated_executor.h"
 #include "support/temp_dir.h"
 

@@ -1,4 +1,4 @@
-// The cache of the library's clean timings (service/engine/baseline_cache.h): fresh entries are
+// The cache of the library's clean timings (judge/caches/baseline_cache.h): fresh entries are
 // found per (GPU, scope, shape), a GPU's are dropped when its monitor records anything, and a
 // second timed worker that needs shapes another is timing waits for that store instead of timing
 // the library alone again; a claim released without a store lets the waiting worker time them.
@@ -7,7 +7,7 @@
 #include <atomic>
 #include <thread>
 
-#include "service/engine/baseline_cache.h"
+#include "judge/caches/baseline_cache.h"
 
 using namespace ptxbench;
 using namespace std::chrono_literals;

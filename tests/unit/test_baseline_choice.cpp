@@ -3,7 +3,7 @@
 // candidate nothing; the record says which was used.
 #include <gtest/gtest.h>
 
-#include "service/pipeline/worker_events.h"
+#include "judge/stages/worker_events.h"
 
 using namespace ptxbench;
 

@@ -14,10 +14,10 @@
 #include <functional>
 #include <thread>
 
+#include "judge/result_lines.h"
 #include "runner/result_channel.h"
 #include "runner/sandbox_guard.h"
 #include "sandbox/seccomp_filters.h"
-#include "service/result_lines.h"
 #include "support/temp_dir.h"
 
 using namespace ptxbench;

@@ -6,8 +6,8 @@
 #include <atomic>
 #include <thread>
 
+#include "judge/infra_fault.h"
 #include "service/engine/gpu_gate.h"
-#include "service/infra_fault.h"
 
 using namespace ptxbench;
 using namespace std::chrono_literals;

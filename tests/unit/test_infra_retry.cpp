@@ -1,8 +1,8 @@
-// The sequential path's re-run of an infra_error (service/infra_retry.h): judged again up to the
+// The sequential path's re-run of an infra_error (judge/infra_retry.h): judged again up to the
 // bound, the earlier reasons kept in the last record, and a real verdict never run again.
 #include <gtest/gtest.h>
 
-#include "service/infra_retry.h"
+#include "judge/infra_retry.h"
 
 using namespace ptxbench;
 

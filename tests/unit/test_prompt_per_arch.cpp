@@ -7,8 +7,8 @@
 #include "agent/problem_prompt.h"
 #include "agent/prompt_builder.h"
 #include "core/error.h"
+#include "judge/toolchain_info.h"
 #include "problems/registry.h"
-#include "service/toolchain_info.h"
 #include "support/temp_dir.h"
 
 using namespace ptxbench;

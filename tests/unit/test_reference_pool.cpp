@@ -1,4 +1,4 @@
-// The service's pool of input sets with references (engine/reference_pool.h) and one worker's
+// The service's pool of input sets with references (judge/caches/reference_pool.h) and one worker's
 // session on it (reference_session.h), driven from the worker's end of the socket as the harness
 // and as candidate code would drive it.
 #include <gtest/gtest.h>
@@ -12,8 +12,8 @@
 
 #include "core/error.h"
 #include "core/fd_messages.h"
-#include "service/engine/reference_pool.h"
-#include "service/reference_session.h"
+#include "judge/caches/reference_pool.h"
+#include "judge/reference_session.h"
 
 namespace ptxbench {
 namespace {

@@ -7,10 +7,10 @@
 
 #include <thread>
 
+#include "judge/result_lines.h"
+#include "judge/worker_client.h"
 #include "runner/channel_mac.h"
 #include "runner/result_channel.h"
-#include "service/result_lines.h"
-#include "service/worker_client.h"
 
 using namespace ptxbench;
 

@@ -4,7 +4,7 @@
 
 #include "compile/sass_listing.h"
 #include "core/error.h"
-#include "service/target_counts.h"
+#include "judge/target_counts.h"
 
 using namespace ptxbench;
 

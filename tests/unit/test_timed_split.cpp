@@ -3,7 +3,7 @@
 // shared part passed.
 #include <gtest/gtest.h>
 
-#include "service/engine/timed_split.h"
+#include "judge/stages/timed_split.h"
 
 using namespace ptxbench;
 

@@ -3,7 +3,7 @@
 #include "core/content_hash.h"
 #include "core/error.h"
 #include "core/record.h"
-#include "service/pipeline/verdict_decision.h"
+#include "judge/stages/verdict_decision.h"
 
 using namespace ptxbench;
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <set>
 
-#include "service/pipeline/worker_jobs.h"
+#include "judge/stages/worker_jobs.h"
 
 using namespace ptxbench;
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "core/json.h"
-#include "service/gpu_lane_gate.h"
+#include "judge/gpu_lane_gate.h"
 #include "service/queue/job_queue.h"
 
 namespace ptxbench {

@@ -2,8 +2,8 @@
 
 #include <chrono>
 
-#include "service/candidate_files.h"
-#include "service/infra_fault.h"
+#include "judge/candidate_files.h"
+#include "judge/infra_fault.h"
 
 namespace ptxbench {
 namespace fs = std::filesystem;

@@ -10,10 +10,10 @@
 #include <mutex>
 #include <vector>
 
-#include "service/engine/baseline_cache.h"
-#include "service/engine/reference_pool.h"
+#include "judge/caches/baseline_cache.h"
+#include "judge/caches/reference_pool.h"
 #include "service/engine/candidate_executor.h"
-#include "service/evaluator.h"
+#include "judge/evaluator.h"
 
 namespace ptxbench {
 

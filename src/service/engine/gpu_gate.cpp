@@ -1,6 +1,6 @@
 #include "service/engine/gpu_gate.h"
 
-#include "service/infra_fault.h"
+#include "judge/infra_fault.h"
 
 namespace ptxbench {
 

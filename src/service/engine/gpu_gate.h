@@ -12,7 +12,7 @@
 #include <mutex>
 #include <string>
 
-#include "service/gpu_lane_gate.h"
+#include "judge/gpu_lane_gate.h"
 
 namespace ptxbench {
 

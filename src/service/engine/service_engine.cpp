@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "core/timestamp.h"
-#include "service/infra_fault.h"
+#include "judge/infra_fault.h"
 
 namespace ptxbench {
 namespace {

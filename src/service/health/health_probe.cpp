@@ -1,7 +1,7 @@
 #include "service/health/health_probe.h"
 
-#include "service/candidate_files.h"
-#include "service/worker_client.h"
+#include "judge/candidate_files.h"
+#include "judge/worker_client.h"
 
 namespace ptxbench {
 namespace fs = std::filesystem;

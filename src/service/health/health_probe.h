@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/json.h"
-#include "service/worker_client.h"
+#include "judge/worker_client.h"
 
 namespace ptxbench {
 

@@ -1,5 +1,5 @@
 // ptxbench-health-probe: the reliability monitor's probe of one GPU, between jobs, in a fresh
-// process (so a fresh context), launched like the worker (service/worker_client.h: its sandbox,
+// process (so a fresh context), launched like the worker (judge/worker_client.h: its sandbox,
 // a private job file carrying the result channel's key, read and deleted first):
 //   ptxbench-health-probe --job FILE --probe --device N --result-fd FD
 //   ptxbench-health-probe --info --job FILE --result-fd FD    (the capabilities probe: hello, done)

@@ -1,4 +1,4 @@
-// ATTACK (the service's reference pool, service/reference_session.h): through the service, the
+// ATTACK (the service's reference pool, judge/reference_session.h): through the service, the
 // references of a candidate's correctness checks come from a pool in the serving process, over a
 // socket the worker holds while candidate code runs. On its first call this candidate finds that
 // socket (any SOCK_SEQPACKET descriptor, through libc found in memory: no import, no header a

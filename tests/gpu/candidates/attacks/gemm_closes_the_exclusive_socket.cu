@@ -1,4 +1,4 @@
-// ATTACK (the timed worker's grant of exclusive use, service/timed_grant.h): through the service,
+// ATTACK (the timed worker's grant of exclusive use, judge/timed_grant.h): through the service,
 // the timed worker asks the harness for the GPU alone just before its first timed sample, on a
 // socket it still holds while its candidate runs (the candidate loaded and the first shape's
 // warm-up calls ran beside the other lanes' work). On its first call this candidate closes every

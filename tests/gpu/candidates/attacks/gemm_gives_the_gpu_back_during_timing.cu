@@ -1,4 +1,4 @@
-// ATTACK (the timed worker's handshake, service/exclusive_handshake.h): through the service, the
+// ATTACK (the timed worker's handshake, judge/exclusive_handshake.h): through the service, the
 // timed worker holds its exclusive-use socket (descriptor 4) from its start, and asks on it for the
 // GPU alone just before its first timed sample, with its candidate loaded. On its first call this
 // candidate keeps a duplicate of that socket (the worker closes its own once granted); on every

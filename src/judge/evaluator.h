@@ -1,0 +1,98 @@
+// Judges one candidate through the pipeline of stages (judge/stages/pipeline.h: build and static
+// checks on the CPU, then the GPU worker's stages) into its record; the first failing stage
+// decides the verdict (judge/stages/verdict_decision.h).
+#pragma once
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/json.h"
+#include "core/record.h"
+#include "judge/gpu_lane_gate.h"
+#include "problems/problem_spec.h"
+
+namespace ptxbench {
+
+class BaselineCache;
+class ReferencePool;
+
+struct EvalOptions {
+  std::string arch = "sm_90a";
+  std::filesystem::path workspace;               // builds/, jobs/, the database
+  std::filesystem::path worker;                  // ptxbench-worker; empty: beside this executable
+  bool use_gpu = true;                           // false: static stages only (--no-gpu)
+  bool sanitize = true, probe = true, timing = true;
+  // The GPU activity audit and in-process counting (CUPTI). Off only to measure their own effect
+  // on timing (bench/eval_stability --accounting-ab): the record then says nothing was audited.
+  bool accounting = true;
+  int device = 0;
+  std::vector<std::filesystem::path> include_dirs;  // beyond interface.h and the arch's knowledge pack
+  // Readable for the candidate's relative includes (not on the include path), beyond its own folder.
+  std::vector<std::filesystem::path> readable_roots;
+  // The candidate's own folder is readable to its build (a file on the command line and its
+  // neighbours); false: only the file itself (the agent's candidates share a folder).
+  bool candidate_folder_readable = true;
+  std::string display_name;                         // the candidate's name in compiler logs; empty: its file name
+  std::filesystem::path knowledge_root;             // knowledge/ (packs per arch); empty: beside the problems
+  json timing_config = json::object();           // see runner/timing.h
+  std::optional<uint64_t> seed;                  // fixed only for debugging; normally secret and fresh
+  // Set by the service engine (one per GPU, shared by its lanes): every GPU stage holds shared
+  // use of the GPU, and timing runs in a worker of its own holding exclusive use. Null: this
+  // Evaluator owns the GPU (one sequential lane) and correctness and timing share one worker.
+  GpuLaneGate* lane_gate = nullptr;
+  // With a lane gate: the library's clean timings reused across candidates on this GPU
+  // (judge/caches/baseline_cache.h); null: timed alone for every candidate.
+  BaselineCache* baseline_cache = nullptr;
+  // With a lane gate: input sets with their fp32 references shared by the correctness checks of
+  // candidates on this GPU (judge/caches/reference_pool.h); null: every check computes its own.
+  ReferencePool* reference_pool = nullptr;
+};
+
+using ProgressFn = std::function<void(const std::string& line)>;
+
+// A candidate after the CPU stages (build, static checks): what the GPU stages need. The SASS
+// scan may still be running; finish() joins it.
+struct PreparedCandidate {
+  EvaluationRecord record;                // build and static stages recorded
+  std::filesystem::path shared_object;    // empty when the build failed
+  std::filesystem::path build_dir;        // removed by finish()
+  bool ready_for_gpu = false;             // built and passed the static checks
+  struct SassScan;
+  std::shared_ptr<SassScan> sass;         // the cuobjdump scan (target_static), joined by finish()
+};
+
+class Evaluator {
+ public:
+  Evaluator(EvalOptions options, ProgressFn progress);
+  // Never throws for a bad candidate: every failure becomes a verdict in the record. Throws
+  // InputError only when the candidate file cannot be read.
+  EvaluationRecord evaluate(const ProblemSpec& problem, const std::filesystem::path& candidate);
+
+  // The same in two phases, so a pipeline can build one candidate (CPU-bound, any thread) while
+  // another is on the GPU. prepare() never touches the GPU and may run on several threads at
+  // once; judge() runs the GPU stages (or records why they are skipped) and returns the finished
+  // record, one call at a time per Evaluator. `problem` must outlive the prepared candidate.
+  // `source_folder`: where the candidate's file came from (CandidateJob's), when `candidate` is a
+  // copy elsewhere: on the include path and readable, for its relative includes; ignored when absent.
+  PreparedCandidate prepare(const ProblemSpec& problem, const std::filesystem::path& candidate,
+                            const std::filesystem::path& source_folder = {});
+  EvaluationRecord judge(const ProblemSpec& problem, PreparedCandidate prepared);
+
+  // Why GPU stages are skipped (empty when a GPU is there). Asks the worker once.
+  const std::string& gpu_unavailable_reason();
+
+ private:
+  void note(const std::string& s) { if (progress_) progress_(s); }
+
+  EvalOptions opt_;
+  ProgressFn progress_;
+  std::atomic<unsigned> build_counter_{0};
+  std::optional<std::string> gpu_reason_;
+  json gpu_hello_;
+};
+
+}  // namespace ptxbench

@@ -1,0 +1,33 @@
+#include "judge/gpu_description.h"
+
+#include "core/arch.h"
+#include "judge/worker_client.h"
+
+namespace ptxbench {
+
+GpuDescription describe_gpu_for(const EvalOptions& options) {
+  GpuDescription d;
+  if (!options.use_gpu) {
+    d.reason = "--no-gpu: static checks only";
+  } else {
+    auto run = run_worker(options.worker, nullptr, options.workspace / "jobs", {}, std::chrono::seconds(60), {"--info"});
+    if (run.tampered) {
+      d.reason = "no usable GPU (the worker's --info report failed verification: " + *run.tampered + ")";
+    } else if (auto h = run.hello(); h && run.done) {
+      d.hello = *h;
+      d.gpu = h->value("gpu", "unknown GPU");
+      const std::string cc = h->value("cc", "");
+      if (cc != arch_info(options.arch).compute_capability)
+        d.reason = "the GPU (" + d.gpu + ", compute capability " + cc + ") cannot run " + options.arch +
+                   " code: static checks only";
+    } else if (run.fatal) {
+      d.reason = "no usable GPU (" + run.fatal->value("message", "the worker found no GPU") + ")";
+    } else {
+      d.reason = "no usable GPU (the worker could not start: " + run.process.describe() + ")";
+    }
+  }
+  d.gpu_stages = d.reason.empty();
+  return d;
+}
+
+}  // namespace ptxbench

@@ -1,0 +1,97 @@
+// Executed target instructions, counted in the worker on checked calls (and on the timed run's
+// secretly counted sample) and read through the SASS listing; when that tool fails, ncu over a
+// checked call (ncu_target_run.h).
+#include <cstdio>
+#include <vector>
+
+#include "compile/static_checks.h"
+#include "judge/stages/gpu_stages.h"
+#include "judge/stages/ncu_target_run.h"
+#include "judge/stages/sass_scan.h"
+#include "judge/stages/worker_events.h"
+#include "judge/target_counts.h"
+
+namespace ptxbench {
+namespace {
+
+bool correct_stage_ran(const EvaluationRecord& r) {
+  const auto* c = r.stage("correctness");
+  return c && c->status != StageStatus::skipped;
+}
+
+// Executed targets from the counted calls, into the record: target_seen when every counted shape
+// executed every target group (the paper's flag), target_executed when on every counted shape the
+// targets also did the problem's share of the work ([targets.<arch>.work]).
+StageResult apply_target_counts(const std::vector<json>& events, const SassListing& listing, const ProblemSpec& p,
+                                EvaluationRecord& r, json detail) {
+  const ArchTargets& targets = *p.targets_for(r.arch);
+  const TargetWorkSummary sum = summarize_target_work(
+      events, listing, targets.groups, targets.work.tensor_flop_share, targets.work.tma_byte_share,
+      [&](const json& shape) { return p.operand_byte_count(shape.get<Shape>()); },
+      [&](const json& shape) { return shape_to_string(shape.get<Shape>(), p.dims); });
+  r.executed_families = select_families(sum.executed, targets.groups);
+  r.target_seen = sum.seen;
+  r.target_executed = sum.does_the_work;
+  r.tensor_flop_share = sum.tensor_flop_share;
+  r.tma_byte_share = sum.tma_byte_share;
+  detail["shapes"] = sum.shapes;
+  detail["executed_families"] = r.executed_families;
+  detail["work_required"] = {{"tensor_flop_share", targets.work.tensor_flop_share}, {"tma_byte_share", targets.work.tma_byte_share}};
+  char share[160] = "";
+  if (r.tensor_flop_share)
+    std::snprintf(share, sizeof share, "; %.0f%% of the FLOPs on tensor instructions, TMA moved %.3gx the operand bytes",
+                  *r.tensor_flop_share * 100, r.tma_byte_share.value_or(0.0));
+  const std::string what = sum.does_the_work ? "target families executed and did the work on every counted call"
+                           : sum.seen        ? "target families executed but did NOT do the work: " + sum.shortfall
+                           : sum.shortfall.empty() ? std::string("target families did NOT execute")
+                                                   : "target families did NOT execute on every counted call: " + sum.shortfall;
+  return {"target_run", StageStatus::ok, 0, what + share, detail};
+}
+
+}  // namespace
+
+StageStop record_target_run(GpuStageRun& c) {
+  EvaluationRecord& r = c.record;
+  const WorkerRun& run = *c.eval_run;
+  const bool disciplined = r.stage("stream_discipline")->status == StageStatus::ok;
+  auto counted = run.stage("target_run");
+  if (!c.options.probe) {
+    r.add_stage(skipped_stage("target_run", "--no-probe"));
+  } else if (!c.no_counted_calls.empty()) {
+    // Nothing to count (why_no_counted_calls): the SASS holds no target and no tensor instruction.
+    if (!disciplined || c.audit_failed() || !correct_stage_ran(r)) {
+      r.add_stage(skipped_stage("target_run", c.why_not_reached()));
+      return {};
+    }
+    r.target_executed = false;
+    r.target_seen = false;
+    r.tensor_flop_share = 0.0;
+    r.tma_byte_share = 0.0;
+    r.add_stage({"target_run", StageStatus::ok, 0, "target families did NOT execute (calls not counted: " + c.no_counted_calls + ")",
+                 {{"counted", false}, {"why", c.no_counted_calls}, {"executed_families", json::object()}}});
+  } else if (counted && !counted->value("tool_failure", false)) {
+    auto s = from_worker_stage(*counted);
+    if (s.status == StageStatus::ok || s.detail.value("verdict", "") == "incorrect") {
+      const SassListing& listing = finished_listing(c.sass);
+      std::vector<json> counts = run.of_type("target_counts");
+      if (c.timed_run)  // the secretly counted timed sample
+        for (auto& count : c.timed_run->of_type("target_counts")) counts.push_back(std::move(count));
+      StageResult applied = apply_target_counts(counts, listing, c.problem, r, s.detail);
+      if (s.status == StageStatus::failed) applied.status = StageStatus::failed, applied.message = s.message;
+      r.add_stage(applied);
+    } else {
+      r.add_stage(s);
+    }
+  } else if (!counted && !run.done && correct_stage_ran(r) && !c.audit_failed()) {
+    // The worker ended during its counted calls: the candidate's failure, at that stage.
+    r.add_stage(timed_by(abnormal_end("target_run", run), run));
+    c.runtime_failed = true;
+  } else if (counted || (run.done && !c.audit_failed() && disciplined)) {
+    record_target_run_by_ncu(c, counted ? counted->value("message", "") : "the worker did not count instructions");
+  } else {
+    r.add_stage(skipped_stage("target_run", c.why_not_reached()));
+  }
+  return {};
+}
+
+}  // namespace ptxbench

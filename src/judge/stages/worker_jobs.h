@@ -1,0 +1,27 @@
+// The jobs the GPU stages give ptxbench-worker (runner/worker_main.cpp reads them): what every job
+// of a candidate carries, one call on one shape (smoke, sanitizers, ncu), and the eval job
+// (correctness on the hidden, drawn and benchmark shapes, counted calls, timing).
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+
+#include "core/json.h"
+#include "judge/evaluator.h"
+#include "problems/problem_spec.h"
+
+namespace ptxbench {
+
+// `fixed` (--seed, for debugging), else fresh from std::random_device: never shown to the candidate.
+uint64_t job_seed(const std::optional<uint64_t>& fixed);
+
+// Workload, candidate, entry point, seed, device and tolerances.
+json base_job(const ProblemSpec& p, const std::filesystem::path& shared_object, uint64_t seed, int device);
+
+json single_call_job(const json& base, const ProblemSpec& p, const Shape& shape, bool nvtx_range, double watchdog_scale,
+                     bool check);
+
+// The random hidden shapes are drawn from `seed`, within the problem's constraints.
+json eval_job(const json& base, const ProblemSpec& p, const EvalOptions& o, uint64_t seed);
+
+}  // namespace ptxbench

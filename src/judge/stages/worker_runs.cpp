@@ -1,0 +1,32 @@
+#include "judge/stages/worker_runs.h"
+
+namespace ptxbench {
+namespace fs = std::filesystem;
+
+WorkerLaunch worker_launch(const EvalOptions& o, const fs::path& so, std::chrono::seconds timeout,
+                           std::vector<std::string> wrapper) {
+  WorkerLaunch l;
+  l.worker = o.worker;
+  l.job_dir = o.workspace / "jobs";
+  l.wrapper = std::move(wrapper);
+  l.tool_log = !l.wrapper.empty();
+  l.timeout = timeout;
+  if (!so.empty()) l.readable.push_back(fs::absolute(so).parent_path());
+  return l;
+}
+
+WorkerRun run_sharing_gpu(GpuLaneGate* gate, const WorkerLaunch& launch, const json& job) {
+  auto use = gate ? gate->shared_use() : nullptr;
+  return run_worker(launch, job);
+}
+
+std::future<ToolRun> start_tool_run(const EvalOptions& o, const fs::path& so, std::vector<std::string> wrapper, json job) {
+  WorkerLaunch l = worker_launch(o, so, std::chrono::seconds(420), std::move(wrapper));
+  return std::async(std::launch::async, [gate = o.lane_gate, l, job] {
+    WorkerRun run = run_sharing_gpu(gate, l, job);
+    std::string log = run.tool_log;
+    return ToolRun{std::move(run), std::move(log)};
+  });
+}
+
+}  // namespace ptxbench

@@ -1,0 +1,138 @@
+#include "judge/target_counts.h"
+
+#include <cstdio>
+
+#include "core/error.h"
+
+namespace ptxbench {
+
+bool is_tma_copy(const SassInstruction& i) { return i.opcode == "UTMALDG" || i.opcode == "UTMASTG" || i.opcode == "UTMAREDG"; }
+
+ExecutedTargets executed_targets(const json& ev, const SassListing& listing,
+                                 const std::vector<std::vector<std::string>>& groups) {
+  ExecutedTargets out;
+  try {
+    out.problem_flops = ev.at("flops").get<double>();
+    out.check_passed = ev.at("check_passed").get<bool>();
+    const json maps = ev.value("tensor_maps", json::object());
+    for (const auto& fn : ev.at("functions")) {
+      const std::string name = fn.at("function").get<std::string>();
+      const auto f = listing.find(name);
+      const double box = maps.contains(name) ? maps.at(name).at("min_box_bytes").get<double>() : 0.0;
+      OpcodeCounts mine;
+      for (const auto& pc : fn.at("pcs")) {
+        const auto offset = pc.at(0).get<uint32_t>();
+        const auto executed = pc.at(1).get<long long>();
+        const SassInstruction* ins = nullptr;
+        if (f != listing.end())
+          if (auto it = f->second.find(offset); it != f->second.end()) ins = &it->second;
+        if (!ins) {
+          out.unmatched += executed;
+          continue;
+        }
+        mine[ins->opcode] += executed;
+        if (is_tma_copy(*ins)) {
+          out.tma_copies += executed;
+          if (box > 0) out.tma_bytes += box * double(executed);
+          else out.tma_copies_unsized += executed;
+        }
+        const double flops = tensor_flops_per_warp_execution(*ins) * double(executed);
+        (is_warpgroup_mma(*ins) ? out.warpgroup_mma_flops : out.other_tensor_flops) += flops;
+      }
+      for (const auto& [op, n] : mine) out.opcodes[op] += n;
+      out.kernels.push_back({{"name", name}, {"targets", select_families(mine, groups)}, {"in_listing", f != listing.end()}});
+    }
+  } catch (const json::exception& e) {
+    throw InputError(std::string("malformed target_counts event: ") + e.what());
+  }
+  return out;
+}
+
+TargetWorkCheck check_target_work(const ExecutedTargets& t, double operand_bytes, const std::vector<std::vector<std::string>>& groups,
+                                  double min_tensor_flop_share, double min_tma_byte_share) {
+  TargetWorkCheck c;
+  c.seen = groups_satisfied(t.opcodes, groups);
+  c.tensor_flop_share = t.problem_flops > 0 ? t.warpgroup_mma_flops / t.problem_flops : 0.0;
+  c.tma_byte_share = operand_bytes > 0 ? t.tma_bytes / operand_bytes : 0.0;
+  char buf[200];
+  if (!c.seen) {
+    c.shortfall = "not every target group executed";
+  } else if (c.tensor_flop_share < min_tensor_flop_share) {
+    std::snprintf(buf, sizeof buf, "the warpgroup MMAs did %.1f%% of the FLOPs (at least %.0f%% needed)", c.tensor_flop_share * 100,
+                  min_tensor_flop_share * 100);
+    c.shortfall = buf;
+  } else if (c.tma_byte_share < min_tma_byte_share) {
+    std::snprintf(buf, sizeof buf, "the TMA copies moved %.3gx the operand bytes (at least %.3gx needed%s)", c.tma_byte_share,
+                  min_tma_byte_share, t.tma_copies_unsized > 0 ? "; copies of kernels given no encoded tensor map count 0" : "");
+    c.shortfall = buf;
+  }
+  c.does_the_work = c.shortfall.empty();
+  return c;
+}
+
+TargetWorkSummary summarize_target_work(const std::vector<json>& events, const SassListing& listing,
+                                        const std::vector<std::vector<std::string>>& groups, double min_tensor_flop_share,
+                                        double min_tma_byte_share, const std::function<double(const json&)>& operand_bytes,
+                                        const std::function<std::string(const json&)>& shape_name) {
+  TargetWorkSummary out;
+  out.seen = out.does_the_work = !events.empty();
+  double mma_flops = 0, problem_flops = 0, tma_bytes = 0, operands_total = 0;
+  for (const auto& ev : events) {
+    const ExecutedTargets t = executed_targets(ev, listing, groups);
+    const json& shape = ev.at("shape");
+    const double operands = operand_bytes(shape);
+    const TargetWorkCheck w = check_target_work(t, operands, groups, min_tensor_flop_share, min_tma_byte_share);
+    out.seen = out.seen && w.seen;
+    out.does_the_work = out.does_the_work && w.does_the_work;
+    if (!w.does_the_work && out.shortfall.empty()) {
+      const std::string when = ev.value("when", "");
+      out.shortfall = w.shortfall + " on " + shape_name(shape) + (when.empty() ? "" : " (" + when + ")");
+    }
+    mma_flops += t.warpgroup_mma_flops;
+    problem_flops += t.problem_flops;
+    tma_bytes += t.tma_bytes;
+    operands_total += operands;
+    for (const auto& [op, n] : t.opcodes) out.executed[op] += n;
+    out.shapes.push_back({{"shape", shape},
+                          {"when", ev.value("when", "")},
+                          {"targets_executed", w.does_the_work},
+                          {"targets_seen", w.seen},
+                          {"executed_families", select_families(t.opcodes, groups)},
+                          {"tensor_flop_share", w.tensor_flop_share},
+                          {"other_tensor_flop_share", t.problem_flops > 0 ? t.other_tensor_flops / t.problem_flops : 0.0},
+                          {"tma_byte_share", w.tma_byte_share},
+                          {"tma_copies", t.tma_copies},
+                          {"tma_copies_without_known_map", t.tma_copies_unsized},
+                          {"unmatched_executions", t.unmatched},
+                          {"check_passed", t.check_passed},
+                          {"kernels", t.kernels}});
+  }
+  if (problem_flops > 0) out.tensor_flop_share = mma_flops / problem_flops;
+  if (operands_total > 0) out.tma_byte_share = tma_bytes / operands_total;
+  return out;
+}
+
+bool counted_calls_show_no_target(const std::vector<json>& events, const SassListing& listing,
+                                  const std::vector<std::vector<std::string>>& groups) {
+  if (events.empty() || listing.empty()) return false;
+  for (const auto& ev : events) {
+    const ExecutedTargets t = executed_targets(ev, listing, groups);
+    if (t.unmatched > 0 || t.warpgroup_mma_flops > 0 || !select_families(t.opcodes, groups).empty()) return false;
+  }
+  return true;
+}
+
+std::string why_no_counted_calls(const SassListing& listing, const std::vector<std::vector<std::string>>& groups) {
+  OpcodeCounts present;
+  for (const auto& [kernel, instructions] : listing)
+    for (const auto& [offset, ins] : instructions) {
+      // Every tensor-core opcode has MMA in it: HMMA, IMMA, the warpgroup *GMMA, Blackwell's UTC*MMA.
+      if (ins.opcode.find("MMA") != std::string::npos) return "";
+      ++present[ins.opcode];
+    }
+  if (present.empty() || !select_families(present, groups).empty()) return "";
+  return "the candidate's SASS (" + std::to_string(listing.size()) +
+         " kernels) holds no target and no tensor-core instruction, so no call of it can execute one";
+}
+
+}  // namespace ptxbench
