@@ -93,7 +93,7 @@ void add_rescore_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   cmd->add_option("run", a->run, "Run id (see 'ptxbench runs list')")->required();
   cmd->add_flag("--no-gpu", a->no_gpu, "Build and run static checks only");
   cmd->add_flag("--no-sanitize", a->no_sanitize, "Skip compute-sanitizer");
-  cmd->add_flag("--no-probe", a->no_probe, "Skip the ncu target-instruction run");
+  cmd->add_flag("--no-probe", a->no_probe, "Skip counting the executed target instructions");
   cmd->add_flag("--no-timing", a->no_timing, "Skip timing");
   cmd->add_option("--compile-jobs", a->compile_jobs, "nvcc builds at once (default 0: one per core)");
   cmd->add_option("--device", a->device, "CUDA device index")->check(CLI::NonNegativeNumber);

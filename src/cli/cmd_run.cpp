@@ -301,7 +301,7 @@ void add_run_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   cmd->add_flag("--rejudge", f->rejudge, "Judge identical candidates again (default: reuse the run's earlier judgment)");
   cmd->add_flag("--no-gpu", f->no_gpu, "Build and run static checks only");
   cmd->add_flag("--no-sanitize", f->no_sanitize, "Skip compute-sanitizer");
-  cmd->add_flag("--no-probe", f->no_probe, "Skip the ncu target-instruction run");
+  cmd->add_flag("--no-probe", f->no_probe, "Skip counting the executed target instructions");
   cmd->add_flag("--no-timing", f->no_timing, "Skip timing");
   opt(cmd->add_option("--device", f->device, "CUDA device index")->check(CLI::NonNegativeNumber));
   cmd->add_option("--worker", f->worker, "Path to ptxbench-worker (default: beside ptxbench)");
