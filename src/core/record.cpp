@@ -2,6 +2,7 @@
 
 #include "core/bytes.h"
 #include "core/error.h"
+#include "core/json_integer.h"
 
 namespace ptxbench {
 
@@ -84,7 +85,7 @@ EvaluationRecord record_from_json(const json& stored) {
       restore_bytes(j, *b);
     }
     EvaluationRecord r;
-    r.schema = j.at("schema").get<int>();
+    r.schema = json_integer<int>(j.at("schema"), "record.schema");
     r.problem = j.at("problem").get<std::string>();
     r.arch = j.at("arch").get<std::string>();
     r.gpu = j.at("gpu").get<std::string>();
@@ -105,8 +106,8 @@ EvaluationRecord record_from_json(const json& stored) {
     } else {
       r.target_seen = r.target_executed;
     }
-    r.static_families = j.at("static_families").get<std::map<std::string, long long>>();
-    r.executed_families = j.at("executed_families").get<std::map<std::string, long long>>();
+    r.static_families = json_integer_map(j.at("static_families"), "record.static_families");
+    r.executed_families = json_integer_map(j.at("executed_families"), "record.executed_families");
     for (const auto& s : j.at("stages"))
       r.stages.push_back({s.at("name").get<std::string>(),
                           stage_status_from(s.at("status").get<std::string>()),
@@ -114,18 +115,18 @@ EvaluationRecord record_from_json(const json& stored) {
                           s.at("detail")});
     for (const auto& t : j.at("timing")) {
       ShapeTiming st;
-      st.shape = t.at("shape").get<std::map<std::string, long long>>();
+      st.shape = json_integer_map(t.at("shape"), "record.timing.shape");
       st.median_ms = t.at("median_ms").get<double>();
       st.p10_ms = t.at("p10_ms").get<double>();
       st.p90_ms = t.at("p90_ms").get<double>();
       st.spread = t.at("spread").get<double>();
-      st.samples = t.at("samples").get<int>();
+      st.samples = json_integer<int>(t.at("samples"), "record.timing.samples");
       st.baseline_median_ms = t.at("baseline_median_ms").get<double>();
       st.baseline_spread = t.at("baseline_spread").get<double>();
       st.baseline_interleaved_ms = t.value("baseline_interleaved_ms", 0.0);
       st.baseline_alone_ms = t.value("baseline_alone_ms", 0.0);
       st.baseline_source = t.value("baseline_source", std::string());
-      st.baseline_samples = t.at("baseline_samples").get<int>();
+      st.baseline_samples = json_integer<int>(t.at("baseline_samples"), "record.timing.baseline_samples");
       st.speedup = t.at("speedup").get<double>();
       st.tflops = t.at("tflops").get<double>();
       st.baseline_tflops = t.at("baseline_tflops").get<double>();

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "store/run_export.h"
 #include "store/run_store.h"
+#include "core/json_integer.h"
 
 namespace ptxbench::fixit {
 namespace fs = std::filesystem;
@@ -17,8 +18,8 @@ std::string str(const json& j, const char* key, const std::string& where) {
 }
 int integer(const json& j, const char* key, const std::string& where) {
   auto it = j.find(key);
-  if (it == j.end() || !it->is_number_integer()) throw InputError(where + ": field '" + key + "' must be an integer");
-  return it->get<int>();
+  if (it == j.end()) throw InputError(where + ": field '" + key + "' must be an integer");
+  return json_integer<int>(*it, where + ": field '" + key + "'");
 }
 std::string opt_str(const json& j, const char* key) {
   auto it = j.find(key);

@@ -1,4 +1,5 @@
 #include "report/paper_layout.h"
+#include "core/json_integer.h"
 
 #include <algorithm>
 #include <cmath>
@@ -48,7 +49,7 @@ std::string row_label(const Table& t, size_t row, const std::vector<std::string>
 std::vector<int> budgets_of(const Report& r) {
   std::vector<int> b;
   if (r.meta.contains("budgets"))
-    for (const auto& x : r.meta["budgets"]) b.push_back(x.get<int>());
+    for (const auto& x : r.meta["budgets"]) b.push_back(json_integer<int>(x, "report meta.budgets"));
   return b;
 }
 

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "store/run_store.h"
+#include "core/json_integer.h"
 
 namespace ptxbench {
 namespace fs = std::filesystem;
@@ -12,7 +13,7 @@ namespace {
 std::optional<long long> opt_int(const json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return std::nullopt;
-  return it->get<long long>();
+  return json_integer<long long>(*it, key);
 }
 
 std::string list(const std::set<std::string>& s) {
@@ -54,7 +55,7 @@ DbStatus read_jsonl(const fs::path& path, const std::string& run_id, RecordedRun
         rep.output_tokens = opt_int(r["usage"], "output_tokens");
         rep.reasoning_tokens = opt_int(r["usage"], "reasoning_tokens");
       }
-      TurnKey key{j.at("problem").get<std::string>(), j.at("trajectory").get<int>(), j.at("turn").get<int>()};
+      TurnKey key{j.at("problem").get<std::string>(), json_integer<int>(j.at("trajectory"), "trajectory"), json_integer<int>(j.at("turn"), "turn")};
       if (!by_run[id].emplace(key, std::move(rep)).second)
         return DbStatus::failure(at + ": turn " + std::get<0>(key) + "/" + std::to_string(std::get<1>(key)) + "/" +
                                  std::to_string(std::get<2>(key)) + " of run " + id + " appears twice");

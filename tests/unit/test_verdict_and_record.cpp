@@ -68,6 +68,40 @@ TEST(Record, MalformedJsonIsAnInputErrorNamingTheProblem) {
   }
 }
 
+// Found by the CI fuzz run: a float past int's range in an integer field was converted without a
+// check (undefined behaviour); every integer field must be an in-range integer literal.
+TEST(Record, IntegerFieldsRejectFloatsAndOutOfRangeNumbersByName) {
+  auto expect_error_naming = [](json j, const std::string& field) {
+    try {
+      record_from_json(j);
+      FAIL() << "expected InputError for " << field;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+    }
+  };
+  json j = to_json(sample_record());
+  j["schema"] = json::parse("5.5e92");
+  expect_error_naming(j, "record.schema");
+  j = to_json(sample_record());
+  j["schema"] = json::parse("18446744073709551615");
+  expect_error_naming(j, "record.schema");
+  j = to_json(sample_record());
+  j["schema"] = 3.0;
+  expect_error_naming(j, "record.schema");
+  j = to_json(sample_record());
+  j["timing"][0]["samples"] = -1e300;
+  expect_error_naming(j, "record.timing.samples");
+  j = to_json(sample_record());
+  j["timing"][0]["shape"]["M"] = 1e30;
+  expect_error_naming(j, "record.timing.shape.M");
+  j = to_json(sample_record());
+  j["executed_families"]["HGMMA"] = true;
+  expect_error_naming(j, "record.executed_families.HGMMA");
+  j = to_json(sample_record());
+  j["executed_families"]["HGMMA"] = json::parse("9223372036854775807");
+  EXPECT_EQ(record_from_json(j).executed_families.at("HGMMA"), 9223372036854775807LL);
+}
+
 TEST(DecideVerdict, FirstFailedStageDecides) {
   EvaluationRecord r;
   r.add_stage({"build", StageStatus::ok, 0, "", json::object()});

@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include "judge/stages/stage_results.h"
+#include "core/json_integer.h"
 
 namespace ptxbench {
 
@@ -24,15 +25,15 @@ StageResult from_worker_stage(const json& ev) {
 
 ShapeTiming to_shape_timing(const json& t) {
   ShapeTiming st;
-  st.shape = t.at("shape").get<std::map<std::string, long long>>();
+  st.shape = json_integer_map(t.at("shape"), "worker timing.shape");
   const auto& c = t.at("candidate");
   st.median_ms = c.at("median_ms"), st.p10_ms = c.at("p10_ms"), st.p90_ms = c.at("p90_ms");
-  st.spread = c.at("spread"), st.samples = c.at("samples");
+  st.spread = c.at("spread"), st.samples = json_integer<int>(c.at("samples"), "worker timing.candidate.samples");
   const double flops = t.at("flops");
   st.tflops = st.median_ms > 0 ? flops / (st.median_ms * 1e-3) / 1e12 : 0;
   if (t.contains("baseline")) {
     const auto& b = t.at("baseline");
-    st.baseline_interleaved_ms = b.at("median_ms"), st.baseline_spread = b.at("spread"), st.baseline_samples = b.at("samples");
+    st.baseline_interleaved_ms = b.at("median_ms"), st.baseline_spread = b.at("spread"), st.baseline_samples = json_integer<int>(b.at("samples"), "worker timing.baseline.samples");
     // The faster of the library beside the candidate and alone (before the load; again after a
     // drift): a library slowed beside the candidate, by less than the drift that is forbidden,
     // earns the candidate nothing.
