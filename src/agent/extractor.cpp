@@ -52,9 +52,10 @@ std::string language_of(const std::string& info) {
   return lang;
 }
 
-bool eligible(const std::string& language) {
-  static const std::set<std::string> kTags{"", "cuda", "cu", "cuh", "cpp", "c++", "cxx", "cc", "c", "h", "hpp", "hxx"};
-  return kTags.count(language) > 0;
+bool eligible(const std::string& tag, Language language) {
+  static const std::set<std::string> kCuda{"", "cuda", "cu", "cuh", "cpp", "c++", "cxx", "cc", "c", "h", "hpp", "hxx"};
+  static const std::set<std::string> kPython{"", "python", "py", "python3", "triton"};
+  return (language == Language::triton ? kPython : kCuda).count(tag) > 0;
 }
 
 // The entry point named as a function: the symbol, then optional spaces, then '('.
@@ -77,7 +78,7 @@ json ExtractedCode::to_json() const {
           {"unterminated", unterminated}, {"crlf", crlf}, {"bytes", code.size()}};
 }
 
-ExtractedCode extract_code(const std::string& reply, const std::string& entry_symbol) {
+ExtractedCode extract_code(const std::string& reply, const std::string& entry_symbol, Language language) {
   ExtractedCode out;
   std::string text;
   text.reserve(reply.size());
@@ -119,23 +120,24 @@ ExtractedCode extract_code(const std::string& reply, const std::string& entry_sy
   const size_t prose_begin = out.prose.find_first_not_of(" \t\n");
   out.prose = prose_begin == std::string::npos ? "" : out.prose.substr(prose_begin, out.prose.find_last_not_of(" \t\n") - prose_begin + 1);
   out.blocks = static_cast<int>(blocks.size());
+  const std::string kind = language == Language::triton ? "Python" : "C/C++/CUDA";
   int naming = -1, largest = -1;
   for (int i = 0; i < out.blocks; ++i) {
     const Block& b = blocks[static_cast<size_t>(i)];
-    if (!eligible(b.language) || b.text.find_first_not_of(" \t\n") == std::string::npos) continue;
+    if (!eligible(b.language, language) || b.text.find_first_not_of(" \t\n") == std::string::npos) continue;
     ++out.eligible_blocks;
     if (names_entry(b.text, entry_symbol)) naming = i;
     if (largest < 0 || b.text.size() >= blocks[static_cast<size_t>(largest)].text.size()) largest = i;
   }
   if (naming < 0 && largest < 0) {
-    out.rule = out.blocks ? "no C/C++/CUDA code block (" + std::to_string(out.blocks) + " block(s) in other languages or empty)"
+    out.rule = out.blocks ? "no " + kind + " code block (" + std::to_string(out.blocks) + " block(s) in other languages or empty)"
                           : "no code block in the reply";
     return out;
   }
   out.chosen = naming >= 0 ? naming : largest;
-  if (out.eligible_blocks == 1) out.rule = "the only C/C++/CUDA block";
-  else if (naming >= 0) out.rule = "the last C/C++/CUDA block naming " + entry_symbol;
-  else out.rule = "the largest C/C++/CUDA block (none names " + entry_symbol + ")";
+  if (out.eligible_blocks == 1) out.rule = "the only " + kind + " block";
+  else if (naming >= 0) out.rule = "the last " + kind + " block naming " + entry_symbol;
+  else out.rule = "the largest " + kind + " block (none names " + entry_symbol + ")";
   const Block& b = blocks[static_cast<size_t>(out.chosen)];
   out.found = true;
   out.code = b.text;

@@ -6,7 +6,8 @@
 //     block still open at the end of the reply runs to the end and is flagged `unterminated`
 //     (a truncated reply keeps its code).
 //  3. Only C/C++/CUDA blocks are candidates: tags cuda, cu, cuh, cpp, c++, cxx, cc, c, h, hpp, hxx,
-//     or no tag. Blocks tagged otherwise (python, bash, ptx, text, ...) are never taken.
+//     or no tag. Blocks tagged otherwise (python, bash, ptx, text, ...) are never taken. For a
+//     Triton candidate (Language::triton) the tags are python, py, triton, or none instead.
 //  4. Of those, the LAST block that names the entry point as a function (`ptxbench_gemm(`) is the
 //     candidate; when none names it, the LARGEST block (the later one on a tie).
 //  5. No candidate block at all: outcome no_code (the turn is counted, nothing is compiled).
@@ -14,6 +15,7 @@
 #include <string>
 
 #include "core/json.h"
+#include "core/language.h"
 
 namespace ptxbench {
 
@@ -35,6 +37,6 @@ struct ExtractedCode {
   json to_json() const;
 };
 
-ExtractedCode extract_code(const std::string& reply, const std::string& entry_symbol);
+ExtractedCode extract_code(const std::string& reply, const std::string& entry_symbol, Language language = Language::cuda);
 
 }  // namespace ptxbench

@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "judge/infra_retry.h"
 #include "problems/registry.h"
+#include "problems/triton_abi.h"
 #include "report/summary.h"
 #include "sandbox/capabilities.h"
 #include "service/service_factory.h"
@@ -29,6 +30,7 @@ struct EvalArgs {
   std::string problem;
   std::vector<std::string> files;
   std::string arch = "sm_90a";
+  std::string language;  // empty: by the files' extension (.py: triton)
   bool json = false, no_gpu = false, no_sanitize = false, no_probe = false, no_timing = false, no_store = false,
        no_accounting = false;
   int device = 0;
@@ -84,6 +86,24 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
     const std::string source = read_file_bytes(f, "candidate");
     specs.push_back(registry.load(a.problem.empty() ? infer_problem(f, source, registry) : a.problem));
   }
+  // One language per invocation: named, or the same extension on every file.
+  Language language = Language::cuda;
+  if (!a.language.empty()) {
+    language = *language_from_string(a.language);
+  } else {
+    language = language_of_file(files.front());
+    for (const auto& f : files)
+      if (language_of_file(f) != language)
+        throw InputError("the files mix Triton (.py) and CUDA candidates: judge each language in its own eval, or pass --language");
+  }
+  if (language == Language::triton) {
+    if (!a.no_gpu)
+      throw InputError("--language triton: Triton candidates get the CPU stages only so far (the scan, the compile for " + a.arch +
+                       ", the PTX and SASS checks); pass --no-gpu");
+    if (a.engine.names_a_queue()) throw InputError("--language triton does not go through the engine's queue yet: drop --queue/--submit-only");
+    for (const auto& s : specs)
+      if (!load_triton_abi(s)) throw InputError("problem '" + s.name + "' has no Triton interface (problems/" + s.name + "/triton/abi.toml)");
+  }
 
   std::optional<TempWorkspace> temp;
   ServiceFlags sf;
@@ -96,6 +116,7 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
     require_writable(opt.workspace);
   }
   opt.arch = a.arch;
+  opt.language = language;
   opt.worker = a.worker;
   opt.use_gpu = !a.no_gpu;
   opt.sanitize = !a.no_sanitize;
@@ -187,6 +208,10 @@ void add_eval_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
                   "Problem name (see 'ptxbench problems'); default: the problem whose folder holds the file, or whose "
                   "entry point it defines");
   cmd->add_option("--arch", a->arch, "Target architecture")->check(arch_validator())->capture_default_str();
+  cmd->add_option("--language", a->language,
+                  "The candidates' language: cuda (CUDA C++ with PTX) or triton (one Python file with @triton.jit kernels; "
+                  "the CPU stages only so far, with --no-gpu); default: by the files' extension, .py is triton")
+      ->check(CLI::IsMember(language_names()));
   cmd->add_flag("--json", a->json, "Print each evaluation record on stdout as one JSON line, as it finishes");
   cmd->add_flag("--no-gpu", a->no_gpu, "Build and run static checks only");
   cmd->add_flag("--no-sanitize", a->no_sanitize, "Skip compute-sanitizer");

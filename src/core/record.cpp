@@ -40,6 +40,7 @@ json to_json(const EvaluationRecord& r) {
   json j;
   j["schema"] = r.schema;
   j["problem"] = r.problem;
+  j["language"] = r.language;
   j["arch"] = r.arch;
   j["gpu"] = r.gpu;
   j["candidate"] = {{"path", r.candidate_path}, {"sha256", r.candidate_sha256}};
@@ -87,6 +88,7 @@ EvaluationRecord record_from_json(const json& stored) {
     EvaluationRecord r;
     r.schema = json_integer<int>(j.at("schema"), "record.schema");
     r.problem = j.at("problem").get<std::string>();
+    if (auto lang = j.find("language"); lang != j.end()) r.language = lang->get<std::string>();
     r.arch = j.at("arch").get<std::string>();
     r.gpu = j.at("gpu").get<std::string>();
     r.candidate_path = j.at("candidate").at("path").get<std::string>();

@@ -46,6 +46,9 @@ struct EvaluationRecord {
   // is the loose flag (read back as target_seen too).
   int schema = 3;
   std::string problem;
+  // The candidate's language: "cuda" (CUDA C++ with inline PTX) or "triton" (core/language.h).
+  // Added without a schema change: a record without it is a CUDA one.
+  std::string language = "cuda";
   std::string arch;
   std::string gpu;
   std::string candidate_path;

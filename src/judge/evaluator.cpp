@@ -52,6 +52,7 @@ PreparedCandidate Evaluator::prepare(const ProblemSpec& p, const fs::path& candi
   PreparedCandidate prep;
   EvaluationRecord& r = prep.record;
   r.problem = p.name;
+  r.language = std::string(to_string(opt_.language));
   r.arch = opt_.arch;
   r.candidate_path = candidate.string();
   r.candidate_sha256 = content_sha256(source);
@@ -81,6 +82,8 @@ EvaluationRecord Evaluator::judge(const ProblemSpec& p, PreparedCandidate prep) 
   std::string skip_reason;
   if (!static_ok) skip_reason = "an earlier stage failed";
   else if (!opt_.use_gpu) skip_reason = "--no-gpu: static checks only";
+  else if (opt_.language == Language::triton)
+    skip_reason = "Triton candidates get the CPU stages only so far (the GPU worker for Triton is not built): static checks only";
   else if (const auto& why = gpu_unavailable_reason(); !why.empty()) skip_reason = "no usable GPU (" + why + ")";
   else if (const std::string cc = gpu_hello_.value("cc", ""); cc != arch_info(opt_.arch).compute_capability)
     skip_reason = "the GPU (" + gpu_hello_.value("gpu", "?") + ", compute capability " + cc + ") cannot run " + opt_.arch +

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/json.h"
+#include "core/language.h"
 #include "core/record.h"
 #include "judge/gpu_lane_gate.h"
 #include "problems/problem_spec.h"
@@ -22,6 +23,7 @@ class ReferencePool;
 
 struct EvalOptions {
   std::string arch = "sm_90a";
+  Language language = Language::cuda;           // how the candidate is built and checked (core/language.h)
   std::filesystem::path workspace;               // builds/, jobs/, the database
   std::filesystem::path worker;                  // ptxbench-worker; empty: beside this executable
   bool use_gpu = true;                           // false: static stages only (--no-gpu)

@@ -9,6 +9,7 @@ namespace ptxbench {
 EvalOptions judge_options(const JudgeFlags& f) {
   EvalOptions o;
   o.arch = f.arch;
+  o.language = f.language;
   o.workspace = f.workspace;
   o.worker = f.worker;
   o.use_gpu = f.use_gpu;

@@ -22,6 +22,7 @@ namespace ptxbench {
 // --no-sanitize, --no-probe, --no-timing, --no-accounting, --device, -I, --read-root).
 struct JudgeFlags {
   std::string arch = "sm_90a";
+  Language language = Language::cuda;
   std::filesystem::path workspace;
   std::filesystem::path worker;  // empty: beside this executable
   bool use_gpu = true, sanitize = true, probe = true, timing = true, accounting = true;

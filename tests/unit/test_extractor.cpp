@@ -118,3 +118,28 @@ TEST(Extractor, RecordsTheRuleAndVersion) {
   EXPECT_EQ(j["found"], true);
   EXPECT_EQ(j["bytes"], kFull.size());
 }
+
+// A Triton reply: python-tagged (or untagged) blocks are the candidates, CUDA blocks never are.
+TEST(Extractor, TritonTakesPythonBlocksAndNeverCuda) {
+  const std::string reply =
+      "Sketch in CUDA first:\n```cuda\nextern \"C\" int ptxbench_gemm(int x) { return x; }\n```\n"
+      "Helper:\n```python\nimport triton\nBLOCK = 128\n```\n"
+      "The candidate:\n```python\nimport triton\n\ndef ptxbench_gemm(A, B, C, M, N, K, stream):\n    pass\n```\n"
+      "```bash\npython run.py\n```\n";
+  const ExtractedCode py = extract_code(reply, "ptxbench_gemm", Language::triton);
+  ASSERT_TRUE(py.found);
+  EXPECT_EQ(py.chosen, 2);
+  EXPECT_EQ(py.eligible_blocks, 2);
+  EXPECT_EQ(py.language, "python");
+  EXPECT_NE(py.code.find("def ptxbench_gemm(A, B, C"), std::string::npos);
+  EXPECT_EQ(py.rule, "the last Python block naming ptxbench_gemm");
+  // The same reply judged as CUDA takes the CUDA block.
+  const ExtractedCode cu = extract_code(reply, "ptxbench_gemm");
+  ASSERT_TRUE(cu.found);
+  EXPECT_EQ(cu.chosen, 0);
+  // Only CUDA in a Triton reply: no code, saying so.
+  const ExtractedCode none = extract_code("```cuda\nint x;\n```\n", "ptxbench_gemm", Language::triton);
+  EXPECT_FALSE(none.found);
+  EXPECT_NE(none.rule.find("no Python code block"), std::string::npos) << none.rule;
+  EXPECT_TRUE(extract_code("```py\ndef ptxbench_gemm():\n    pass\n```\n", "ptxbench_gemm", Language::triton).found);
+}

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "compile/nvcc_driver.h"
+#include "compile/triton_driver.h"
 #include "judge/evaluator.h"
 #include "judge/stages/stage.h"
 #include "problems/problem_spec.h"
@@ -22,6 +23,7 @@ struct CpuStageRun {
   const ProgressFn& progress;
   PreparedCandidate& prepared;             // the record, and the SASS scan the static checks start
   BuildResult build{};                     // run_build's, for the static checks
+  TritonBuildResult triton{};              // run_triton_build's (Language::triton)
 
   void note(const std::string& line) const {
     if (progress) progress(line);
@@ -30,5 +32,7 @@ struct CpuStageRun {
 
 StageStop run_build(CpuStageRun& c);          // build_stage.cpp
 StageStop run_static_checks(CpuStageRun& c);  // static_stage.cpp
+StageStop run_triton_build(CpuStageRun& c);          // triton_stages.cpp
+StageStop run_triton_static_checks(CpuStageRun& c);  // triton_stages.cpp
 
 }  // namespace ptxbench

@@ -10,6 +10,13 @@ constexpr Stage<CpuStageRun> kCpuStages[] = {
     {"static", run_static_checks},
 };
 
+// A Triton candidate: the scan and the compile-only build (compile/triton_driver.h), then the SASS
+// and PTX checks of the cubins it produced. Same stage names, same record.
+constexpr Stage<CpuStageRun> kTritonCpuStages[] = {
+    {"build", run_triton_build},
+    {"static", run_triton_static_checks},
+};
+
 constexpr Stage<GpuStageRun> kGpuStages[] = {
     {"", run_smoke_call},
     {"sanitize", run_sanitizers},
@@ -24,7 +31,10 @@ constexpr Stage<GpuStageRun> kGpuStages[] = {
 
 }  // namespace
 
-bool run_cpu_stages(CpuStageRun& run) { return run_stages<CpuStageRun>(kCpuStages, run, run.prepared.record); }
+bool run_cpu_stages(CpuStageRun& run) {
+  if (run.options.language == Language::triton) return run_stages<CpuStageRun>(kTritonCpuStages, run, run.prepared.record);
+  return run_stages<CpuStageRun>(kCpuStages, run, run.prepared.record);
+}
 
 void run_gpu_stages(GpuStageRun& run) { run_stages<GpuStageRun>(kGpuStages, run, run.record); }
 

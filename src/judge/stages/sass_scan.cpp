@@ -10,12 +10,19 @@ namespace ptxbench {
 std::shared_ptr<PreparedCandidate::SassScan> start_sass_scan(const std::filesystem::path& so,
                                                              const std::filesystem::path& cuobjdump,
                                                              const ArchTargets& targets_in) {
+  return start_sass_scan(std::vector<std::filesystem::path>{so}, cuobjdump, targets_in);
+}
+
+std::shared_ptr<PreparedCandidate::SassScan> start_sass_scan(std::vector<std::filesystem::path> objects,
+                                                             const std::filesystem::path& cuobjdump,
+                                                             const ArchTargets& targets_in) {
   auto sass = std::make_shared<PreparedCandidate::SassScan>();
-  sass->done = std::async(std::launch::async, [so, cuobjdump, targets = &targets_in, scan = sass.get()] {
+  sass->done = std::async(std::launch::async, [objects = std::move(objects), cuobjdump, targets = &targets_in, scan = sass.get()] {
     const auto t = std::chrono::steady_clock::now();
     PreparedCandidate::SassScan& out = *scan;
     try {
-      const std::string text = sass_text(so, cuobjdump);
+      std::string text;
+      for (const auto& o : objects) text += sass_text(o, cuobjdump);
       auto counts = parse_sass_listing(text);
       out.listing = parse_sass_functions(text);
       out.families = select_families(counts, targets->groups);

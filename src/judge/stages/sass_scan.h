@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "compile/sass_listing.h"
 #include "core/json.h"
@@ -26,6 +27,11 @@ struct PreparedCandidate::SassScan {
 
 // `targets` must outlive the scan.
 std::shared_ptr<PreparedCandidate::SassScan> start_sass_scan(const std::filesystem::path& shared_object,
+                                                             const std::filesystem::path& cuobjdump,
+                                                             const ArchTargets& targets);
+
+// The same over several objects (a Triton build's cubins), as one listing.
+std::shared_ptr<PreparedCandidate::SassScan> start_sass_scan(std::vector<std::filesystem::path> objects,
                                                              const std::filesystem::path& cuobjdump,
                                                              const ArchTargets& targets);
 
