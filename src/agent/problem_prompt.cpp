@@ -56,13 +56,21 @@ std::string benchmark_shapes_table(const ProblemSpec& p) {
   return o.str();
 }
 
-std::string render_problem_prompt(const ProblemSpec& p, const std::string& arch) {
-  const auto file = p.prompt_file();
+std::string render_problem_prompt(const ProblemSpec& p, const std::string& arch, Language language) {
+  if (language == Language::triton) return render_triton_problem_prompt(p, arch);
+  return render_prompt_template(read_prompt_file(p.prompt_file()), p.prompt_file(), p, arch, {});
+}
+
+std::string read_prompt_file(const std::filesystem::path& file) {
   std::ifstream in(file);
   if (!in) throw InputError("cannot read " + file.string());
   std::stringstream ss;
   ss << in.rdbuf();
-  const std::string text = ss.str();
+  return ss.str();
+}
+
+std::string render_prompt_template(const std::string& text, const std::filesystem::path& file, const ProblemSpec& p,
+                                   const std::string& arch, const std::map<std::string, std::string>& more) {
   std::string out;
   size_t pos = 0;
   while (pos < text.size()) {
@@ -80,9 +88,12 @@ std::string render_problem_prompt(const ProblemSpec& p, const std::string& arch)
     if (name == "build_command") out += "`" + candidate_build_line(arch) + "`";
     else if (name == "target_instructions") out += target_instructions_text(p, arch);
     else if (name == "benchmark_shapes") out += benchmark_shapes_table(p);
-    else
-      throw InputError(file.string() + ":" + std::to_string(line) + ": unknown placeholder {{" + name +
-                       "}} (known: build_command, target_instructions, benchmark_shapes)");
+    else if (auto it = more.find(name); it != more.end()) out += it->second;
+    else {
+      std::string known = "build_command, target_instructions, benchmark_shapes";
+      for (const auto& [k, v] : more) known += ", " + k;
+      throw InputError(file.string() + ":" + std::to_string(line) + ": unknown placeholder {{" + name + "}} (known: " + known + ")");
+    }
     pos = close + 2;
   }
   return out;

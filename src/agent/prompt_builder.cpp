@@ -23,6 +23,11 @@ constexpr const char* kRole =
     "architecture-specific PTX. Each reply you write is compiled, checked and timed; the results come back to "
     "you as feedback, and you improve the kernel turn by turn.\n";
 
+constexpr const char* kTritonRole =
+    "You are an expert GPU kernel engineer. You write complete, correct and fast Triton kernels that reach the "
+    "architecture's own instructions (warpgroup MMA, TMA). Each reply you write is compiled, checked and timed; the "
+    "results come back to you as feedback, and you improve the kernel turn by turn.\n";
+
 }  // namespace
 
 std::string to_string(KnowledgeComponent c) {
@@ -58,9 +63,23 @@ std::string components_to_string(const std::set<KnowledgeComponent>& components)
 PromptParts build_prompt_parts(const ProblemSpec& problem, const PromptOptions& o) {
   PromptParts parts;
   std::ostringstream p;
-  p << kRole;
   const ArchInfo& arch = arch_info(o.arch);
   const auto pack = o.knowledge_root / std::string(arch.pack);
+  if (o.language == Language::triton) {
+    p << kTritonRole;
+    if (!o.components.empty()) {
+      p << "\n# Architecture knowledge: " << arch.title << "\n\n";
+      if (o.components.count(KnowledgeComponent::params))
+        p << "## Architecture parameters\n\n" << read_text(pack / "params.md") << "\n\n";
+      if (o.components.count(KnowledgeComponent::ptx)) p << read_text(pack / "triton.md") << "\n\n";
+      if (o.components.count(KnowledgeComponent::contract)) p << read_text(pack / "triton_contract.md") << "\n\n";
+    }
+    parts.system = p.str();
+    parts.problem = render_problem_prompt(problem, o.arch, Language::triton) +
+                    "\n## Reply format\n\nReply with one complete Python file in a single ```python code block.\n";
+    return parts;
+  }
+  p << kRole;
   if (!o.components.empty()) {
     p << "\n# Architecture knowledge: " << arch.title << "\n\n";
     if (o.components.count(KnowledgeComponent::params))

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/language.h"
 #include "problems/problem_spec.h"
 
 namespace ptxbench {
@@ -21,6 +22,10 @@ std::string components_to_string(const std::set<KnowledgeComponent>& components)
 
 struct PromptOptions {
   std::string arch = "sm_90a";
+  // Triton: the same three components from the pack's Triton files: params.md (the hardware is the
+  // same), triton.md in the place of ptx.cuh (Triton's paths to the target instructions) and
+  // triton_contract.md in the place of contract.md.
+  Language language = Language::cuda;
   std::set<KnowledgeComponent> components{KnowledgeComponent::params, KnowledgeComponent::ptx,
                                           KnowledgeComponent::contract};
   std::filesystem::path knowledge_root;  // knowledge/
