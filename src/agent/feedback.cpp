@@ -332,7 +332,7 @@ std::string map_build_paths(const std::string& s, const EvaluationRecord& r) {
     if (from.empty()) return;
     for (size_t at = out.find(from); at != std::string::npos; at = out.find(from, at + to.size())) out.replace(at, from.size(), to);
   };
-  replace_all(r.candidate_path, "candidate.cu");
+  replace_all(r.candidate_path, r.language == "triton" ? "candidate.py" : "candidate.cu");
   if (r.candidate_sha256.size() == 64) replace_all(r.candidate_sha256 + ".", "candidate.");
   // Any other absolute path: its base name (build folders, include folders of the harness).
   static const std::regex abs_path(R"((^|[\s'"(=])(/[^\s:'"()]*/)([^/\s:'"()]+))");

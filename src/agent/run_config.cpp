@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/language.h"
 
 namespace ptxbench {
 namespace {
@@ -132,6 +133,10 @@ void validate_run_config(const RunConfig& c) {
   if (c.compile_jobs < 0) throw InputError("compile_jobs must be 0 (one per core) or more");
   if (c.limit && *c.limit < 1) throw InputError("limit must be at least 1");
   if (c.problems.empty()) throw InputError("no problems given: use --problems LIST or all");
+  if (!language_from_string(c.language)) throw InputError("language must be cuda or triton (got '" + c.language + "')");
+  if (c.language == "triton" && c.use_gpu)
+    throw InputError("language triton: Triton candidates get the CPU stages only so far (the GPU worker for Triton is not "
+                     "built): use --no-gpu (or [evaluation] gpu = false)");
   for (const auto& [k, v] : c.model_args.items()) check_model_arg_name(k, "model argument");
   if (c.repair_notes.k < 1 || c.repair_notes.k > 20) throw InputError("repair notes: k must be in 1..20 (got " + std::to_string(c.repair_notes.k) + ")");
   if (c.repair_notes.source.empty() && (c.repair_notes.with_fixed_kernel || c.repair_notes.same_problem))
@@ -158,6 +163,7 @@ json RunConfig::to_json() const {
           {"suite", suite},
           {"splits", s},
           {"arch", arch},
+          {"language", language},
           {"trajectories", trajectories},
           {"turns", turns},
           {"knowledge", knowledge},
@@ -184,7 +190,7 @@ std::optional<TokenPrices> RunConfig::prices_for_model() const {
 
 RunConfig load_run_config_file(const std::filesystem::path& file, RunConfig c) {
   const toml::table root = parse_toml_file(file);
-  const std::set<std::string> top{"model", "problems", "suite", "arch", "trajectories", "turns", "knowledge", "context_turns",
+  const std::set<std::string> top{"model", "problems", "suite", "arch", "language", "trajectories", "turns", "knowledge", "context_turns",
                                   "max_infra_errors", "infra_retry_delay_s", "parallel", "compile_jobs", "limit",
                                   "run_name", "rejudge", "model_args", "evaluation", "prices", "repair_notes"};
   for_each_key(root, file, "", top, [&](const std::string& key, const toml::node& v, const std::string& at) {
@@ -192,6 +198,7 @@ RunConfig load_run_config_file(const std::filesystem::path& file, RunConfig c) {
     else if (key == "problems") c.problems = split_list(list_of(v, at));
     else if (key == "suite") c.suite = string_of(v, at);
     else if (key == "arch") c.arch = string_of(v, at);
+    else if (key == "language") c.language = string_of(v, at);
     else if (key == "trajectories") c.trajectories = int_of(v, at);
     else if (key == "turns") c.turns = int_of(v, at);
     else if (key == "knowledge") c.knowledge = list_of(v, at);

@@ -3,6 +3,7 @@
 // File format (every key optional; an unknown key is an error naming the file and key):
 //   model = "openai:gpt-5"            problems = "all" | ["gemm", "mha_fwd"]   suite = "4ops" (not both)
 //   arch = "sm_90a"                   trajectories = 12        turns = 8
+//   language = "cuda" | "triton"
 //   knowledge = "params,ptx,contract" | ["params", "ptx"] | "none"
 //   context_turns = 3 | "all"         max_infra_errors = 10    infra_retry_delay_s = 5
 //   parallel = 0 (all trajectories)   compile_jobs = 0 (cores) limit = N
@@ -47,6 +48,7 @@ struct RunConfig {
   std::string suite;
   std::map<std::string, std::string> splits;
   std::string arch = "sm_90a";
+  std::string language = "cuda";      // the candidates' language (core/language.h)
   int trajectories = 12, turns = 8;   // the paper's budget: 12 trajectories x 8 turns per problem
   std::string knowledge = "params,ptx,contract";
   int context_turns = 3;              // K of the context policy; -1: all

@@ -54,6 +54,7 @@ RunOutcome RunDriver::run() {
   std::vector<ProblemPrompt> prompts;
   PromptOptions po;
   po.arch = config_.arch;
+  po.language = *language_from_string(config_.language);
   po.components = parse_components(config_.knowledge);
   po.knowledge_root = options_.knowledge_root;
   for (const auto& p : problems_) prompts.push_back({&p, build_prompt_parts(p, po)});

@@ -20,6 +20,8 @@ json run_identity(const RunConfig& c) {
   // A suite labels the problems with their splits: part of the identity when given (runs without a
   // suite keep the ids they had before suites existed).
   if (!c.suite.empty()) id["suite"] = c.suite;
+  // The language, when not CUDA (CUDA runs keep the ids they had before Triton existed).
+  if (c.language != "cuda") id["language"] = c.language;
   // Repair notes change what the model is shown: their content (not where they were read from),
   // k and the switches (runs without notes keep their ids).
   if (!c.repair_notes.source.empty())

@@ -190,7 +190,7 @@ bool TrajectoryRunner::next_turn(int turn) {
   const bool answered = reply->outcome == ProviderOutcome::ok || reply->outcome == ProviderOutcome::truncated;
   ExtractedCode code;
   if (answered) {
-    code = extract_code(reply->content, spec.entry);
+    code = extract_code(reply->content, spec.entry, *language_from_string(ctx_.config.language));
     t.extraction = code.to_json();
   } else {
     t.extraction = {{"version", kExtractorVersion}, {"found", false}, {"rule", "no answer to extract from (" + call.outcome + ")"}};

@@ -31,7 +31,7 @@ namespace ptxbench::cli {
 namespace {
 
 struct RunFlags {
-  std::string config_file, model, problems, suite, arch, knowledge, context_turns, run_name, worker;
+  std::string config_file, model, problems, suite, arch, language, knowledge, context_turns, run_name, worker;
   std::vector<std::string> model_args;
   int trajectories = 0, turns = 0, limit = 0, max_infra_errors = 0, parallel = 0, compile_jobs = 0, device = 0;
   double infra_retry_delay = 0;
@@ -71,6 +71,7 @@ RunConfig resolve_config(const RunFlags& f, const ProblemRegistry& registry) {
   if (f.has("--problems")) c.problems = split(f.problems);
   if (f.has("--suite")) c.suite = f.suite;
   if (f.has("--arch")) c.arch = f.arch;
+  if (f.has("--language")) c.language = f.language;
   if (f.has("--trajectories")) c.trajectories = f.trajectories;
   if (f.has("--turns")) c.turns = f.turns;
   if (f.has("--knowledge")) c.knowledge = f.knowledge;
@@ -117,6 +118,7 @@ RunConfig resolve_config(const RunFlags& f, const ProblemRegistry& registry) {
 ServiceFlags service_flags(const RunConfig& c, const RunFlags& f, const GlobalOptions& g) {
   ServiceFlags s;
   s.judge.arch = c.arch;
+  s.judge.language = *language_from_string(c.language);
   s.judge.workspace = workspace_dir(g);
   s.judge.worker = f.worker;
   s.judge.use_gpu = c.use_gpu;
@@ -138,6 +140,7 @@ int run_validate(const RunConfig& c, const std::vector<ProblemSpec>& specs, cons
   json prompts = json::array();
   PromptOptions po;
   po.arch = c.arch;
+  po.language = *language_from_string(c.language);
   po.components = parse_components(c.knowledge);
   po.knowledge_root = knowledge;
   for (const auto& p : specs) {
@@ -285,6 +288,10 @@ void add_run_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
                       "Run a suite's problems (suites/<name>.toml, e.g. paper, 4ops, 8ops; see 'ptxbench problems --suites'); "
                       "each is recorded with its split (train / held-out). Not with --problems"));
   opt(cmd->add_option("--arch", f->arch, "Target architecture (default sm_90a)")->check(arch_validator()));
+  opt(cmd->add_option("--language", f->language,
+                      "The candidates' language: cuda (default) or triton (one Python file of @triton.jit kernels; the CPU "
+                      "stages only so far, with --no-gpu)")
+          ->check(CLI::IsMember(language_names())));
   opt(cmd->add_option("--trajectories", f->trajectories, "Trajectories per problem (default 12)"));
   opt(cmd->add_option("--turns", f->turns, "Counted turns per trajectory (default 8)"));
   opt(cmd->add_option("--knowledge", f->knowledge, "Knowledge components: params,ptx,contract, all or none (default all)"));

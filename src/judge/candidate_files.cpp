@@ -11,12 +11,12 @@
 namespace ptxbench {
 namespace fs = std::filesystem;
 
-fs::path write_candidate_file(const fs::path& dir, const std::string& source) {
-  const fs::path path = dir / (content_sha256(source) + ".cu");
+fs::path write_candidate_file(const fs::path& dir, const std::string& source, const std::string& extension) {
+  const fs::path path = dir / (content_sha256(source) + extension);
   std::error_code ec;
   if (fs::is_regular_file(path, ec) && fs::file_size(path, ec) == source.size()) return path;
   static std::atomic<unsigned> counter{0};
-  const fs::path tmp = dir / (".tmp-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + ".cu");
+  const fs::path tmp = dir / (".tmp-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + extension);
   {
     std::ofstream out(tmp, std::ios::binary);
     out << source;

@@ -34,9 +34,9 @@ LocalCandidateService::LocalCandidateService(LocalServiceOptions options, Progre
         if (options_.eval.worker.empty()) options_.eval.worker = locate_worker();
         if (options_.eval.workspace.empty()) options_.eval.workspace = ".ptxbench";
         // A model's candidates share a folder: each build may read its own file only, and its
-        // compiler log names it candidate.cu.
+        // compiler log names it candidate.cu (candidate.py for Triton).
         options_.eval.candidate_folder_readable = false;
-        options_.eval.display_name = "candidate.cu";
+        options_.eval.display_name = "candidate" + std::string(candidate_extension(options_.eval.language));
         return options_.eval;
       }(), progress_) {
   arch_info(options_.eval.arch);  // an unknown arch is an InputError before any thread starts
@@ -84,7 +84,7 @@ ServiceLoad LocalCandidateService::load() const {
 }
 
 fs::path LocalCandidateService::write_candidate(const std::string& source) {
-  return write_candidate_file(options_.eval.workspace / "candidates", source);
+  return write_candidate_file(options_.eval.workspace / "candidates", source, std::string(candidate_extension(options_.eval.language)));
 }
 
 void LocalCandidateService::compile_loop() {

@@ -177,3 +177,29 @@ TEST(TurnPricing, CostNeedsPricesAndBothTokenCounts) {
   EXPECT_FALSE(call_cost_usd(std::nullopt, 10, 10));
   EXPECT_FALSE(call_cost_usd(p, std::nullopt, 10));
 }
+
+TEST(RunIdentity, TritonIsPartOfTheIdentityAndCudaRunsKeepTheirs) {
+  RunConfig a;
+  a.model = "files:/data/demo";
+  a.problems = {"gemm"};
+  a.use_gpu = false;
+  RunConfig b = a;
+  b.language = "triton";
+  EXPECT_FALSE(run_identity(a).contains("language")) << "CUDA runs keep the ids they had before Triton";
+  EXPECT_EQ(run_identity(b)["language"], "triton");
+  EXPECT_NE(run_identity_sha256(a), run_identity_sha256(b));
+  EXPECT_EQ(b.to_json()["language"], "triton");
+  EXPECT_EQ(a.to_json()["language"], "cuda");
+  EXPECT_NO_THROW(validate_run_config(b));
+  b.use_gpu = true;
+  EXPECT_THROW(validate_run_config(b), InputError) << "no GPU stages for Triton yet: a run must say --no-gpu";
+  b.use_gpu = false;
+  b.language = "fortran";
+  EXPECT_THROW(validate_run_config(b), InputError);
+}
+
+TEST(RunConfigFile, LanguageKeyIsRead) {
+  test::TempDir d;
+  const RunConfig c = load_run_config_file(write(d, "model = \"files:x\"\nlanguage = \"triton\"\n"));
+  EXPECT_EQ(c.language, "triton");
+}

@@ -44,7 +44,11 @@ class FilesClient final : public ModelClient {
                        " (the layout is DIR/<problem>/<trajectory>/<turn>.cu, numbered from 0)");
     const fs::path markdown = folder / (std::to_string(request.at.turn) + ".md");
     const bool as_written = fs::is_regular_file(markdown);
-    const fs::path file = as_written ? markdown : folder / (std::to_string(request.at.turn) + ".cu");
+    // <turn>.cu is answered in a cuda block, <turn>.py (a Triton candidate) in a python block.
+    fs::path file = as_written ? markdown : folder / (std::to_string(request.at.turn) + ".cu");
+    if (!as_written && !fs::exists(file) && fs::is_regular_file(folder / (std::to_string(request.at.turn) + ".py")))
+      file = folder / (std::to_string(request.at.turn) + ".py");
+    const std::string tag = file.extension() == ".py" ? "python" : "cuda";
     ChatReply reply;
     reply.outcome = ProviderOutcome::ok;
     reply.finish_reason = "stop";
@@ -59,7 +63,7 @@ class FilesClient final : public ModelClient {
       std::string text = ss.str();
       if (!text.empty() && text.back() != '\n') text += '\n';
       const std::string fence = code_fence_for(text);
-      reply.content = as_written ? text : "Candidate file " + file.filename().string() + ":\n\n" + fence + "cuda\n" + text + fence + "\n";
+      reply.content = as_written ? text : "Candidate file " + file.filename().string() + ":\n\n" + fence + tag + "\n" + text + fence + "\n";
     }
     reply.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return reply;

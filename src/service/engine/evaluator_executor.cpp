@@ -40,7 +40,7 @@ EvaluatorExecutor::EvaluatorExecutor(EvalOptions options, ProblemResolver proble
 
 fs::path EvaluatorExecutor::write_candidate(const std::string& source) {
   try {
-    return write_candidate_file(options_.workspace / "candidates", source);
+    return write_candidate_file(options_.workspace / "candidates", source, std::string(candidate_extension(options_.language)));
   } catch (const Error& e) {
     throw InfraFault(e.what());
   }
