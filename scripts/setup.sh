@@ -3,7 +3,9 @@
 #   scripts/setup.sh           what the main job needs (scripts/run.sh): quick, no test-only tools
 #   scripts/setup.sh --tests   that, and every test's tools (scripts/test.sh): the llama.cpp server
 #                              (built from source, ~9 minutes once), chromium, redis-server, clang's
-#                              libFuzzer, the Python loaders of the Fixit exports and the training stack
+#                              libFuzzer, the Python loaders of the Fixit exports, the training stack
+#                              and Triton (triton/setup.sh)
+#   scripts/setup.sh --triton  the main job's tools and Triton's compiler (eval/run --language triton)
 #   Debian packages: compilers, CMake, Ninja, and the libraries in cmake/dependencies.cmake.
 #   PyPI: cuobjdump/nvdisasm (SASS inspection without a GPU toolkit's disassembler), NVML headers,
 #   the cuDNN frontend's header-only C++ graph API (the attention baseline), plotly (its
@@ -18,10 +20,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 TESTS=0
+TRITON=0
 for arg in "$@"; do
   case "$arg" in
-    --tests) TESTS=1 ;;
-    *) echo "[setup] unknown argument '$arg' (known: --tests)" >&2; exit 1 ;;
+    --tests) TESTS=1; TRITON=1 ;;
+    --triton) TRITON=1 ;;
+    *) echo "[setup] unknown argument '$arg' (known: --tests, --triton)" >&2; exit 1 ;;
   esac
 done
 
@@ -105,6 +109,11 @@ fi
 # The LoRA training stack (training/): its own setup, idempotent.
 [ -f training/setup.sh ] && bash training/setup.sh
 fi  # --tests
+
+# The Triton track's compiler (triton/): its own environment, idempotent; no GPU needed.
+if [ "$TRITON" = 1 ]; then
+  PTXBENCH_PYTHON="$PY" bash triton/setup.sh
+fi
 
 if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then
   echo "[setup] error: the CUDA toolkit (nvcc) is not installed at /usr/local/cuda" >&2

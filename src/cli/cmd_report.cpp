@@ -78,7 +78,7 @@ void add_report_command(CLI::App& app, GlobalOptions& g, ExitCode&) {
   cmd->add_option("inputs", a->inputs, "Workspace folders, ptxbench.db files or JSONL run files (default: the workspace)");
   cmd->add_option("-f,--format", a->format, "table, md, csv, json, jsonl or html")->capture_default_str();
   cmd->add_option("--budgets", a->budgets, "Turn budgets, comma-separated")->capture_default_str();
-  cmd->add_option("--group-by", a->group_by, "Group by these of arch, model, knowledge, run, split, problem")->capture_default_str();
+  cmd->add_option("--group-by", a->group_by, "Group by these of arch, language, model, knowledge, run, split, problem (CUDA and Triton runs are never pooled)")->capture_default_str();
   cmd->add_option("--compare", a->compare, "A..B: b against a (each a run id or key=value[+key=value]); repeatable");
   cmd->add_option("--run", a->runs, "Only this run (repeatable)");
   cmd->add_option("--fastp-unit", a->fastp_unit, "trajectory (each trajectory's best kernel) or task (KernelBench: each problem's)")

@@ -28,6 +28,12 @@ std::string env_or(const char* name) {
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
+// A Python traceback's last line says what went wrong.
+std::string last_line(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s.substr(s.rfind('\n') == std::string::npos ? 0 : s.rfind('\n') + 1);
+}
+
 std::string read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream ss;
@@ -170,7 +176,9 @@ TritonBuildResult build_triton_candidate(const fs::path& source_in, const fs::pa
   policy.profile = "compiler";
   policy.read_only = sandbox::system_read_only();
   for (const auto& p : tc.python_prefixes) policy.read_only.push_back(p);
-  policy.read_only.push_back(tc.root / "ptxbench_triton");
+  // The whole folder: Python lists a sys.path entry before importing from it (Landlock refuses the
+  // listing of a folder that only holds a bound child). It holds nothing secret.
+  policy.read_only.push_back(tc.root);
   policy.read_only.push_back(source);
   policy.read_write = {out_dir};
   policy.devices = {"/dev/null"};
@@ -204,7 +212,8 @@ TritonBuildResult build_triton_candidate(const fs::path& source_in, const fs::pa
   try {
     result.scan = json::parse(scan.process.out);
   } catch (const json::exception&) {
-    result.infra_error = "the Triton source scan did not answer (" + scan.process.describe() + "): " + first_line(tool_log(scan.process));
+    result.log = tool_log(scan.process);
+    result.infra_error = "the Triton source scan did not answer (" + scan.process.describe() + "): " + last_line(result.log);
     return result;
   }
   if (!result.scan.value("ok", false)) {
@@ -227,12 +236,11 @@ TritonBuildResult build_triton_candidate(const fs::path& source_in, const fs::pa
   if (!result.forbidden.empty() || !result.diagnostics.empty()) return result;
 
   // 2. The compile: the entry runs once on the compile-only driver.
-  const fs::path args_file = out_dir / "arguments.json", shape_file = out_dir / "shape.json";
-  std::ofstream(args_file) << o.arguments.dump(2);
-  std::ofstream(shape_file) << o.scalars.dump(2);
+  const fs::path calls_file = out_dir / "calls.json";
+  std::ofstream(calls_file) << o.calls.dump(1);
   Step build = run_step(module_command(tc, "ptxbench_triton.compile_only",
-                                       {"--candidate", source.string(), "--entry", o.entry, "--arch", o.arch, "--arguments",
-                                        args_file.string(), "--shape", shape_file.string(), "--out", kernels.string(), "--ptx"}),
+                                       {"--candidate", source.string(), "--entry", o.entry, "--arch", o.arch, "--calls", calls_file.string(),
+                                        "--out", kernels.string(), "--ptx"}),
                         policy, o, nullptr);
   const ProcessResult& r = build.process;
   result.command = build.command;

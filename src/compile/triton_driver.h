@@ -1,8 +1,8 @@
 // Builds a Triton candidate without a GPU: in the sandbox, triton/'s ptxbench_triton scans the
 // candidate's Python (imports, harness internals, dynamic code: nothing runs), then, if that is
 // clean, compiles every kernel its entry launches for sm_90a / sm_100a through a compile-only
-// Triton driver (the entry called once with buffers of the problem's first benchmark shape: no
-// GPU, nothing launched), leaving one cubin per compiled kernel for the SASS checks.
+// Triton driver (the entry called once per benchmark shape with buffers of that shape: no GPU,
+// nothing launched), leaving one cubin per compiled kernel for the SASS checks.
 // Triton's compile cache is a folder of this build's own (TRITON_CACHE_DIR), so one candidate's
 // compiled kernels never stand in for another's.
 #pragma once
@@ -36,8 +36,9 @@ struct TritonBuildOptions {
   std::string arch = "sm_90a";
   std::string entry;                     // e.g. ptxbench_gemm
   std::vector<std::string> parameters;   // the entry's parameter names in order, "stream" last
-  json arguments = json::array();        // problems/triton_abi.h arguments_json() of one shape
-  json scalars = json::object();         // and its scalar_values()
+  // One entry call per shape: {"arguments": problems/triton_abi.h arguments_json(), "scalars":
+  // scalar_values()}.
+  json calls = json::array();
   std::string display_name;              // the candidate's name in diagnostics; empty: its file name
   std::chrono::seconds timeout{180};
   bool sandbox = true;

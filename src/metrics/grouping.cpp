@@ -11,8 +11,8 @@
 namespace ptxbench::metrics {
 namespace {
 
-constexpr std::array<std::pair<Dim, std::string_view>, 6> kDims{{
-    {Dim::arch, "arch"}, {Dim::model, "model"}, {Dim::knowledge, "knowledge"},
+constexpr std::array<std::pair<Dim, std::string_view>, 7> kDims{{
+    {Dim::arch, "arch"}, {Dim::language, "language"}, {Dim::model, "model"}, {Dim::knowledge, "knowledge"},
     {Dim::run, "run"},   {Dim::split, "split"}, {Dim::problem, "problem"},
 }};
 
@@ -66,7 +66,7 @@ GroupBy parse_group_by(const std::string& text) {
     bool found = false;
     for (const auto& [dim, name] : kDims)
       if (name == item) wanted.insert(dim), found = true;
-    if (!found) throw InputError("--group-by: unknown dimension '" + item + "' (known: arch, model, knowledge, run, split, problem)");
+    if (!found) throw InputError("--group-by: unknown dimension '" + item + "' (known: arch, language, model, knowledge, run, split, problem)");
   }
   GroupBy g;
   for (const auto& [dim, name] : kDims)
@@ -78,6 +78,7 @@ std::string dim_value(const Trajectory& t, Dim d) {
   const TurnRow& first = *t.turns.front();
   switch (d) {
     case Dim::arch: return first.arch;
+    case Dim::language: return first.language;
     case Dim::model: return first.model;
     case Dim::knowledge: return first.knowledge;
     case Dim::run: return t.run;

@@ -22,14 +22,14 @@ struct Trajectory {
 // Throws InputError on a turn of an unknown run, a turn number < 1, or a duplicate turn.
 std::vector<Trajectory> index_trajectories(const TurnSet& set);
 
-enum class Dim { arch, model, knowledge, run, split, problem };
+enum class Dim { arch, language, model, knowledge, run, split, problem };
 std::string_view to_string(Dim d);
 
 struct GroupBy {
-  std::vector<Dim> dims;  // always kept in the canonical order arch, model, knowledge, run, split, problem
+  std::vector<Dim> dims;  // always kept in the canonical order arch, language, model, knowledge, run, split, problem
   bool has(Dim d) const;
 };
-// "arch,model,knowledge,split,problem" (the default); InputError naming the known dimensions.
+// "arch,language,model,knowledge,split,problem" (the default); InputError naming the known dimensions.
 GroupBy parse_group_by(const std::string& text);
 
 inline constexpr const char* kPooled = "*";  // the value of a dimension the groups do not split on

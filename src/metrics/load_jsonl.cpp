@@ -172,7 +172,10 @@ struct Reader {
       RunInfo r;
       r.id = id;
       r.model = l.str("model", true, run), r.arch = l.str("arch", true, run), r.knowledge = l.str("knowledge", true, run);
-      if (const json* c = l.find(*run, "config")) r.knowledge = knowledge_condition(r.knowledge, *c);
+      if (const json* c = l.find(*run, "config")) {
+        r.knowledge = knowledge_condition(r.knowledge, *c);
+        if (c->is_object() && c->contains("language") && (*c)["language"].is_string()) r.language = (*c)["language"].get<std::string>();
+      }
       r.status = l.str("status", false, run);
       r.problems = string_list(l, "problems", run);
       r.trajectories = static_cast<int>(l.integer("trajectories", 1, run));
@@ -276,7 +279,7 @@ TurnSet load_jsonl(const std::filesystem::path& path, const LoadOptions& options
   // Copy the run's settings into its turns; derive what the lines did not say.
   for (auto& t : r.set.turns) {
     const RunInfo& info = *r.set.run(t.run);
-    t.model = info.model, t.arch = info.arch, t.knowledge = info.knowledge;
+    t.model = info.model, t.arch = info.arch, t.knowledge = info.knowledge, t.language = info.language;
     if (t.gpu.empty()) t.gpu = info.gpu;
     if (t.split.empty())
       if (auto it = r.splits.find(t.run); it != r.splits.end() && it->second.contains(t.problem) && it->second[t.problem].is_string())

@@ -108,6 +108,7 @@ TurnSet load_workspace(const std::filesystem::path& path, const LoadOptions& opt
       r.knowledge = knowledge_condition(r.knowledge, config);
       if (config.is_object()) {
         r.suite = config.value("suite", "");
+        if (config.contains("language") && config["language"].is_string()) r.language = config["language"].get<std::string>();
         if (config.contains("splits") && config["splits"].is_object()) splits[r.id] = config["splits"];
       }
       r.source = file.string();
@@ -173,7 +174,7 @@ TurnSet load_workspace(const std::filesystem::path& path, const LoadOptions& opt
       t.reasoning_chars = sqlite3_column_int64(st, 10);
       t.gpu = text(st, 11);
       if (t.gpu.empty()) t.gpu = info->gpu;
-      t.model = info->model, t.arch = info->arch, t.knowledge = info->knowledge;
+      t.model = info->model, t.arch = info->arch, t.knowledge = info->knowledge, t.language = info->language;
       if (auto it = splits.find(t.run); it != splits.end() && it->second.contains(t.problem) && it->second[t.problem].is_string())
         t.split = it->second[t.problem].get<std::string>();
       auto c = complete.find({t.run, t.problem, t.trajectory});

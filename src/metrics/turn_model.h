@@ -36,6 +36,7 @@ struct ShapeResult {
 
 struct TurnRow {
   std::string run, model, arch, gpu, knowledge, problem, split;
+  std::string language = "cuda";  // the run's candidates' language (cuda, triton)
   int trajectory = 0;  // as recorded; unique per (run, problem)
   int turn = 1;        // 1-based
   TurnState state = TurnState::pending;
@@ -54,6 +55,7 @@ struct TurnRow {
 
 struct RunInfo {
   std::string id, model, arch, gpu, knowledge, suite, status;
+  std::string language = "cuda";  // config.language; runs from before Triton are CUDA
   std::vector<std::string> problems; // in the run's order (reports list problems in this order)
   int trajectories = 0, turns = 0;  // the budget: trajectories per problem, turns per trajectory
   json provenance = json::object(); // harness {version, commit, dirty}, nvcc, gpu, driver, seed_policy, ...

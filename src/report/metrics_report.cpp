@@ -43,6 +43,7 @@ const std::vector<Field>& group_fields() {
   static const std::vector<Field> f = {
       {"group", FieldType::string, "", "the group's label (its grouped dimensions)"},
       {"arch", FieldType::string, "", "target architecture (* = pooled)"},
+      {"language", FieldType::string, "", "the candidates' language, cuda or triton (* = pooled)"},
       {"gpu", FieldType::string, "", "GPUs the group's turns ran on"},
       {"model", FieldType::string, "", "PROVIDER:MODEL (* = pooled)"},
       {"knowledge", FieldType::string, "", "prompt knowledge components (* = pooled)"},
@@ -54,7 +55,7 @@ const std::vector<Field>& group_fields() {
 }
 
 std::vector<Value> group_values(const Group& g) {
-  return {g.label, g.value(Dim::arch), g.gpu, g.value(Dim::model), g.value(Dim::knowledge),
+  return {g.label, g.value(Dim::arch), g.value(Dim::language), g.gpu, g.value(Dim::model), g.value(Dim::knowledge),
           g.value(Dim::run), g.value(Dim::split), g.value(Dim::problem)};
 }
 
@@ -242,7 +243,18 @@ Report build_metrics_report(const TurnSet& set, const ReportSettings& s) {
   if (s.budgets.empty()) throw InputError("no turn budget given");
   if (s.bootstrap.resamples < 1) throw InputError("--bootstrap: give at least one resample");
   const auto trajectories = index_trajectories(set);
-  const auto groups = group_trajectories(trajectories, set, s.group_by);
+  // Triton and CUDA candidates are never pooled: with both in the input, the groups split on the
+  // language even where --group-by does not name it (the meta block says so).
+  metrics::GroupBy by = s.group_by;
+  std::set<std::string> languages;
+  for (const auto& run : set.runs) languages.insert(run.language);
+  const bool split_language = languages.size() > 1 && !by.has(Dim::language);
+  if (split_language) by = metrics::parse_group_by([&] {
+    std::string text = "language";
+    for (Dim d : s.group_by.dims) text += "," + std::string(to_string(d));
+    return text;
+  }());
+  const auto groups = group_trajectories(trajectories, set, by);
   Report r;
   r.meta = {{"generator", s.generator},
             {"inputs", s.inputs},
@@ -264,7 +276,8 @@ Report build_metrics_report(const TurnSet& set, const ReportSettings& s) {
               {"budget", "budget t covers the turns numbered 1..t of each trajectory; excluded, pending and missing turns are in no denominator and are counted apart"},
               {"target_correct", "correct and target_executed true; unknown target execution is not target-correct"},
               {"reasoning_unit", "tokens when every reply of the group reports reasoning tokens, else characters"}}}};
-  for (Dim d : s.group_by.dims) r.meta["group_by"].push_back(std::string(to_string(d)));
+  for (Dim d : by.dims) r.meta["group_by"].push_back(std::string(to_string(d)));
+  if (split_language) r.meta["group_by_note"] = "the input holds CUDA and Triton runs: grouped by language too";
   r.meta["transition_states"] = transition_state_order();
 
   r.add(runs_table(set));

@@ -10,6 +10,8 @@
 // edge-b (sm_100a, 1 x 2): gemm, both turns not_run.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "core/error.h"
 #include "fixtures.h"
 #include "metrics/best_speedup.h"
@@ -232,4 +234,29 @@ TEST(KnowledgeCondition, RepairNotesNameTheirCondition) {
   EXPECT_EQ(knowledge_condition("params", json{{"repair_notes", {{"source", "s1-abc"}, {"with_fixed_kernel", false}}}}), "params+notes");
   EXPECT_EQ(knowledge_condition("none", json{{"repair_notes", {{"source", "f.jsonl"}, {"with_fixed_kernel", true}, {"same_problem", true}}}}),
             "none+notes+kernel@same-problem");
+}
+
+// A Triton run beside CUDA runs is never pooled with them: the groups split on the language even
+// when --group-by does not name it, and the meta block says so.
+TEST_F(Edge, TritonAndCudaRunsAreNeverPooled) {
+  TurnSet mixed = set;
+  for (auto& r : mixed.runs)
+    if (r.id == "edge-b") r.language = "triton";
+  for (auto& t : mixed.turns)
+    if (t.run == "edge-b") t.language = "triton";
+  report::ReportSettings s;
+  s.group_by = parse_group_by("problem");
+  const report::Report r = report::build_metrics_report(mixed, s);
+  EXPECT_EQ(r.meta["group_by"], json({"language", "problem"}));
+  EXPECT_TRUE(r.meta.contains("group_by_note"));
+  const report::Table* cov = r.table("coverage");
+  ASSERT_NE(cov, nullptr);
+  std::set<std::string> labels;
+  for (size_t i = 0; i < cov->rows.size(); ++i) labels.insert(to_json(*cov)["rows"][i]["group"].get<std::string>());
+  EXPECT_TRUE(labels.count("triton / gemm")) << to_json(*cov).dump();
+  EXPECT_TRUE(labels.count("cuda / mha_fwd")) << to_json(*cov).dump();
+  // One language only: the grouping is as asked.
+  const report::Report same = report::build_metrics_report(set, s);
+  EXPECT_EQ(same.meta["group_by"], json({"problem"}));
+  EXPECT_FALSE(same.meta.contains("group_by_note"));
 }

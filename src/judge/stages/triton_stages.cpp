@@ -28,9 +28,13 @@ StageStop run_triton_build(CpuStageRun& c) {
   o.entry = p.entry;
   for (const auto& a : abi->arguments) o.parameters.push_back(a.name);
   o.parameters.push_back("stream");
-  const Shape& shape = p.benchmark_shapes.front();
-  o.arguments = abi->arguments_json(shape);
-  o.scalars = abi->scalar_values(shape);
+  // Every benchmark shape (public; the hidden shapes stay with the GPU stages): a kernel that only
+  // compiles for some of them, or specializes differently (e.g. on D), is seen here.
+  json shapes = json::array();
+  for (const Shape& shape : p.benchmark_shapes) {
+    o.calls.push_back({{"arguments", abi->arguments_json(shape)}, {"scalars", abi->scalar_values(shape)}});
+    shapes.push_back(shape);
+  }
   o.display_name = c.options.display_name;
   TritonBuildResult& b = c.triton;
   b = build_triton_candidate(c.candidate, c.build_dir, tc, o);
@@ -40,7 +44,7 @@ StageStop run_triton_build(CpuStageRun& c) {
     diags.push_back({{"file", d.file}, {"line", d.line}, {"column", d.column}, {"severity", d.severity}, {"message", d.message},
                      {"tool", d.tool}});
   json detail = {{"command", b.command}, {"diagnostics", diags}, {"log", b.log}, {"sandbox", b.sandbox},
-                 {"language", "triton"}, {"toolchain", tc.to_json()}, {"shape", shape}};
+                 {"language", "triton"}, {"toolchain", tc.to_json()}, {"shapes", shapes}};
   if (b.manifest.is_object() && b.manifest.contains("kernels")) {
     detail["kernels"] = b.manifest["kernels"];
     detail["launches"] = b.manifest.value("launches", 0);
