@@ -68,6 +68,7 @@ void add_report_command(CLI::App& app, GlobalOptions& g, ExitCode&) {
   struct Args {
     std::vector<std::string> inputs, compare, runs, tables;
     std::string format = "table", budgets = "1,4,8", group_by = "arch,model,knowledge,split,problem", fastp_unit = "trajectory", out;
+    std::string target = "executed";
     int bootstrap = 2000;
     double fastp_step = 0.05;
     uint64_t seed = 20260101;
@@ -88,6 +89,11 @@ void add_report_command(CLI::App& app, GlobalOptions& g, ExitCode&) {
   cmd->add_option("--seed", a->seed, "Bootstrap seed")->capture_default_str();
   cmd->add_option("--table", a->tables, "Only this table (repeatable; not with html)");
   cmd->add_flag("--no-turns", a->no_turns, "Leave out the per-turn table");
+  cmd->add_option("--target", a->target,
+                  "Which flag the target metrics read: executed (strict: the targets did the problem's work) or seen (the "
+                  "paper's: some target instruction executed)")
+      ->check(CLI::IsMember({"executed", "seen"}))
+      ->capture_default_str();
   cmd->add_option("-o,--out", a->out, "Write to this file instead of stdout");
   cmd->callback([a, &g] {
     using report::Format;
@@ -102,6 +108,7 @@ void add_report_command(CLI::App& app, GlobalOptions& g, ExitCode&) {
     for (const auto& c : a->compare) s.comparisons.push_back(metrics::parse_comparison(c));
     s.generator = generator();
     s.turns_table = !a->no_turns;
+    s.target_seen = a->target == "seen";
     // Find plotly.min.js before the (possibly long) load, so a missing one fails at once.
     std::string plotly;
     if (format == Format::html) plotly = report::read_plotly_js(report::find_plotly_js());

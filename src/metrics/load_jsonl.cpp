@@ -138,6 +138,7 @@ struct Reader {
     t.turn = static_cast<int>(l.integer("turn", 1));
     t.state = l.state("state");
     t.target_executed = l.opt_bool("target_executed");
+    t.target_seen = l.find(l.obj(), "target_seen") ? l.opt_bool("target_seen") : t.target_executed;
     t.speedup_geomean = l.opt_positive("speedup_geomean");
     t.reasoning_tokens = l.opt_integer("reasoning_tokens");
     t.output_tokens = l.opt_integer("output_tokens");
@@ -200,6 +201,7 @@ struct Reader {
     t.state = l.str("phase", false) == "judging" ? TurnState::pending : l.state("state");
     if (const json* sp = l.find(l.obj(), "split"); sp && sp->is_string()) t.split = sp->get<std::string>();  // else the run's splits
     t.target_executed = l.opt_bool("target_executed");
+    t.target_seen = t.target_executed;  // the evaluation's own flag, below, when it records one
     t.speedup_geomean = l.opt_positive("speedup_geomean");
     if (const json* tok = l.find(l.obj(), "tokens"); tok && tok->is_object()) {
       t.reasoning_tokens = l.opt_integer("reasoning", tok);
@@ -209,6 +211,10 @@ struct Reader {
     const json* eval = l.find(l.obj(), "evaluation");
     if (eval && eval->is_object()) {
       t.gpu = eval->value("gpu", "");
+      if (const auto sc = eval->find("schema"); sc != eval->end() && sc->is_number_integer() && sc->get<long long>() >= 3) {
+        const auto seen = eval->find("target_seen");
+        t.target_seen = seen != eval->end() && seen->is_boolean() ? std::optional<bool>(seen->get<bool>()) : std::nullopt;
+      }
       // What the run's provenance lacks and its evaluation records carry.
       RunInfo& r = info;
       const json env = eval->value("environment", json::object());

@@ -145,7 +145,8 @@ TurnSet load_workspace(const std::filesystem::path& path, const LoadOptions& opt
   {
     std::string sql =
         "SELECT t.run_id, t.problem, t.trajectory, t.turn, t.phase, t.state, t.target_executed, t.speedup_geomean, "
-        "t.reasoning_tokens, t.output_tokens, t.reasoning_chars, e.gpu";
+        "t.reasoning_tokens, t.output_tokens, t.reasoning_chars, e.gpu, json_extract(e.record_json, '$.target_seen'), "
+        "json_extract(e.record_json, '$.schema')";
     if (options.with_detail) sql += ", t.feedback, c.source, e.record_json";
     sql += " FROM turns t LEFT JOIN evaluations e ON e.id = t.evaluation_id";
     if (options.with_detail) sql += " LEFT JOIN candidates c ON c.sha256 = t.candidate_sha256";
@@ -167,6 +168,8 @@ TurnSet load_workspace(const std::filesystem::path& path, const LoadOptions& opt
       else if (auto s = turn_state_from_string(state)) t.state = *s;
       else throw InputError(where + ": unknown state '" + state + "' (known: " + known_turn_states() + ")");
       if (auto te = opt_int(st, 6)) t.target_executed = *te != 0;
+      if (auto seen = opt_int(st, 12)) t.target_seen = *seen != 0;
+      else if (opt_int(st, 13).value_or(0) < 3) t.target_seen = t.target_executed;
       t.speedup_geomean = opt_double(st, 7);
       if (t.speedup_geomean && !(*t.speedup_geomean > 0)) t.speedup_geomean.reset();
       t.reasoning_tokens = opt_int(st, 8);
@@ -180,10 +183,10 @@ TurnSet load_workspace(const std::filesystem::path& path, const LoadOptions& opt
       auto c = complete.find({t.run, t.problem, t.trajectory});
       t.finished = c != complete.end() && c->second;
       if (options.with_detail) {
-        t.feedback = text(st, 12);
-        t.code = text(st, 13);
-        if (sqlite3_column_type(st, 14) != SQLITE_NULL) {
-          const json rec = parse_json(text(st, 14), where + ": its evaluation's record_json");
+        t.feedback = text(st, 14);
+        t.code = text(st, 15);
+        if (sqlite3_column_type(st, 16) != SQLITE_NULL) {
+          const json rec = parse_json(text(st, 16), where + ": its evaluation's record_json");
           t.reason = rec.value("reason", "");
           if (rec.contains("timing") && rec["timing"].is_array())
             for (const auto& s : rec["timing"]) {

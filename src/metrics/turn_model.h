@@ -41,6 +41,9 @@ struct TurnRow {
   int turn = 1;        // 1-based
   TurnState state = TurnState::pending;
   std::optional<bool> target_executed;  // nullopt: unknown (not measured, or the tool failed)
+  // The paper's looser flag: some target instruction executed (records of schema < 3, and inputs that
+  // do not record it, give target_executed, which was that flag then).
+  std::optional<bool> target_seen;
   std::optional<double> speedup_geomean;
   std::vector<ShapeResult> shapes;
   std::optional<long long> reasoning_tokens, output_tokens;  // nullopt: the provider reported none

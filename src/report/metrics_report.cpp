@@ -239,8 +239,15 @@ struct Tables {
 
 }  // namespace
 
-Report build_metrics_report(const TurnSet& set, const ReportSettings& s) {
+Report build_metrics_report(const TurnSet& set_in, const ReportSettings& s) {
   if (s.budgets.empty()) throw InputError("no turn budget given");
+  // --target seen: the target metrics read the paper's looser flag (a copy; the input is unchanged).
+  TurnSet seen_copy;
+  if (s.target_seen) {
+    seen_copy = set_in;
+    for (auto& t : seen_copy.turns) t.target_executed = t.target_seen;
+  }
+  const TurnSet& set = s.target_seen ? seen_copy : set_in;
   if (s.bootstrap.resamples < 1) throw InputError("--bootstrap: give at least one resample");
   const auto trajectories = index_trajectories(set);
   // Triton and CUDA candidates are never pooled: with both in the input, the groups split on the
@@ -277,6 +284,8 @@ Report build_metrics_report(const TurnSet& set, const ReportSettings& s) {
               {"target_correct", "correct and target_executed true; unknown target execution is not target-correct"},
               {"reasoning_unit", "tokens when every reply of the group reports reasoning tokens, else characters"}}}};
   for (Dim d : by.dims) r.meta["group_by"].push_back(std::string(to_string(d)));
+  r.meta["target_flag"] = s.target_seen ? "target_seen: some target instruction executed (the paper's flag)"
+                                        : "target_executed: the target instructions did the problem's work (strict)";
   if (split_language) r.meta["group_by_note"] = "the input holds CUDA and Triton runs: grouped by language too";
   r.meta["transition_states"] = transition_state_order();
 

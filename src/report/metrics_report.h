@@ -23,6 +23,9 @@ struct ReportSettings {
   std::vector<std::string> inputs;  // what was read, for the meta block
   std::string generator;            // "ptxbench 0.1.0 (commit ...)"; tests pass a fixed text
   bool turns_table = true;          // the per-turn table (large runs: thousands of rows)
+  // Which flag the "target" metrics read: the strict target_executed (the targets did the problem's
+  // work), or the paper's target_seen (some target instruction executed), for comparison with it.
+  bool target_seen = false;
 };
 
 // "1,4,8" -> {1, 4, 8}: sorted, distinct, each >= 1; InputError for anything else or an empty list.

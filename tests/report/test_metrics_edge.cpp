@@ -260,3 +260,30 @@ TEST_F(Edge, TritonAndCudaRunsAreNeverPooled) {
   EXPECT_EQ(same.meta["group_by"], json({"problem"}));
   EXPECT_FALSE(same.meta.contains("group_by_note"));
 }
+
+// --target seen: the target metrics read the paper's looser flag; the default is the strict one.
+TEST_F(Edge, TargetSeenIsTheLooserFlagOnlyWhenAsked) {
+  TurnSet loose = set;
+  int changed = 0;
+  for (auto& t : loose.turns)
+    if (t.correct() && !t.target_executed.value_or(false)) t.target_seen = true, ++changed;
+  ASSERT_GT(changed, 0) << "the fixture needs a correct turn without the strict flag";
+  report::ReportSettings s;
+  s.group_by = parse_group_by("run");
+  auto target_rate_of = [&](const report::Report& r) {
+    const report::Table* table = r.table("correctness");
+    EXPECT_NE(table, nullptr);
+    if (!table) return 0.0;
+    const json t = to_json(*table);
+    double sum = 0;
+    for (const auto& row : t["rows"])
+      if (row.contains("target_correct") && row["target_correct"].is_number()) sum += row["target_correct"].get<double>();
+    return sum;
+  };
+  const report::Report strict = report::build_metrics_report(loose, s);
+  s.target_seen = true;
+  const report::Report paper = report::build_metrics_report(loose, s);
+  EXPECT_GT(target_rate_of(paper), target_rate_of(strict));
+  EXPECT_NE(paper.meta["target_flag"], strict.meta["target_flag"]);
+  EXPECT_TRUE(paper.meta["target_flag"].get<std::string>().starts_with("target_seen"));
+}
