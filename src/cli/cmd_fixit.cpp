@@ -60,6 +60,8 @@ void build_command(const BuildArgs& a, const GlobalOptions& g, ExitCode& code) {
   const fixit::Recipe recipe = fixit::RecipeRegistry(fixit::RecipeRegistry::default_root(registry.root())).load(a.recipe);
   const SuiteSpec suite = SuiteRegistry(SuiteRegistry::default_root(registry.root())).load(recipe.suite, registry);
   fixit::SuiteSplits splits{suite.name, suite.splits()};
+  if (a.local && a.engine.names_a_queue())
+    throw InputError("fixit build: --local judges in this process, so --queue/--submit-only cannot apply: give one or the other");
   if (a.runs.empty()) throw InputError("--runs: give at least one run (a run id, a `runs export` JSONL file, or a workspace)");
 
   const fs::path db = database_path(g, false);

@@ -129,7 +129,10 @@ ServiceFlags service_flags(const RunConfig& c, const RunFlags& f, const GlobalOp
   s.engine = f.service || f.engine.names_a_queue();
   s.compile_jobs = c.compile_jobs;
   s.engine_flags = f.engine;
-  s.device_picks_engine_gpu = false;  // the engine runs on --devices
+  // The engine runs on --devices; --device alone (with --service) names its one GPU, as for eval.
+  if (f.has("--device") && f.engine.devices != std::vector<int>{0} && f.engine.devices != std::vector<int>{c.device})
+    throw InputError("--device " + std::to_string(c.device) + " and --devices disagree: give one of them");
+  s.device_picks_engine_gpu = true;
   return s;
 }
 

@@ -177,3 +177,14 @@ TEST_F(Cli, ResultsListWhatEvalStored) {
 }
 
 }  // namespace
+
+// Flags that cannot both apply are refused, never one of them silently dropped.
+TEST_F(Cli, ConflictingEngineFlagsAreRefused) {
+  auto local_queue = cli({"fixit", "build", "--local", "--queue", "redis://127.0.0.1:1/", "--runs", "x", "--recipe", "s0"});
+  EXPECT_EQ(local_queue.process.exit_code, 1);
+  EXPECT_NE(local_queue.process.err.find("--local"), std::string::npos) << local_queue.process.err;
+  auto devices = cli({"run", "--model", "files:" + source_dir().string(), "--service", "--device", "2", "--devices", "1",
+                      "--problems", "gemm"});
+  EXPECT_EQ(devices.process.exit_code, 1);
+  EXPECT_NE(devices.process.err.find("--devices disagree"), std::string::npos) << devices.process.err;
+}
