@@ -321,7 +321,7 @@ std::string header(const FeedbackContext& c, const std::string& state) {
 
 std::string footer(const FeedbackContext& c) {
   if (c.turns > 0 && c.turn + 1 >= c.turns) return "";
-  return "\nReply with the complete improved file in one ```cuda block.\n";
+  return "\nReply with the complete improved file in one ```" + std::string(code_fence_language(c.language)) + " block.\n";
 }
 
 }  // namespace
@@ -367,7 +367,9 @@ std::string render_feedback(const EvaluationRecord& r, const FeedbackContext& c)
   }
   if (r.verdict != Verdict::compile_error && r.verdict != Verdict::infra_error) targets_section(o, r, c);
   if (r.verdict == Verdict::correct) speed_section(o, r, c);
-  o << footer(c);
+  FeedbackContext as_recorded = c;
+  if (auto l = language_from_string(r.language)) as_recorded.language = *l;
+  o << footer(as_recorded);
   return o.str();
 }
 
@@ -377,7 +379,8 @@ std::string render_no_kernel_feedback(const std::string& state, const std::strin
   std::ostringstream o;
   o << header(c, state);
   if (state == "no_code") {
-    o << "Your reply contained no C/C++/CUDA code block (" << extraction_rule << "), so nothing was compiled.";
+    o << "Your reply contained no " << (c.language == Language::triton ? "Python" : "C/C++/CUDA") << " code block ("
+      << extraction_rule << "), so nothing was compiled.";
     if (provider_outcome == "truncated") o << " The reply was cut off at the output token limit.";
     o << "\n";
   } else if (state == "truncated") {

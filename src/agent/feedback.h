@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "core/language.h"
 #include "core/record.h"
 #include "problems/problem_spec.h"
 
@@ -22,6 +23,7 @@ struct FeedbackContext {
   int turns = 0;                         // the trajectory's budget
   bool reused = false;                   // an identical file was judged earlier in this run: not re-judged
   std::optional<int> reused_from_turn;   // ... in this trajectory, at this turn (0-based)
+  Language language = Language::cuda;    // the reply format asked for (a record's own language wins)
 };
 
 std::string render_feedback(const EvaluationRecord& record, const FeedbackContext& context);

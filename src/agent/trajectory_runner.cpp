@@ -195,7 +195,7 @@ bool TrajectoryRunner::next_turn(int turn) {
   } else {
     t.extraction = {{"version", kExtractorVersion}, {"found", false}, {"rule", "no answer to extract from (" + call.outcome + ")"}};
   }
-  const FeedbackContext fctx{&spec, turn, ctx_.run.turns, false, std::nullopt};
+  const FeedbackContext fctx{&spec, turn, ctx_.run.turns, false, std::nullopt, *language_from_string(ctx_.config.language)};
   if (code.found) {
     t.phase = "judging";
     t.state = "pending";
@@ -292,7 +292,7 @@ bool TrajectoryRunner::judge_and_finish(TurnRow& t, const std::string& source) {
   t.target_executed = record.target_executed;
   t.target_correct = target_correct_of(record);
   t.speedup_geomean = record.speedup_geomean;
-  FeedbackContext fctx{&spec, t.turn, ctx_.run.turns, t.reused_evaluation, std::nullopt};
+  FeedbackContext fctx{&spec, t.turn, ctx_.run.turns, t.reused_evaluation, std::nullopt, *language_from_string(ctx_.config.language)};
   if (reuse && reuse->trajectory == t.trajectory && reuse->problem == t.problem) fctx.reused_from_turn = reuse->turn;
   t.feedback = render_feedback(record, fctx);
   t.feedback_version = kFeedbackVersion;

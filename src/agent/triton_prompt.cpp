@@ -47,7 +47,10 @@ std::string rules_text() {
          "- Import only `triton`, `triton.language`, `math` and `typing`; of `triton` use only `triton.jit`, "
          "`triton.cdiv`, `triton.next_power_of_2` and `triton.language` (no torch, numpy, ctypes or other modules; no "
          "autotuning, no `triton.runtime`, `triton.compiler`, `triton.testing` or allocator setting).\n"
-         "- No `exec`, `eval`, `getattr`/`setattr`, `global` statements, dunder attributes or file access.\n"
+         "- No `exec`, `eval`, `compile`, `getattr`/`setattr`, `globals`/`vars`, `open`/`input` (not even as your own "
+         "names), `global`/`nonlocal` statements, dunder names or attributes, modules used other than as `module.name` "
+         "(no `t = triton`), `str.format` with attribute lookups, or assignments to a module's or a kernel's "
+         "attributes; of `typing`, only annotations.\n"
          "- Do not keep results between calls; the inputs must be left unchanged.\n"
          "- The file is compiled by Triton's compiler for the target below; set `num_warps` and `num_stages` at the "
          "launch as you need.\n";

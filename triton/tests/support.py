@@ -1,0 +1,90 @@
+"""Shared by the tests: paths, the tools run as the judge runs them (a child process, a fresh
+TRITON_CACHE_DIR each time), and the markers the candidates under tests/candidates carry."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+TRITON_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIXTURES = os.path.join(TRITON_ROOT, "tests", "fixtures")
+CANDIDATES = os.path.join(TRITON_ROOT, "tests", "candidates")
+# The Triton references live with their problems: problems/<name>/triton/<reference>.py.
+PROBLEMS_ROOT = os.path.join(os.path.dirname(TRITON_ROOT), "problems")
+
+
+def reference(problem, name):
+    return os.path.join(PROBLEMS_ROOT, problem, "triton", name + ".py")
+
+
+def all_references():
+    import glob
+    return sorted(glob.glob(os.path.join(PROBLEMS_ROOT, "*", "triton", "*.py")))
+ATTACKS = os.path.join(TRITON_ROOT, "attacks")
+
+# Each problem's entry, parameters and fixtures (tests/fixtures/<problem>.arguments.json).
+PROBLEMS = {
+    "gemm": {"entry": "ptxbench_gemm", "parameters": ["A", "B", "C", "M", "N", "K", "stream"]},
+    "mha_fwd": {"entry": "ptxbench_mha_fwd", "parameters": ["Q", "K", "V", "O", "LSE", "B", "H", "S", "D", "stream"]},
+}
+
+
+def fixture(name):
+    return os.path.join(FIXTURES, name)
+
+
+def run_module(module, args, env_extra=None, drop_env=(), timeout=300):
+    """Runs `python -m ptxbench_triton.<module> args` as the judge does; (exit code, stdout, stderr)."""
+    env = {k: v for k, v in os.environ.items() if k not in drop_env and not k.startswith("TRITON_")}
+    env.update(env_extra or {})
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    p = subprocess.run([sys.executable, "-B", "-m", f"ptxbench_triton.{module}"] + list(args), cwd=TRITON_ROOT,
+                       env=env, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def scan(path, problem="gemm", parameters=True):
+    p = PROBLEMS[problem]
+    args = [path, "--entry", p["entry"]]
+    if parameters:
+        args += ["--parameters", ",".join(p["parameters"])]
+    code, out, err = run_module("static_scan", args)
+    return code, json.loads(out) if out.strip() else None, err
+
+
+class Compiled:
+    """One compile_only run in its own temporary folder (the cache a fresh folder inside it)."""
+
+    def __init__(self, candidate, problem="gemm", arch="sm_90a", shape=None, cache=True, extra=()):
+        self._tmp = tempfile.TemporaryDirectory(prefix="ptxbench-triton-test-")
+        self.out = os.path.join(self._tmp.name, "out")
+        self.cache = os.path.join(self._tmp.name, "cache")
+        env = {"TRITON_CACHE_DIR": self.cache} if cache else {}
+        args = ["--candidate", candidate, "--entry", PROBLEMS[problem]["entry"], "--arch", arch,
+                "--arguments", fixture(f"{problem}.arguments.json"),
+                "--shape", shape or fixture(f"{problem}.shape.json"), "--out", self.out] + list(extra)
+        self.code, self.stdout, self.stderr = run_module("compile_only", args, env_extra=env,
+                                                         drop_env=() if cache else ("TRITON_CACHE_DIR",))
+        path = os.path.join(self.out, "manifest.json")
+        self.manifest = None
+        if os.path.exists(path):
+            with open(path) as f:
+                self.manifest = json.load(f)
+
+    def path(self, name):
+        return os.path.join(self.out, name)
+
+    def close(self):
+        self._tmp.cleanup()
+
+    def describe(self):
+        return f"exit {self.code}; manifest {json.dumps(self.manifest)[:2000]}; stderr {self.stderr[-2000:]}"
+
+
+def marked_line(path, marker="ERROR-LINE"):
+    """The line (from 1) of the candidate that carries `# ERROR-LINE`."""
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            if marker in line:
+                return number
+    raise AssertionError(f"{path} has no {marker} marker")
