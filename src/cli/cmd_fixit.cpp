@@ -69,7 +69,13 @@ void build_command(const BuildArgs& a, const GlobalOptions& g, ExitCode& code) {
   for (const auto& spec : a.runs) {
     auto more = fixit::load_source_turns(spec, db);
     if (more.empty()) std::cerr << "[fixit] note: --runs " << spec << " holds no turn\n";
-    for (auto& t : more) turns.push_back(std::move(t));
+    for (auto& t : more) {
+      // Teacher prompts, extraction and judging here are CUDA's: a Triton run's turns would be
+      // judged as the wrong language, so they are refused, saying so.
+      if (t.language != "cuda")
+        throw InputError("--runs " + spec + ": run " + t.run + " is a " + t.language + " run; fixit build takes CUDA runs only so far");
+      turns.push_back(std::move(t));
+    }
   }
   std::set<std::string> archs;
   for (const auto& t : turns) archs.insert(t.arch);

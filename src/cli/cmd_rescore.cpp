@@ -7,6 +7,7 @@
 #include "agent/rescorer.h"
 #include "agent/run_progress.h"
 #include "cli/commands.h"
+#include "core/language.h"
 #include "core/error.h"
 #include "problems/registry.h"
 #include "report/run_tables.h"
@@ -38,6 +39,12 @@ void rescore_command(const RescoreArgs& a, const GlobalOptions& g, ExitCode& cod
   const json ev = run.config.value("evaluation", json::object());
   ServiceFlags sf;  // the in-process compile pool and one GPU lane
   sf.judge.arch = run.arch;
+  // The run's language (a run from before Triton is CUDA): its candidates are judged as they were.
+  const std::string language = run.config.value("language", std::string("cuda"));
+  if (!language_from_string(language)) throw InputError("run " + run.id + ": unknown language '" + language + "' in its config");
+  sf.judge.language = *language_from_string(language);
+  if (sf.judge.language == Language::triton && !a.no_gpu)
+    throw InputError("run " + run.id + " is a Triton run: Triton candidates get the CPU stages only so far; pass --no-gpu");
   sf.judge.workspace = workspace_dir(g);
   sf.judge.worker = a.worker;
   sf.judge.use_gpu = !a.no_gpu;

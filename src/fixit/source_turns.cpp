@@ -105,6 +105,8 @@ SourceTurn source_turn_from_export(const json& j, const std::string& where) {
   t.model = opt_str(run, "model");
   t.arch = str(run, "arch", where + ": run");
   t.knowledge = opt_str(run, "knowledge");
+  if (run.contains("config") && run["config"].is_object() && run["config"].contains("language") && run["config"]["language"].is_string())
+    t.language = run["config"]["language"].get<std::string>();
   if (run.contains("provenance") && run["provenance"].is_object()) t.provenance = run["provenance"];
   t.problem = str(j, "problem", where);
   t.split = opt_str(j, "split");

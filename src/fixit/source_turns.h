@@ -18,6 +18,7 @@ namespace ptxbench::fixit {
 struct SourceTurn {
   std::string source;  // what was read ("ws.db#run", "run.jsonl:12")
   std::string run, model, arch, knowledge;
+  std::string language = "cuda";    // the run's config.language (runs from before Triton are CUDA)
   json provenance = json::object();  // the run's: harness {version, commit, dirty}, gpu, ...
   std::string problem, split;        // split from the run's suite ("" without one)
   int trajectory = 0, turn = 0;      // 0-based

@@ -189,6 +189,20 @@ TEST_F(TritonCli, AFilesRunThroughTheAgentJudgesEachTurnAsTriton) {
   EXPECT_TRUE(has(t[0]["feedback"].get<std::string>(), "candidate.py:3: import of 'torch'")) << t[0]["feedback"];
   EXPECT_TRUE(has(t[0]["feedback"].get<std::string>(), "```python block")) << t[0]["feedback"];
   EXPECT_EQ(t[0]["extraction"]["language"], "python");
+  // Rescoring judges the stored candidates as Triton again (a Triton run needs --no-gpu so far).
+  auto rescore = run_cli(root_ / "ws", {"rescore", "triton-run", "--no-gpu"});
+  EXPECT_EQ(rescore.process.exit_code, 0) << rescore.process.err;
+  auto rescored = run_cli(root_ / "ws", {"runs", "show", "triton-run", "gemm/0", "--json"});
+  ASSERT_EQ(rescored.output["turns"].size(), 2u) << rescored.process.out;
+  EXPECT_EQ(rescored.output["turns"][0]["state"], "forbidden");
+  EXPECT_EQ(rescored.output["turns"][1]["state"], "not_run");
+  auto rescore_gpu = run_cli(root_ / "ws", {"rescore", "triton-run"});
+  EXPECT_NE(rescore_gpu.process.exit_code, 0);
+  EXPECT_TRUE(has(rescore_gpu.process.err, "--no-gpu")) << rescore_gpu.process.err;
+  // Fixit does not take Triton runs yet: refused, saying so, not judged as CUDA.
+  auto fixit = run_cli(root_ / "ws", {"fixit", "build", "--runs", "triton-run", "--recipe", "s0", "--local", "--no-gpu"});
+  EXPECT_NE(fixit.process.exit_code, 0);
+  EXPECT_TRUE(has(fixit.process.err, "triton run")) << fixit.process.err;
   // The prompt the model got was the Triton one.
   auto prompt = run_cli(root_ / "ws", {"prompt", "-p", "gemm", "--language", "triton"});
   EXPECT_TRUE(has(prompt.process.out, "def ptxbench_gemm(A, B, C, M, N, K, stream):")) << prompt.process.out;
