@@ -4,7 +4,7 @@
 #   scripts/setup.sh --tests   that, and every test's tools (scripts/test.sh): the llama.cpp server
 #                              (built from source, ~9 minutes once), chromium, redis-server, clang's
 #                              libFuzzer, the Python loaders of the Fixit exports, the training stack
-#                              and Triton (triton/setup.sh)
+#                              and Triton (triton_track/setup.sh)
 #   scripts/setup.sh --triton  the main job's tools and Triton's compiler (eval/run --language triton)
 #   Debian packages: compilers, CMake, Ninja, and the libraries in cmake/dependencies.cmake.
 #   PyPI: cuobjdump/nvdisasm (SASS inspection without a GPU toolkit's disassembler), NVML headers,
@@ -110,9 +110,9 @@ fi
 [ -f training/setup.sh ] && bash training/setup.sh
 fi  # --tests
 
-# The Triton track's compiler (triton/): its own environment, idempotent; no GPU needed.
+# The Triton track's compiler (triton_track/): its own environment, idempotent; no GPU needed.
 if [ "$TRITON" = 1 ]; then
-  PTXBENCH_PYTHON="$PY" bash triton/setup.sh
+  PTXBENCH_PYTHON="$PY" bash triton_track/setup.sh
 fi
 
 if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then

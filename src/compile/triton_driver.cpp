@@ -122,7 +122,7 @@ const TritonToolchain& find_triton_toolchain(const fs::path& problems_root) {
   std::string root_env = env_or("PTXBENCH_TRITON_ROOT"), python_env = env_or("PTXBENCH_TRITON_PYTHON");
   fs::path root_in = fs::absolute(problems_root).lexically_normal();
   if (!root_in.has_filename()) root_in = root_in.parent_path();
-  const fs::path root = canonical_or(root_env.empty() ? root_in.parent_path() / "triton" : fs::path(root_env));
+  const fs::path root = canonical_or(root_env.empty() ? root_in.parent_path() / "triton_track" : fs::path(root_env));
   const fs::path python = python_env.empty() ? root / ".venv" / "bin" / "python" : fs::path(python_env);
   const std::string key = root.string() + "\n" + python.string();
   std::lock_guard lock(mu);
@@ -133,7 +133,7 @@ const TritonToolchain& find_triton_toolchain(const fs::path& problems_root) {
   if (!fs::is_directory(root / "ptxbench_triton")) {
     tc.error = "the Triton tools (ptxbench_triton) are not in " + root.string() + " (set PTXBENCH_TRITON_ROOT)";
   } else if (!fs::exists(python)) {
-    tc.error = "no Python with Triton at " + python.string() + ": run triton/setup.sh (or set PTXBENCH_TRITON_PYTHON)";
+    tc.error = "no Python with Triton at " + python.string() + ": run triton_track/setup.sh (or set PTXBENCH_TRITON_PYTHON)";
   } else {
     ProcessOptions po;
     po.timeout = std::chrono::seconds(120);
@@ -150,7 +150,7 @@ const TritonToolchain& find_triton_toolchain(const fs::path& problems_root) {
       tc.python_prefixes.push_back(canonical_or(fs::path(j.at("executable").get<std::string>()).parent_path()));
       tc.python_prefixes.push_back(canonical_or(python).parent_path());
     } catch (const std::exception& e) {
-      tc.error = python.string() + " cannot import triton (" + e.what() + "): run triton/setup.sh";
+      tc.error = python.string() + " cannot import triton (" + e.what() + "): run triton_track/setup.sh";
     }
   }
   return cache.emplace(key, std::move(tc)).first->second;

@@ -1,4 +1,4 @@
-// Builds a Triton candidate without a GPU: in the sandbox, triton/'s ptxbench_triton scans the
+// Builds a Triton candidate without a GPU: in the sandbox, triton_track/'s ptxbench_triton scans the
 // candidate's Python (imports, harness internals, dynamic code: nothing runs), then, if that is
 // clean, compiles every kernel its entry launches for sm_90a / sm_100a through a compile-only
 // Triton driver (the entry called once per benchmark shape with buffers of that shape: no GPU,
@@ -16,9 +16,9 @@
 
 namespace ptxbench {
 
-// Where the Triton tools are: the package folder (triton/, holding ptxbench_triton) and the
-// interpreter that has Triton. $PTXBENCH_TRITON_ROOT, else triton/ beside the problems root;
-// $PTXBENCH_TRITON_PYTHON, else ROOT/.venv/bin/python (triton/setup.sh makes it).
+// Where the Triton tools are: the package folder (triton_track/, holding ptxbench_triton) and the
+// interpreter that has Triton. $PTXBENCH_TRITON_ROOT, else triton_track/ beside the problems root;
+// $PTXBENCH_TRITON_PYTHON, else ROOT/.venv/bin/python (triton_track/setup.sh makes it).
 struct TritonToolchain {
   std::filesystem::path root;
   std::filesystem::path python;

@@ -1,6 +1,6 @@
 // The Triton track through the CLI on the CPU: eval and run --language triton with the real Triton
-// compiler (triton/setup.sh's environment) in the sandbox. References compile to the target SASS
-// families; every attack in triton/attacks/ gets its expected verdict and rule; a Triton compile
+// compiler (triton_track/setup.sh's environment) in the sandbox. References compile to the target SASS
+// families; every attack in triton_track/attacks/ gets its expected verdict and rule; a Triton compile
 // error and a Python exception point at the candidate's line. Skipped, saying why, without Triton.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -20,9 +20,9 @@ namespace {
 bool has(const std::string& s, const std::string& x) { return s.find(x) != std::string::npos; }
 
 std::string triton_missing() {
-  const fs::path py = source_dir() / "triton" / ".venv" / "bin" / "python";
+  const fs::path py = source_dir() / "triton_track" / ".venv" / "bin" / "python";
   if (std::getenv("PTXBENCH_TRITON_PYTHON")) return "";
-  if (!fs::exists(py)) return "no Triton environment at " + py.string() + ": run triton/setup.sh (scripts/setup.sh --tests does)";
+  if (!fs::exists(py)) return "no Triton environment at " + py.string() + ": run triton_track/setup.sh (scripts/setup.sh --tests does)";
   return "";
 }
 
@@ -97,10 +97,10 @@ TEST_F(TritonCli, ReferencesCompileToTheTargetFamiliesForHopperAndBlackwell) {
 }
 
 TEST_F(TritonCli, EveryAttackGetsItsVerdictAndRule) {
-  // triton/attacks/expected.json: file -> the scan's rule (the verdict is forbidden, the build's rule
+  // triton_track/attacks/expected.json: file -> the scan's rule (the verdict is forbidden, the build's rule
   // that one), "compile_error" (the candidate's error, never an infra_error) or "gpu" (passes the
   // CPU stages: the GPU judge's to catch).
-  const fs::path dir = source_dir() / "triton" / "attacks";
+  const fs::path dir = source_dir() / "triton_track" / "attacks";
   std::ifstream in(dir / "expected.json");
   const json expected = json::parse(in);
   size_t checked = 0;
@@ -169,13 +169,13 @@ TEST_F(TritonCli, BadUseIsAClearError) {
                          std::chrono::seconds(300), {"PTXBENCH_TRITON_PYTHON=/nonexistent/python"});
   ASSERT_TRUE(missing.output.is_object()) << missing.process.out << missing.process.err;
   EXPECT_EQ(missing.output["verdict"], "infra_error");
-  EXPECT_TRUE(has(missing.output["reason"].get<std::string>(), "triton/setup.sh")) << missing.output["reason"];
+  EXPECT_TRUE(has(missing.output["reason"].get<std::string>(), "triton_track/setup.sh")) << missing.output["reason"];
 }
 
 TEST_F(TritonCli, AFilesRunThroughTheAgentJudgesEachTurnAsTriton) {
   const fs::path files = root_ / "files" / "gemm" / "0";
   fs::create_directories(files);
-  fs::copy_file(source_dir() / "triton" / "attacks" / "torch_matmul.py", files / "0.py");
+  fs::copy_file(source_dir() / "triton_track" / "attacks" / "torch_matmul.py", files / "0.py");
   fs::copy_file(source_dir() / "problems" / "gemm" / "triton" / "tuned.py", files / "1.py");
   auto r = run_cli(root_ / "ws", {"run", "--model", "files:" + (root_ / "files").string(), "--language", "triton", "--problems",
                                   "gemm", "--trajectories", "1", "--turns", "2", "--no-gpu", "--run-name", "triton-run", "--json"});

@@ -9,7 +9,7 @@ from tests import support
 
 
 def candidate(name):
-    """tests/candidates/NAME, or a path relative to triton/ (attacks/x.py)."""
+    """tests/candidates/NAME, or a path relative to triton_track/ (attacks/x.py)."""
     return os.path.join(support.TRITON_ROOT, name) if "/" in name else os.path.join(support.CANDIDATES, name)
 
 

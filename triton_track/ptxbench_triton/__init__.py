@@ -5,5 +5,5 @@
                 stand-in buffers (fake_buffers.py): one cubin per launched kernel, no GPU
   disassemble   SASS opcode counts of a cubin (Triton's cuobjdump), for tests and a quick look
 
-See triton/README.md for the contracts.
+See triton_track/README.md for the contracts.
 """

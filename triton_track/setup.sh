@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Triton track's tools (idempotent; about a second when already installed): a virtual
-# environment, triton/.venv (or $PTXBENCH_TRITON_VENV), with the pinned requirements.txt (Triton
+# environment, triton_track/.venv (or $PTXBENCH_TRITON_VENV), with the pinned requirements.txt (Triton
 # only, ~170 MB; no torch, no GPU: candidates are compiled for sm_90a / sm_100a without one, see
 # README.md). A stamp of requirements.txt's hash in the venv says what is installed; a changed
 # file or a venv that no longer imports triton reinstalls.
@@ -18,7 +18,7 @@ want=$(cat "${requirements[@]}" | sha256sum | cut -c1-16)
 stamp="$VENV/.ptxbench-triton-stamp"
 
 if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ] || ! "$VENV/bin/python" -c "import triton" 2>/dev/null; then
-  echo "[triton/setup] installing $(basename -a "${requirements[@]}" | tr '\n' ' ')into $VENV (from $BASE_PY)"
+  echo "[triton_track/setup] installing $(basename -a "${requirements[@]}" | tr '\n' ' ')into $VENV (from $BASE_PY)"
   [ -x "$VENV/bin/python" ] || "$BASE_PY" -m venv "$VENV"
   pip_args=()
   for r in "${requirements[@]}"; do pip_args+=(-r "$r"); done
@@ -26,10 +26,10 @@ if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ] || ! "$VENV/bin/python" 
   # Its bundled ptxas and cuobjdump are what the compile and the tests use.
   "$VENV/bin/python" -c "import os, triton; b = os.path.join(os.path.dirname(triton.__file__), 'backends/nvidia/bin')
 assert all(os.access(os.path.join(b, t), os.X_OK) for t in ('ptxas', 'ptxas-blackwell', 'cuobjdump')), b" ||
-    { echo "[triton/setup] error: Triton is installed without its ptxas/cuobjdump" >&2; exit 1; }
+    { echo "[triton_track/setup] error: Triton is installed without its ptxas/cuobjdump" >&2; exit 1; }
   echo "$want" > "$stamp"
-  echo "[triton/setup] installed"
+  echo "[triton_track/setup] installed"
 else
-  echo "[triton/setup] $VENV is up to date"
+  echo "[triton_track/setup] $VENV is up to date"
 fi
-echo "[triton/setup] ready ($(( $(date +%s) - started )) s): $("$VENV/bin/python" -c 'import triton; print("triton", triton.__version__)') in $VENV"
+echo "[triton_track/setup] ready ($(( $(date +%s) - started )) s): $("$VENV/bin/python" -c 'import triton; print("triton", triton.__version__)') in $VENV"

@@ -7,10 +7,10 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 PY=${PTXBENCH_TRITON_PYTHON:-${PTXBENCH_TRITON_VENV:-$HERE/.venv}/bin/python}
 if [ ! -x "$PY" ]; then
-  echo "SKIPPED: no $PY: run triton/setup.sh first (scripts/setup.sh --tests does)"
+  echo "SKIPPED: no $PY: run triton_track/setup.sh first (scripts/setup.sh --tests does)"
   exit 77
 fi
 cd "$HERE"
 started=$(date +%s)
 "$PY" -B -m unittest discover -s tests -t . "$@"
-echo "[triton/tests] done in $(( $(date +%s) - started )) s"
+echo "[triton_track/tests] done in $(( $(date +%s) - started )) s"
