@@ -222,6 +222,26 @@ TEST(Ablation, KnowledgeTableRowsAndTheComparisonOfTwoSettings) {
   EXPECT_THROW(report::build_metrics_report(set, bad), InputError);
 }
 
+// Triton against CUDA-PTX side by side: --compare selects by language like by any dimension. The
+// ablation fixture's contract runs relabelled as Triton give the contract-vs-ptx numbers above.
+TEST(Comparison, LanguageSelectsTritonAgainstCudaPerProblem) {
+  auto set = load_fixture("ablation.jsonl");
+  for (auto& r : set.runs)
+    if (r.knowledge == "params,ptx,contract") r.language = "triton";
+  for (auto& t : set.turns)
+    if (t.knowledge == "params,ptx,contract") t.language = "triton";
+  report::ReportSettings s;
+  s.budgets = {1, 2};
+  s.comparisons.push_back(parse_comparison("language=cuda+knowledge=params,ptx..language=triton"));
+  const auto r = report::build_metrics_report(set, s);
+  const auto& c = *r.table("comparison");
+  const size_t row = test::row_where(c, {{"budget", report::Value(2LL)}, {"metric", report::Value(std::string("target_rate"))}});
+  EXPECT_EQ(c.at(row, "problem"), report::Value(std::string("mha_bwd")));
+  EXPECT_DOUBLE_EQ(test::num(c.at(row, "difference")), 0.25);
+  EXPECT_EQ(r.meta["group_by"][0], "arch");
+  EXPECT_TRUE(r.meta.contains("group_by_note")) << "two languages in the input: grouped by language too";
+}
+
 }  // namespace
 
 // Runs with repair notes are their own knowledge setting, so the knowledge ablation table compares
