@@ -134,9 +134,6 @@ void validate_run_config(const RunConfig& c) {
   if (c.limit && *c.limit < 1) throw InputError("limit must be at least 1");
   if (c.problems.empty()) throw InputError("no problems given: use --problems LIST or all");
   if (!language_from_string(c.language)) throw InputError("language must be cuda or triton (got '" + c.language + "')");
-  if (c.language == "triton" && c.use_gpu)
-    throw InputError("language triton: Triton candidates get the CPU stages only so far (the GPU worker for Triton is not "
-                     "built): use --no-gpu (or [evaluation] gpu = false)");
   for (const auto& [k, v] : c.model_args.items()) check_model_arg_name(k, "model argument");
   if (c.repair_notes.k < 1 || c.repair_notes.k > 20) throw InputError("repair notes: k must be in 1..20 (got " + std::to_string(c.repair_notes.k) + ")");
   if (c.repair_notes.source.empty() && (c.repair_notes.with_fixed_kernel || c.repair_notes.same_problem))

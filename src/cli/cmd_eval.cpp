@@ -97,9 +97,6 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
         throw InputError("the files mix Triton (.py) and CUDA candidates: judge each language in its own eval, or pass --language");
   }
   if (language == Language::triton) {
-    if (!a.no_gpu)
-      throw InputError("--language triton: Triton candidates get the CPU stages only so far (the scan, the compile for " + a.arch +
-                       ", the PTX and SASS checks); pass --no-gpu");
     if (a.engine.names_a_queue()) throw InputError("--language triton does not go through the engine's queue yet: drop --queue/--submit-only");
     for (const auto& s : specs)
       if (!load_triton_abi(s)) throw InputError("problem '" + s.name + "' has no Triton interface (problems/" + s.name + "/triton/abi.toml)");
@@ -210,7 +207,7 @@ void add_eval_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   cmd->add_option("--arch", a->arch, "Target architecture")->check(arch_validator())->capture_default_str();
   cmd->add_option("--language", a->language,
                   "The candidates' language: cuda (CUDA C++ with PTX) or triton (one Python file with @triton.jit kernels; "
-                  "the CPU stages only so far, with --no-gpu); default: by the files' extension, .py is triton")
+                  "judged by the same stages); default: by the files' extension, .py is triton")
       ->check(CLI::IsMember(language_names()));
   cmd->add_flag("--json", a->json, "Print each evaluation record on stdout as one JSON line, as it finishes");
   cmd->add_flag("--no-gpu", a->no_gpu, "Build and run static checks only");

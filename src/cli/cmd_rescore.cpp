@@ -43,8 +43,6 @@ void rescore_command(const RescoreArgs& a, const GlobalOptions& g, ExitCode& cod
   const std::string language = run.config.value("language", std::string("cuda"));
   if (!language_from_string(language)) throw InputError("run " + run.id + ": unknown language '" + language + "' in its config");
   sf.judge.language = *language_from_string(language);
-  if (sf.judge.language == Language::triton && !a.no_gpu)
-    throw InputError("run " + run.id + " is a Triton run: Triton candidates get the CPU stages only so far; pass --no-gpu");
   sf.judge.workspace = workspace_dir(g);
   sf.judge.worker = a.worker;
   sf.judge.use_gpu = !a.no_gpu;

@@ -139,7 +139,13 @@ const TritonToolchain& find_triton_toolchain(const fs::path& problems_root) {
     po.timeout = std::chrono::seconds(120);
     const ProcessResult r = run_process(
         {python.string(), "-s", "-E", "-c",
-         "import sys, json, os, triton; print(json.dumps({'prefix': sys.prefix, 'base_prefix': sys.base_prefix, "
+         "import sys, json, os, sysconfig, triton\n"
+         "v = sysconfig.get_config_var\n"
+         "dirs = [v('LIBDIR') or '', os.path.join(v('LIBDIR') or '', v('MULTIARCH') or ''), os.path.join(sys.base_prefix, 'lib')]\n"
+         "names = [n for n in (v('INSTSONAME'), v('LDLIBRARY'), 'libpython%d.%d.so.1.0' % sys.version_info[:2]) if n and '.so' in n]\n"
+         "libs = [os.path.join(d, n) for d in dirs for n in names if os.path.isfile(os.path.join(d, n))]\n"
+         "print(json.dumps({'prefix': sys.prefix, 'base_prefix': sys.base_prefix, 'library': libs[0] if libs else '', "
+         "'version': '%d.%d' % sys.version_info[:2], 'path': [p for p in sys.path if p], "
          "'executable': os.path.realpath(sys.executable), 'triton': triton.__version__}))"},
         po);
     try {
@@ -149,6 +155,15 @@ const TritonToolchain& find_triton_toolchain(const fs::path& problems_root) {
       for (const char* k : {"prefix", "base_prefix"}) tc.python_prefixes.push_back(canonical_or(j.at(k).get<std::string>()));
       tc.python_prefixes.push_back(canonical_or(fs::path(j.at("executable").get<std::string>()).parent_path()));
       tc.python_prefixes.push_back(canonical_or(python).parent_path());
+      tc.python_home = j.at("base_prefix").get<std::string>();
+      tc.python_path = j.at("path").get<std::vector<std::string>>();
+      tc.python_library = j.at("library").get<std::string>();
+      if (tc.python_library.empty())
+        tc.library_error = python.string() + " (Python " + j.value("version", "?") + ") has no shared library (libpython" +
+                           j.value("version", "") + ".so), which the GPU worker embeds to run Triton candidates: use a "
+                           "Python built with --enable-shared (PTXBENCH_TRITON_PYTHON)";
+      else
+        tc.python_prefixes.push_back(canonical_or(tc.python_library).parent_path());
     } catch (const std::exception& e) {
       tc.error = python.string() + " cannot import triton (" + e.what() + "): run triton_track/setup.sh";
     }
@@ -171,6 +186,7 @@ TritonBuildResult build_triton_candidate(const fs::path& source_in, const fs::pa
   fs::remove_all(cache);
   for (const auto& d : {kernels, cache, scratch}) fs::create_directories(d);
   const std::string display = o.display_name.empty() ? source.filename().string() : o.display_name;
+  result.cache = cache;
 
   sandbox::Policy policy;
   policy.profile = "compiler";
@@ -180,6 +196,7 @@ TritonBuildResult build_triton_candidate(const fs::path& source_in, const fs::pa
   // listing of a folder that only holds a bound child). It holds nothing secret.
   policy.read_only.push_back(tc.root);
   policy.read_only.push_back(source);
+  if (!o.launchers_libcuda_dir.empty()) policy.read_only.push_back(o.launchers_libcuda_dir);
   policy.read_write = {out_dir};
   policy.devices = {"/dev/null"};
   policy.scratch = scratch;
@@ -238,10 +255,10 @@ TritonBuildResult build_triton_candidate(const fs::path& source_in, const fs::pa
   // 2. The compile: the entry runs once on the compile-only driver.
   const fs::path calls_file = out_dir / "calls.json";
   std::ofstream(calls_file) << o.calls.dump(1);
-  Step build = run_step(module_command(tc, "ptxbench_triton.compile_only",
-                                       {"--candidate", source.string(), "--entry", o.entry, "--arch", o.arch, "--calls", calls_file.string(),
-                                        "--out", kernels.string(), "--ptx"}),
-                        policy, o, nullptr);
+  std::vector<std::string> compile_args{"--candidate", source.string(), "--entry", o.entry, "--arch", o.arch, "--calls",
+                                        calls_file.string(), "--out", kernels.string(), "--ptx"};
+  if (!o.launchers_libcuda_dir.empty()) compile_args.insert(compile_args.end(), {"--launchers", o.launchers_libcuda_dir.string()});
+  Step build = run_step(module_command(tc, "ptxbench_triton.compile_only", compile_args), policy, o, nullptr);
   const ProcessResult& r = build.process;
   result.command = build.command;
   result.seconds += r.seconds;

@@ -23,6 +23,12 @@ struct TritonToolchain {
   std::filesystem::path root;
   std::filesystem::path python;
   std::vector<std::filesystem::path> python_prefixes;  // what the interpreter reads (sandbox view)
+  // For the GPU worker, which embeds this interpreter (src/runner/triton/python_library.h): its
+  // shared library (empty, with library_error, when it has none), its prefix, and its sys.path.
+  std::filesystem::path python_library;
+  std::string library_error;
+  std::string python_home;
+  std::vector<std::string> python_path;
   std::string triton_version;
   std::string error;  // empty when usable; else what is missing and how to install it
   bool usable() const { return error.empty(); }
@@ -42,6 +48,9 @@ struct TritonBuildOptions {
   std::string display_name;              // the candidate's name in diagnostics; empty: its file name
   std::chrono::seconds timeout{180};
   bool sandbox = true;
+  // Set: also build the launchers Triton needs on the GPU into the cache (ptxbench_triton/launchers.py),
+  // linked against this folder's libcuda.so.1; the manifest then says the ptxas version.
+  std::filesystem::path launchers_libcuda_dir;
   unsigned long long memory_limit = 16ULL << 30;  // RLIMIT_AS: LLVM in Python reserves more than nvcc
 };
 
@@ -60,6 +69,7 @@ struct TritonBuildResult {
   json sandbox = json::object();
   std::vector<std::filesystem::path> cubins;
   std::vector<std::filesystem::path> ptx;
+  std::filesystem::path cache;              // TRITON_CACHE_DIR of this build
 };
 
 TritonBuildResult build_triton_candidate(const std::filesystem::path& source, const std::filesystem::path& out_dir,

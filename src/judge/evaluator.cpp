@@ -15,6 +15,7 @@
 #include "judge/stages/sass_scan.h"
 #include "judge/stages/verdict_decision.h"
 #include "judge/stages/worker_jobs.h"
+#include "judge/stages/triton_gpu_prepare.h"
 #include "judge/stages/worker_runs.h"
 
 namespace ptxbench {
@@ -82,8 +83,6 @@ EvaluationRecord Evaluator::judge(const ProblemSpec& p, PreparedCandidate prep) 
   std::string skip_reason;
   if (!static_ok) skip_reason = "an earlier stage failed";
   else if (!opt_.use_gpu) skip_reason = "--no-gpu: static checks only";
-  else if (opt_.language == Language::triton)
-    skip_reason = "Triton candidates get the CPU stages only so far (the GPU worker for Triton is not built): static checks only";
   else if (const auto& why = gpu_unavailable_reason(); !why.empty()) skip_reason = "no usable GPU (" + why + ")";
   else if (const std::string cc = gpu_hello_.value("cc", ""); cc != arch_info(opt_.arch).compute_capability)
     skip_reason = "the GPU (" + gpu_hello_.value("gpu", "?") + ", compute capability " + cc + ") cannot run " + opt_.arch +
@@ -91,9 +90,25 @@ EvaluationRecord Evaluator::judge(const ProblemSpec& p, PreparedCandidate prep) 
   if (skip_reason.empty()) {
     r.environment["gpu"] = gpu_hello_;
     const uint64_t seed = job_seed(opt_.seed);
-    GpuStageRun run{p, opt_, gpu_hello_, prep.shared_object, prep.sass.get(), r, progress_, seed,
-                    base_job(p, prep.shared_object, seed, opt_.device)};
-    run_gpu_stages(run);
+    EvalOptions options = opt_;
+    fs::path shared_object = prep.shared_object;
+    json triton_job;
+    if (opt_.language == Language::triton) {
+      note("triton: kernels and launchers for every shape of this evaluation");
+      TritonGpuPreparation g = prepare_triton_for_gpu(p, opt_, prep.build_dir, seed);
+      r.add_stage(g.stage);
+      shared_object = g.shim;
+      triton_job = std::move(g.job);
+      options.worker_readable.insert(options.worker_readable.end(), g.readable.begin(), g.readable.end());
+    }
+    if (r.stage("triton_gpu_build") && r.stage("triton_gpu_build")->status == StageStatus::failed) {
+      skip_gpu_stages(r, "an earlier stage failed");
+    } else {
+      json base = base_job(p, shared_object, seed, opt_.device);
+      if (!triton_job.is_null()) base["triton"] = std::move(triton_job);
+      GpuStageRun run{p, options, gpu_hello_, shared_object, prep.sass.get(), r, progress_, seed, std::move(base)};
+      run_gpu_stages(run);
+    }
   } else {
     skip_gpu_stages(r, skip_reason);
     if (static_ok) note("GPU stages skipped: " + skip_reason);

@@ -52,6 +52,9 @@ struct EvalOptions {
   // With a lane gate: input sets with their fp32 references shared by the correctness checks of
   // candidates on this GPU (judge/caches/reference_pool.h); null: every check computes its own.
   ReferencePool* reference_pool = nullptr;
+  // Readable for the worker beyond its own folder and the candidate's: a Triton candidate's
+  // interpreter and tools (set per evaluation by judge/stages/triton_gpu_prepare.h).
+  std::vector<std::filesystem::path> worker_readable;
 };
 
 using ProgressFn = std::function<void(const std::string& line)>;

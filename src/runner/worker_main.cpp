@@ -22,6 +22,7 @@
 #include "runner/reference_client.h"
 #include "runner/sandbox_guard.h"
 #include "runner/stages.h"
+#include "runner/triton/triton_session.h"
 
 using namespace ptxbench;
 
@@ -145,15 +146,23 @@ int run(const Args& args, ResultChannel& channel) {
   std::optional<CandidateLibrary> lib;
   if (job.contains("candidate")) {
     const std::filesystem::path so = job.at("candidate").get<std::string>();
-    if (auto* m = integrity::GpuActivityMonitor::instance()) m->expect_candidate_images(integrity::read_fatbin_cubins(so));
+    // A Triton candidate's kernels are the cubins its preparation compiled (Triton loads them from
+    // the evaluation's cache); its shared object is the judge's shim, with none of its own.
+    const json* triton = job.contains("triton") ? &job.at("triton") : nullptr;
+    if (auto* m = integrity::GpuActivityMonitor::instance())
+      m->expect_candidate_images(triton ? integrity::read_cubin_files(triton->at("images").get<std::vector<std::filesystem::path>>())
+                                        : integrity::read_fatbin_cubins(so));
     // The candidate filters go on around the load: its static constructors already run confined.
     const json sandbox = job.value("sandbox", json::object());
     channel.emit({{"type", "progress"}, {"stage", "candidate_load"}});
     json report = {{"type", "sandbox"}, {"before_load", confine_before_candidate_load(sandbox)}};
+    size_t triton_scratch = 0;
     {
       integrity::CallScope loading(integrity::Actor::candidate_load, "load", "");
+      if (triton) triton_scratch = triton_embed::start_session(*triton, channel);
       lib.emplace(so, job.at("entry").get<std::string>());
     }
+    triton_embed::give_scratch(triton_scratch);
     report["after_load"] = confine_after_candidate_load(sandbox);
     channel.emit(report);
     ctx.entry = lib->entry();

@@ -26,6 +26,7 @@ class CompiledKernel:
     hash: str
     metadata: object
     cubin: bytes
+    src: object = None  # the JIT's source object: the launcher is generated from it (launchers.py)
     ptx: str = ""
     launches: int = 0
     grids: list = field(default_factory=list)
@@ -49,7 +50,7 @@ class Recorder:
         kernel = self.kernels.get(metadata.hash)
         if kernel is None:
             name, cubin = self._binaries[function]
-            kernel = CompiledKernel(name=name, hash=metadata.hash, metadata=metadata, cubin=cubin,
+            kernel = CompiledKernel(name=name, hash=metadata.hash, metadata=metadata, cubin=cubin, src=src,
                                     ptx=_ptx_of(src, metadata.hash))
             self.kernels[metadata.hash] = kernel
         kernel.launches += 1

@@ -30,7 +30,7 @@ import os
 import re
 import sys
 
-from . import candidate_errors, compile_driver, fake_buffers, static_scan
+from . import candidate_errors, compile_driver, fake_buffers, launchers, static_scan
 
 MODULE_NAME = "candidate"
 
@@ -105,6 +105,7 @@ def prepare(a):
     try:
         import triton
         from triton.compiler.errors import CompilationError
+        launchers.pin_cache_keys()  # the keys the worker's lookup computes (launchers.py)
     except Exception as e:  # noqa: BLE001: any import failure means the environment is broken
         raise ToolError(f"triton is not importable: {type(e).__name__}: {e}") from None
     try:
@@ -182,6 +183,9 @@ def main(argv=None):
     ap.add_argument("--calls", help='CALLS.json: [{"arguments": ARGS, "scalars": SHAPE}, ...], one entry call each')
     ap.add_argument("--out", required=True, help="the folder for manifest.json and the cubins")
     ap.add_argument("--ptx", action="store_true", help="write each kernel's PTX too")
+    ap.add_argument("--launchers", metavar="LIBCUDA_DIR",
+                    help="also build the launchers the GPU needs into the cache (launchers.py), linking against "
+                         "LIBCUDA_DIR/libcuda.so.1; the manifest gets ptxas_version and capability")
     a = ap.parse_args(argv)
     if bool(a.calls) == bool(a.arguments or a.shape) or (a.arguments and not a.shape) or (a.shape and not a.arguments):
         ap.error("give --calls, or --arguments with --shape")
@@ -206,6 +210,17 @@ def main(argv=None):
         return manifest.candidate_error(f"the entry launched no kernel: {a.entry} must launch its @triton.jit kernels "
                                         "with kernel[grid](...)", manifest.entry_line, 1 if manifest.entry_line else 0)
     manifest.data["kernels"] = write_kernels(recorder, a.out, a.ptx)
+    if a.launchers:
+        try:
+            capability = compile_driver.ARCHS[a.arch]["capability"]
+            manifest.data["ptxas_version"] = launchers.ptxas_version(capability)
+            manifest.data["capability"] = [capability // 10, capability % 10]
+            built, error = launchers.build_all([(k.src, k.metadata) for k in recorder.kernels.values()], a.launchers)
+        except Exception as e:  # noqa: BLE001: Triton's or the C compiler's failure, not the candidate's
+            built, error = 0, f"{type(e).__name__}: {e}"
+        if error:
+            return manifest.tool_error(f"building the launchers failed: {error}")
+        manifest.data["launchers"] = built
     manifest.data["ok"] = True
     return manifest.write(0)
 

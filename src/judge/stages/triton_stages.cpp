@@ -73,6 +73,9 @@ StageStop run_triton_build(CpuStageRun& c) {
   s.seconds = b.seconds;
   r.add_stage(s);
   if (!b.ok) return "the build failed";
+  // The GPU stages' preparation compiles and loads this copy (judge/stages/triton_gpu_prepare.h):
+  // the same path in its build and in the worker.
+  fs::copy_file(c.candidate, c.build_dir / "candidate.py", fs::copy_options::overwrite_existing);
   return {};
 }
 

@@ -21,6 +21,25 @@ Shape draw_shape(const ProblemSpec& p, std::mt19937_64& rng) {
 
 }  // namespace
 
+std::vector<Shape> drawn_shapes(const ProblemSpec& p, uint64_t seed) {
+  std::mt19937_64 rng(seed ^ 0x5ba9e5);
+  // A drawn shape is one the fixed lists do not check already (within a few draws: a small
+  // constraint space may have no other).
+  std::vector<Shape> drawn;
+  auto known = [&](const Shape& s) {
+    const std::vector<Shape>* lists[] = {&p.hidden_shapes, &p.benchmark_shapes, &drawn};
+    for (const auto* list : lists)
+      if (std::find(list->begin(), list->end(), s) != list->end()) return true;
+    return false;
+  };
+  for (int i = 0; i < p.random_hidden_shapes; ++i) {
+    Shape s = draw_shape(p, rng);
+    for (int retry = 0; retry < 16 && known(s); ++retry) s = draw_shape(p, rng);
+    drawn.push_back(std::move(s));
+  }
+  return drawn;
+}
+
 uint64_t job_seed(const std::optional<uint64_t>& fixed) {
   std::random_device rd;
   return fixed ? *fixed : (uint64_t(rd()) << 32) ^ rd();
@@ -55,21 +74,7 @@ json eval_job(const json& base, const ProblemSpec& p, const EvalOptions& o, uint
       correctness.push_back(std::move(item));
     }
   };
-  std::mt19937_64 rng(seed ^ 0x5ba9e5);
-  // A drawn shape is one the fixed lists do not check already (within a few draws: a small
-  // constraint space may have no other).
-  std::vector<Shape> drawn;
-  auto known = [&](const Shape& s) {
-    const std::vector<Shape>* lists[] = {&p.hidden_shapes, &p.benchmark_shapes, &drawn};
-    for (const auto* list : lists)
-      if (std::find(list->begin(), list->end(), s) != list->end()) return true;
-    return false;
-  };
-  for (int i = 0; i < p.random_hidden_shapes; ++i) {
-    Shape s = draw_shape(p, rng);
-    for (int retry = 0; retry < 16 && known(s); ++retry) s = draw_shape(p, rng);
-    drawn.push_back(std::move(s));
-  }
+  const std::vector<Shape> drawn = drawn_shapes(p, seed);
   add_checks(p.hidden_shapes, true, false);
   add_checks(drawn, true, true);
   add_checks(p.benchmark_shapes, false, false);

@@ -21,6 +21,10 @@ json base_job(const ProblemSpec& p, const std::filesystem::path& shared_object, 
 json single_call_job(const json& base, const ProblemSpec& p, const Shape& shape, bool nvtx_range, double watchdog_scale,
                      bool check);
 
+// The random hidden shapes of a candidate's evaluation, drawn from `seed` within the problem's
+// constraints (eval_job's; a Triton candidate's preparation compiles for them too).
+std::vector<Shape> drawn_shapes(const ProblemSpec& p, uint64_t seed);
+
 // The random hidden shapes are drawn from `seed`, within the problem's constraints.
 json eval_job(const json& base, const ProblemSpec& p, const EvalOptions& o, uint64_t seed);
 

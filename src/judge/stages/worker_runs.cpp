@@ -12,6 +12,7 @@ WorkerLaunch worker_launch(const EvalOptions& o, const fs::path& so, std::chrono
   l.tool_log = !l.wrapper.empty();
   l.timeout = timeout;
   if (!so.empty()) l.readable.push_back(fs::absolute(so).parent_path());
+  l.readable.insert(l.readable.end(), o.worker_readable.begin(), o.worker_readable.end());
   return l;
 }
 

@@ -151,4 +151,23 @@ std::vector<CubinImage> read_fatbin_cubins(const std::filesystem::path& shared_o
   }
 }
 
+std::vector<CubinImage> read_cubin_files(const std::vector<std::filesystem::path>& cubins) {
+  std::vector<CubinImage> out;
+  for (const auto& f : cubins) {
+    std::ifstream in(f, std::ios::binary);
+    if (!in) fail("cannot read " + f.string());
+    std::stringstream ss;
+    ss << in.rdbuf();
+    CubinImage c;
+    c.bytes = ss.str();
+    try {
+      c.functions = cubin_functions(c.bytes);
+    } catch (const Error& e) {
+      fail(f.string() + ": " + e.what());
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 }  // namespace ptxbench::integrity

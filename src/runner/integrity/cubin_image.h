@@ -27,6 +27,9 @@ std::vector<std::string> cubin_functions(std::string_view elf);
 // Throws Error naming the file and what is wrong.
 std::vector<CubinImage> read_fatbin_cubins(const std::filesystem::path& shared_object);
 
+// Cubin files as they are (a Triton candidate's kernels, which Triton loads from its cache).
+std::vector<CubinImage> read_cubin_files(const std::vector<std::filesystem::path>& cubins);
+
 // The same from the bytes of a fatbin container (one or more concatenated fatbins).
 std::vector<CubinImage> parse_fatbin(std::string_view fatbin);
 
