@@ -3,6 +3,7 @@
 problem's tolerance (problems/<name>/problem.toml): for every output it names, the relative L2 error
 under max_rel_l2 and every element within atol * rms(ref) + rtol * |ref|. Skipped, saying why, where
 numpy (below 2.3) is missing: it is not one of the track's requirements."""
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -46,6 +47,18 @@ CASES = [
     ("gqa_fwd", "plain", "2,1,2,256,128"),
     ("gqa_fwd", "tuned", "1,2,3,384,64"),
     ("gqa_fwd", "tuned", "2,1,2,256,128"),
+    ("mha_bwd", "plain", "1,2,384,64"),
+    ("mha_bwd", "plain", "2,1,256,128"),
+    ("mha_bwd", "tuned", "1,2,384,64"),
+    ("mha_bwd", "tuned", "2,1,256,128"),
+    ("mha_bwd_causal", "plain", "1,2,384,64"),
+    ("mha_bwd_causal", "plain", "2,1,256,128"),
+    ("mha_bwd_causal", "tuned", "1,2,384,64"),
+    ("mha_bwd_causal", "tuned", "2,1,256,128"),
+    ("gqa_bwd", "plain", "1,2,3,384,64"),
+    ("gqa_bwd", "plain", "2,1,2,256,128"),
+    ("gqa_bwd", "tuned", "1,2,3,384,64"),
+    ("gqa_bwd", "tuned", "2,1,2,256,128"),
 ]
 # Controls: errors that must be OUT of the tolerance, so the inputs can tell (the exact erf GELU
 # against the tanh form the problem states, on the workload's inputs).
@@ -54,6 +67,7 @@ MUST_FAIL = {"gemm_bias_gelu": ["C_erf_gelu"]}
 
 def interpret(problem, reference, dims):
     env = {k: v for k, v in os.environ.items() if not k.startswith("TRITON_")}
+    env["OMP_NUM_THREADS"] = "1"  # the cases run side by side: one BLAS thread each
     p = subprocess.run([sys.executable, "-B", "-m", "tests.interpret_reference", problem, reference, dims],
                        cwd=support.TRITON_ROOT, env=env, capture_output=True, text=True, timeout=600)
     return p.returncode, p.stdout, p.stderr
@@ -68,9 +82,11 @@ class ReferenceNumerics(unittest.TestCase):
             self.assertIn((problem, os.path.splitext(os.path.basename(path))[0]), covered)
 
     def test_references_within_tolerance(self):
-        for problem, reference, dims in CASES:
+        # One interpreter process per case, as many at a time as there are cores (~1-5 s each).
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            runs = list(pool.map(lambda case: interpret(*case), CASES))
+        for (problem, reference, dims), (code, out, err) in zip(CASES, runs):
             with self.subTest(problem=problem, reference=reference, dims=dims):
-                code, out, err = interpret(problem, reference, dims)
                 self.assertEqual(code, 0, err[-3000:])
                 result = json.loads(out)
                 errors, tolerance = result["errors"], support.PROBLEMS[problem]["tolerance"]
