@@ -6,11 +6,11 @@
 # Q, O, dO, dQ: [B, Hq, S, D], K, V, dK, dV: [B, Hkv, S, D] bf16; LSE [B, Hq, S] fp32 (natural log).
 #   1. delta_kernel: Delta into the workspace (fp32, one per query row; its contents are undefined
 #      on entry, so it is written before it is read);
-#   2. dkdv_kernel: one program per 128 keys of a kv head, looping over the group's heads and their
-#      query blocks (those at or past the keys: causal), P^T and dS^T recomputed per block;
+#   2. dkdv_kernel: one program per 128 keys of a kv head, looping over the group's heads' query
+#      blocks at or past the keys (causal), P^T and dS^T recomputed per block;
 #   3. dq_kernel: one program per 128 queries of a query head, looping over its key blocks.
 # Every product is tl.dot (wgmma on sm_90a) on bf16 operands with fp32 accumulators; exponentials in
-# base 2 (log2(e) folded into the scale and LSE). Only the blocks on the diagonal are masked.
+# base 2 (log2(e) folded into the scale and LSE).
 import math
 
 import triton
@@ -57,22 +57,17 @@ def dkdv_kernel(q_ptr, k_ptr, v_ptr, do_ptr, lse_ptr, workspace_ptr, dk_ptr, dv_
     v = tl.load(v_ptr + kv_at)
     dk = tl.zeros((BLOCK_N, D), dtype=tl.float32)
     dv = tl.zeros((BLOCK_N, D), dtype=tl.float32)
-    for g in range(G):
-        head = kv_head * G + g  # b * Hq + hk * G + g, a query head of the group
-        q_base = head * S * D
-        # Queries first..first+BLOCK_N-1 meet the diagonal (masked); the later ones see every key here.
-        for start in range(first, first + BLOCK_N, BLOCK_M):
-            rows = start + tl.arange(0, BLOCK_M)
-            q_at = q_base + rows[:, None] * D + dims[None, :]
-            dk, dv = dkdv_block(dk, dv, k, v, tl.load(q_ptr + q_at), tl.load(do_ptr + q_at),
-                                tl.load(lse_ptr + head * S + rows) * LOG2_E, tl.load(delta_ptr + head * S + rows),
-                                scale_log2, keys, rows, MASKED=True)
-        for start in range(first + BLOCK_N, S, BLOCK_M):
-            rows = start + tl.arange(0, BLOCK_M)
-            q_at = q_base + rows[:, None] * D + dims[None, :]
-            dk, dv = dkdv_block(dk, dv, k, v, tl.load(q_ptr + q_at), tl.load(do_ptr + q_at),
-                                tl.load(lse_ptr + head * S + rows) * LOG2_E, tl.load(delta_ptr + head * S + rows),
-                                scale_log2, keys, rows, MASKED=False)
+    # The G heads' query blocks at or past the keys, as one loop (one pipeline, and fewer registers
+    # live than a loop per head): step i is head i // per_head, queries first + (i % per_head) *
+    # BLOCK_M. The mask is applied to every block; it only removes keys on the diagonal's blocks.
+    per_head = (S - first) // BLOCK_M
+    for i in range(0, G * per_head):
+        head = kv_head * G + i // per_head  # query head b * Hq + hk * G + g of the group
+        rows = first + (i % per_head) * BLOCK_M + tl.arange(0, BLOCK_M)
+        q_at = head * S * D + rows[:, None] * D + dims[None, :]
+        dk, dv = dkdv_block(dk, dv, k, v, tl.load(q_ptr + q_at), tl.load(do_ptr + q_at),
+                            tl.load(lse_ptr + head * S + rows) * LOG2_E, tl.load(delta_ptr + head * S + rows),
+                            scale_log2, keys, rows, MASKED=True)
     tl.store(dk_ptr + kv_at, (dk * scale).to(tl.bfloat16))
     tl.store(dv_ptr + kv_at, dv.to(tl.bfloat16))
 

@@ -1,7 +1,7 @@
 # GQA backward reference, causal, Hopper paths: the plain.py kernels (Delta; dK and dV per key block
 # summed over the group's query heads; dQ per query block; no atomics) with TMA tensor descriptors
 # made in the kernels (UTMALDG for the Q, K, V and dO tiles, UTMASTG for dQ, dK, dV), every product on
-# tl.dot (wgmma, HGMMA on sm_90a) and the loops that see no mask multi-buffered (tl.range
+# tl.dot (wgmma, HGMMA on sm_90a) and the long loops multi-buffered (tl.range
 # num_stages: the next tiles load while this block's products run). Hq = G * Hkv query heads share
 # Hkv key/value heads, query head h reading key/value head h / G; scale = 1/sqrt(D), P = exp(scale *
 # Q K^T - LSE) on keys 0..i of query i (LSE natural log), Delta_i = sum_d dO[i,d] O[i,d],
@@ -61,19 +61,17 @@ def dkdv_kernel(q_ptr, k_ptr, v_ptr, do_ptr, lse_ptr, workspace_ptr, dk_ptr, dv_
     v = v_desc.load([kv_row, 0])
     dk = tl.zeros((BLOCK_N, D), dtype=tl.float32)
     dv = tl.zeros((BLOCK_N, D), dtype=tl.float32)
-    for g in range(G):
-        head_row = (kv_head * G + g) * S  # query head b * Hq + hk * G + g of the group
-        # Queries first..first+BLOCK_N-1 meet the diagonal (masked); the later ones see every key here.
-        for start in tl.range(first, first + BLOCK_N, BLOCK_M):
-            rows = start + tl.arange(0, BLOCK_M)
-            dk, dv = dkdv_block(dk, dv, k, v, q_desc.load([head_row + start, 0]), do_desc.load([head_row + start, 0]),
-                                tl.load(lse_ptr + head_row + rows) * LOG2_E, tl.load(delta_ptr + head_row + rows),
-                                scale_log2, keys, rows, MASKED=True)
-        for start in tl.range(first + BLOCK_N, S, BLOCK_M, num_stages=STAGES):
-            rows = start + tl.arange(0, BLOCK_M)
-            dk, dv = dkdv_block(dk, dv, k, v, q_desc.load([head_row + start, 0]), do_desc.load([head_row + start, 0]),
-                                tl.load(lse_ptr + head_row + rows) * LOG2_E, tl.load(delta_ptr + head_row + rows),
-                                scale_log2, keys, rows, MASKED=False)
+    # The G heads' query blocks at or past the keys, as one loop (one pipeline, and fewer registers
+    # live than a loop per head): step i is head i // per_head, queries first + (i % per_head) *
+    # BLOCK_M. The mask is applied to every block; it only removes keys on the diagonal's blocks.
+    per_head = (S - first) // BLOCK_M
+    for i in tl.range(0, G * per_head, num_stages=STAGES):
+        head_row = (kv_head * G + i // per_head) * S  # query head b * Hq + hk * G + g of the group
+        start = first + (i % per_head) * BLOCK_M
+        rows = start + tl.arange(0, BLOCK_M)
+        dk, dv = dkdv_block(dk, dv, k, v, q_desc.load([head_row + start, 0]), do_desc.load([head_row + start, 0]),
+                            tl.load(lse_ptr + head_row + rows) * LOG2_E, tl.load(delta_ptr + head_row + rows),
+                            scale_log2, keys, rows, MASKED=True)
     dk_desc.store([kv_row, 0], (dk * scale).to(tl.bfloat16))
     dv_desc.store([kv_row, 0], dv.to(tl.bfloat16))
 
