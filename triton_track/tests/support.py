@@ -107,14 +107,22 @@ def scan(path, problem="gemm", parameters=True):
 class Compiled:
     """One compile_only run in its own temporary folder (the cache a fresh folder inside it)."""
 
-    def __init__(self, candidate, problem="gemm", arch="sm_90a", shape=None, cache=True, extra=()):
+    def __init__(self, candidate, problem="gemm", arch="sm_90a", shape=None, cache=True, extra=(), benchmark=False):
+        """benchmark=True: --calls with every benchmark shape of the problem (what the judge passes)
+        instead of the fixtures' one shape."""
         self._tmp = tempfile.TemporaryDirectory(prefix="ptxbench-triton-test-")
         self.out = os.path.join(self._tmp.name, "out")
         self.cache = os.path.join(self._tmp.name, "cache")
         env = {"TRITON_CACHE_DIR": self.cache} if cache else {}
-        args = ["--candidate", candidate, "--entry", PROBLEMS[problem]["entry"], "--arch", arch,
-                "--arguments", fixture(f"{problem}.arguments.json"),
-                "--shape", shape or fixture(f"{problem}.shape.json"), "--out", self.out] + list(extra)
+        if benchmark:
+            calls_file = os.path.join(self._tmp.name, "calls.json")
+            with open(calls_file, "w") as f:
+                json.dump(calls(problem), f)
+            inputs = ["--calls", calls_file]
+        else:
+            inputs = ["--arguments", fixture(f"{problem}.arguments.json"), "--shape", shape or fixture(f"{problem}.shape.json")]
+        args = ["--candidate", candidate, "--entry", PROBLEMS[problem]["entry"], "--arch", arch] + inputs + \
+            ["--out", self.out] + list(extra)
         self.code, self.stdout, self.stderr = run_module("compile_only", args, env_extra=env,
                                                          drop_env=() if cache else ("TRITON_CACHE_DIR",))
         path = os.path.join(self.out, "manifest.json")
