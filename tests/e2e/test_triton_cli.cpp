@@ -96,6 +96,71 @@ TEST_F(TritonCli, ReferencesCompileToTheTargetFamiliesForHopperAndBlackwell) {
   EXPECT_TRUE(mha_tuned["target_static"].get<bool>());
 }
 
+TEST_F(TritonCli, EveryReferenceOfEveryProblemBuildsAndPassesTheStaticChecks) {
+  // problems/*/triton/{plain,tuned}.py, all in one eval (each file's problem is the folder holding it),
+  // on sm_90a: the build (the scan, then every benchmark shape compiled) and the static checks pass; the
+  // products are wgmma (QGMMA for gemm_fp8's e4m3, HGMMA otherwise); the tuned references add TMA
+  // (UTMALDG, UTMASTG) and so meet problem.toml's sm_90a target groups, the plain ones (pointer loads)
+  // do not. The tuned ones again on sm_100a: tcgen05 (UTC*MMA), never wgmma, target groups met.
+  std::map<std::string, std::map<std::string, fs::path>> refs;  // problem -> reference -> file
+  for (const auto& dir : fs::directory_iterator(source_dir() / "problems")) {
+    if (!fs::exists(dir.path() / "triton" / "abi.toml")) continue;
+    for (const std::string name : {"plain", "tuned"}) {
+      const fs::path f = dir.path() / "triton" / (name + ".py");
+      EXPECT_TRUE(fs::exists(f)) << f << ": every problem with a Triton interface has both references";
+      if (fs::exists(f)) refs[dir.path().filename().string()][name] = f;
+    }
+  }
+  ASSERT_GE(refs.size(), 9u);
+  auto eval_all = [&](const std::string& arch, bool tuned_only) {
+    std::vector<std::string> args{"eval", "--no-gpu", "--no-store", "--json", "--language", "triton", "--arch", arch};
+    for (const auto& [problem, files] : refs)
+      for (const auto& [name, file] : files)
+        if (!tuned_only || name == "tuned") args.push_back(file.string());
+    auto r = run_cli(root_ / "ws", args);
+    EXPECT_TRUE(r.output.is_array()) << r.process.out << r.process.err;
+    std::map<std::string, json> by_file;
+    for (const auto& rec : r.output.is_array() ? r.output : json::array()) by_file[rec["candidate"]["path"].get<std::string>()] = rec;
+    return by_file;
+  };
+  for (const std::string arch : {"sm_90a", "sm_100a"}) {
+    const bool blackwell = arch == "sm_100a";
+    const auto records = eval_all(arch, blackwell);
+    for (const auto& [problem, files] : refs)
+      for (const auto& [name, file] : files) {
+        if (blackwell && name != "tuned") continue;
+        SCOPED_TRACE(problem + "/" + name + " on " + arch);
+        ASSERT_TRUE(records.count(file.string())) << "no record";
+        const json& r = records.at(file.string());
+        EXPECT_EQ(r["problem"], problem);
+        EXPECT_EQ(r["language"], "triton");
+        EXPECT_EQ(r["verdict"], "not_run") << r["reason"];
+        EXPECT_EQ(stage_of(r, "build")["status"], "ok") << r["reason"];
+        EXPECT_EQ(stage_of(r, "static")["status"], "ok") << r["reason"];
+        const json& b = build_stage(r)["detail"];
+        EXPECT_GE(b["shapes"].size(), 3u);
+        EXPECT_GE(b.value("launches", 0), static_cast<int>(b["shapes"].size())) << "one entry call per benchmark shape";
+        const json& fam = r["static_families"];
+        const bool fp8 = problem == "gemm_fp8";
+        if (blackwell) {
+          EXPECT_GT(fam.value(fp8 ? "UTCQMMA" : "UTCHMMA", 0), 0) << fam;
+          EXPECT_FALSE(fam.contains("HGMMA") || fam.contains("QGMMA")) << fam;
+          EXPECT_TRUE(r["target_static"].get<bool>()) << fam;
+          continue;
+        }
+        EXPECT_GT(fam.value(fp8 ? "QGMMA" : "HGMMA", 0), 0) << fam;
+        if (name == "tuned") {
+          EXPECT_GT(fam.value("UTMALDG", 0), 0) << fam;
+          EXPECT_GT(fam.value("UTMASTG", 0), 0) << fam;
+          EXPECT_TRUE(r["target_static"].get<bool>()) << fam;
+        } else {
+          EXPECT_FALSE(fam.contains("UTMALDG")) << "pointer loads are cp.async, not TMA: " << fam;
+          EXPECT_FALSE(r["target_static"].get<bool>()) << fam;
+        }
+      }
+  }
+}
+
 TEST_F(TritonCli, EveryAttackGetsItsVerdictAndRule) {
   // triton_track/attacks/expected.json: file -> the scan's rule (the verdict is forbidden, the build's rule
   // that one), "compile_error" (the candidate's error, never an infra_error) or "gpu" (passes the

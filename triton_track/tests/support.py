@@ -22,11 +22,63 @@ def all_references():
     return sorted(glob.glob(os.path.join(PROBLEMS_ROOT, "*", "triton", "*.py")))
 ATTACKS = os.path.join(TRITON_ROOT, "attacks")
 
-# Each problem's entry, parameters and fixtures (tests/fixtures/<problem>.arguments.json).
-PROBLEMS = {
-    "gemm": {"entry": "ptxbench_gemm", "parameters": ["A", "B", "C", "M", "N", "K", "stream"]},
-    "mha_fwd": {"entry": "ptxbench_mha_fwd", "parameters": ["Q", "K", "V", "O", "LSE", "B", "H", "S", "D", "stream"]},
-}
+
+
+def _toml(path):
+    import tomllib
+    with open(path, "rb") as f:
+        return tomllib.load(f)
+
+
+def _problem(name):
+    """A problem's entry (problem.toml), parameters (triton/abi.toml, then the stream), benchmark
+    shapes and tolerances, read from its files as the judge reads them."""
+    spec = _toml(os.path.join(PROBLEMS_ROOT, name, "problem.toml"))
+    abi = _toml(os.path.join(PROBLEMS_ROOT, name, "triton", "abi.toml"))["arguments"]
+    return {"entry": spec["entry"], "parameters": [a["name"] for a in abi] + ["stream"], "abi": abi,
+            "benchmark": spec["shapes"]["benchmark"], "tolerance": spec.get("tolerance", {})}
+
+
+# Each problem with a Triton interface (problems/<name>/triton/abi.toml): entry, parameters, abi,
+# benchmark shapes, tolerance. gemm and mha_fwd have fixtures too (tests/fixtures/<problem>.*.json).
+PROBLEMS = {os.path.basename(os.path.dirname(os.path.dirname(p))): _problem(os.path.basename(os.path.dirname(os.path.dirname(p))))
+            for p in sorted(__import__("glob").glob(os.path.join(PROBLEMS_ROOT, "*", "triton", "abi.toml")))}
+
+
+def evaluate(expr, shape):
+    """An abi.toml dimension or value ("B", "Hkv*G", "4*B*H*S*(D+1)") for one shape: integers, names,
+    + - * and parentheses, as src/problems/triton_abi.cpp evaluates them."""
+    import ast
+
+    def walk(n):
+        if isinstance(n, ast.Expression):
+            return walk(n.body)
+        if isinstance(n, ast.Constant) and isinstance(n.value, int):
+            return n.value
+        if isinstance(n, ast.Name):
+            return shape[n.id]
+        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub, ast.Mult)):
+            a, b = walk(n.left), walk(n.right)
+            return a + b if isinstance(n.op, ast.Add) else a - b if isinstance(n.op, ast.Sub) else a * b
+        raise ValueError(f"cannot evaluate {expr!r}")
+    return walk(ast.parse(str(expr), mode="eval"))
+
+
+def calls(problem, shapes=None):
+    """compile_only's --calls for a problem: one entry call per shape (default: its benchmark
+    shapes, what the judge passes), buffers' dimensions and scalars evaluated for each."""
+    p = PROBLEMS[problem]
+    out = []
+    for shape in shapes or p["benchmark"]:
+        arguments, scalars = [], {}
+        for a in p["abi"]:
+            if "dtype" in a:
+                arguments.append({"name": a["name"], "dtype": a["dtype"], "shape": [evaluate(d, shape) for d in a["shape"]]})
+            else:
+                arguments.append({"name": a["name"]})
+                scalars[a["name"]] = evaluate(a.get("value", a["name"]), shape)
+        out.append({"arguments": arguments, "scalars": scalars})
+    return out
 
 
 def fixture(name):
@@ -55,14 +107,22 @@ def scan(path, problem="gemm", parameters=True):
 class Compiled:
     """One compile_only run in its own temporary folder (the cache a fresh folder inside it)."""
 
-    def __init__(self, candidate, problem="gemm", arch="sm_90a", shape=None, cache=True, extra=()):
+    def __init__(self, candidate, problem="gemm", arch="sm_90a", shape=None, cache=True, extra=(), benchmark=False):
+        """benchmark=True: --calls with every benchmark shape of the problem (what the judge passes)
+        instead of the fixtures' one shape."""
         self._tmp = tempfile.TemporaryDirectory(prefix="ptxbench-triton-test-")
         self.out = os.path.join(self._tmp.name, "out")
         self.cache = os.path.join(self._tmp.name, "cache")
         env = {"TRITON_CACHE_DIR": self.cache} if cache else {}
-        args = ["--candidate", candidate, "--entry", PROBLEMS[problem]["entry"], "--arch", arch,
-                "--arguments", fixture(f"{problem}.arguments.json"),
-                "--shape", shape or fixture(f"{problem}.shape.json"), "--out", self.out] + list(extra)
+        if benchmark:
+            calls_file = os.path.join(self._tmp.name, "calls.json")
+            with open(calls_file, "w") as f:
+                json.dump(calls(problem), f)
+            inputs = ["--calls", calls_file]
+        else:
+            inputs = ["--arguments", fixture(f"{problem}.arguments.json"), "--shape", shape or fixture(f"{problem}.shape.json")]
+        args = ["--candidate", candidate, "--entry", PROBLEMS[problem]["entry"], "--arch", arch] + inputs + \
+            ["--out", self.out] + list(extra)
         self.code, self.stdout, self.stderr = run_module("compile_only", args, env_extra=env,
                                                          drop_env=() if cache else ("TRITON_CACHE_DIR",))
         path = os.path.join(self.out, "manifest.json")

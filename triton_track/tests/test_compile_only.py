@@ -8,7 +8,10 @@ What Triton 3.6 gives here (seen, and asserted):
           mha_fwd/tuned HGMMA, UTMALDG, UTMASTG
   sm_100a every reference: UTCHMMA (tcgen05.mma) with LDTM/STTM (tcgen05.ld/st), never HGMMA
           (wgmma does not exist on sm_100a); tuned ones UTMALDG and UTMASTG too.
+The other problems' references (EveryReference, on every benchmark shape, as the judge compiles
+them) follow the same pattern; gemm_fp8's products are the fp8 families (QGMMA, UTCQMMA).
 """
+import concurrent.futures
 import os
 import json
 import tempfile
@@ -17,12 +20,12 @@ import unittest
 from ptxbench_triton import disassemble
 from tests import support
 
-# (problem, reference, arch) -> (families that must appear, families that must not).
+# (problem, reference, arch) -> (families that must appear, families that must not; STL: a register spill).
 EXPECTED = {
-    ("gemm", "plain", "sm_90a"): ({"HGMMA", "LDGSTS"}, {"UTMALDG", "UTCHMMA"}),
-    ("gemm", "tuned", "sm_90a"): ({"HGMMA", "UTMALDG", "UTMASTG"}, {"UTCHMMA"}),
-    ("mha_fwd", "plain", "sm_90a"): ({"HGMMA", "LDGSTS"}, {"UTMALDG", "UTCHMMA"}),
-    ("mha_fwd", "tuned", "sm_90a"): ({"HGMMA", "UTMALDG", "UTMASTG"}, {"UTCHMMA"}),
+    ("gemm", "plain", "sm_90a"): ({"HGMMA", "LDGSTS"}, {"UTMALDG", "UTCHMMA", "STL"}),
+    ("gemm", "tuned", "sm_90a"): ({"HGMMA", "UTMALDG", "UTMASTG"}, {"UTCHMMA", "STL"}),
+    ("mha_fwd", "plain", "sm_90a"): ({"HGMMA", "LDGSTS"}, {"UTMALDG", "UTCHMMA", "STL"}),
+    ("mha_fwd", "tuned", "sm_90a"): ({"HGMMA", "UTMALDG", "UTMASTG"}, {"UTCHMMA", "STL"}),
     ("gemm", "plain", "sm_100a"): ({"UTCHMMA", "LDTM", "STTM"}, {"HGMMA", "UTMALDG"}),
     ("gemm", "tuned", "sm_100a"): ({"UTCHMMA", "LDTM", "STTM", "UTMALDG", "UTMASTG"}, {"HGMMA"}),
     ("mha_fwd", "plain", "sm_100a"): ({"UTCHMMA", "LDTM", "STTM"}, {"HGMMA", "UTMALDG"}),
@@ -136,6 +139,58 @@ class References(unittest.TestCase):
         c = support.Compiled(os.path.join(support.ATTACKS, "cached_result.py"))
         self.addCleanup(c.close)
         self.assertEqual(c.code, 0, c.describe())
+
+
+# The references of the problems beyond gemm and mha_fwd, compiled as the judge does: one entry
+# call per benchmark shape (--calls), each problem's launch count per call (the backward: Delta,
+# dK/dV, dQ). What each (reference, arch) must and must not show, the product family per problem.
+MORE = {"gemm_bias_gelu": 1, "gemm_fp8": 1, "mha_fwd_causal": 1, "gqa_fwd": 1, "mha_bwd": 3, "mha_bwd_causal": 3,
+        "gqa_bwd": 3}
+
+
+def expected_families(problem, reference, arch):
+    fp8 = problem == "gemm_fp8"
+    mma = {"sm_90a": "QGMMA" if fp8 else "HGMMA", "sm_100a": "UTCQMMA" if fp8 else "UTCHMMA"}[arch]
+    other = {"HGMMA", "QGMMA"} if arch == "sm_100a" else {"UTCHMMA", "UTCQMMA"}
+    must = {mma} | ({"LDTM", "STTM"} if arch == "sm_100a" else set())
+    if reference == "tuned":
+        return must | {"UTMALDG", "UTMASTG"}, other, mma
+    return must | {"LDGSTS"}, other | {"UTMALDG", "UTMASTG"}, mma
+
+
+class EveryReference(unittest.TestCase):
+    def test_every_benchmark_shape_on_both_archs(self):
+        jobs = [(p, r, a) for p in MORE for r in ("plain", "tuned") for a in ("sm_90a", "sm_100a")]
+
+        def compile_one(job):
+            problem, reference, arch = job
+            return support.Compiled(support.reference(problem, reference), problem, arch, benchmark=True)
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            compiled = list(pool.map(compile_one, jobs))
+        for c in compiled:
+            self.addCleanup(c.close)
+        for (problem, reference, arch), c in zip(jobs, compiled):
+            with self.subTest(problem=problem, reference=reference, arch=arch):
+                self.assertEqual(c.code, 0, c.describe())
+                m = c.manifest
+                self.assertEqual((m["arch"], m["error"]), (arch, ""))
+                shapes = len(support.PROBLEMS[problem]["benchmark"])
+                self.assertEqual(m["launches"], shapes * MORE[problem])  # every shape was compiled and launched
+                must, must_not, mma = expected_families(problem, reference, arch)
+                seen = set()
+                for k in m["kernels"]:
+                    self.assertTrue(0 < k["shared_bytes"] <= 232448, k)
+                    families = disassemble.families(disassemble.opcodes(c.path(k["cubin"])))
+                    seen |= set(families)
+                    if k["name"] != "delta_kernel":  # the backward's row sums: no product
+                        self.assertIn(mma, families, k["name"])
+                    if arch == "sm_90a":  # the tuning target: no register spills
+                        self.assertNotIn("STL", families, k["name"])
+                    if reference == "tuned" and k["name"] != "delta_kernel":
+                        self.assertGreater(k["global_scratch_bytes"], 0, k)  # device-side descriptors
+                self.assertLessEqual(must, seen, f"missing {must - seen}")
+                self.assertEqual(must_not & seen, set())
 
 
 class Isolation(unittest.TestCase):
