@@ -1,12 +1,13 @@
 // The workspace schema's numbered migrations (store/schema_migrations.h): a workspace from before the
 // numbering opens and is brought up to date, each part migrates only when it is opened, and a
-// workspace a newer ptxbench wrote is refused by every store, saying so.
+// workspace a newer ptxbench wrote is refused by every store and by the report's reader, saying so.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
 #include <string>
 
 #include "core/error.h"
+#include "metrics/load_workspace.h"
 #include "store/fixit_store.h"
 #include "store/run_store.h"
 #include "store/schema_migrations.h"
@@ -89,6 +90,10 @@ TEST(SchemaMigrations, AWorkspaceFromBeforeTheNumberingOpensAndIsBroughtUpToDate
   { FixitStore fixit(file); ASSERT_TRUE(fixit.status().ok) << fixit.status().error; }
   EXPECT_EQ(recorded(file), "1,2,3");
   EXPECT_EQ(latest_schema_migration(), 4);
+  // The report reads it too.
+  const auto set = metrics::load_workspace(file);
+  ASSERT_EQ(set.turns.size(), 1u);
+  EXPECT_EQ(set.turns[0].feedback, "");  // without the drill-down
 }
 
 TEST(SchemaMigrations, AnEvalOnlyWorkspaceHoldsTheEvaluationsAlone) {
@@ -96,6 +101,12 @@ TEST(SchemaMigrations, AnEvalOnlyWorkspaceHoldsTheEvaluationsAlone) {
   const auto file = dir.path() / "ptxbench.db";
   { WorkspaceDb db(file); ASSERT_TRUE(db.status().ok) << db.status().error; }
   EXPECT_EQ(recorded(file), "1");
+  try {
+    metrics::load_workspace(file);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("holds no runs"), std::string::npos) << e.what();
+  }
 }
 
 TEST(SchemaMigrations, AWorkspaceANewerPtxbenchWroteIsRefusedSayingWhy) {
@@ -122,6 +133,12 @@ TEST(SchemaMigrations, AWorkspaceANewerPtxbenchWroteIsRefusedSayingWhy) {
     FixitStore fixit(file);
     ASSERT_FALSE(fixit.status().ok);
     says_why(fixit.status().error);
+  }
+  try {
+    metrics::load_workspace(file);
+    FAIL() << "the report read a workspace from a newer ptxbench";
+  } catch (const InputError& e) {
+    says_why(e.what());
   }
   EXPECT_EQ(recorded(file), "1,2,99");  // nothing applied, nothing removed
 }
