@@ -20,7 +20,7 @@ enum class SchemaPart {
   evaluations,   // store/workspace_db.h: `ptxbench eval`'s records
   run_store,     // store/run_store.h: runs, trajectories, model calls, turns, candidates, blobs, events
   fixit,         // store/fixit_store.h: builds, items, attempts, records
-  service_jobs,  // service/queue/sqlite_job_queue.h: the GPU service's SQLite job queue
+  service_jobs,  // store/service_job_store.h: the GPU service's SQLite job queue
 };
 
 // The newest migration this build knows.

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "metrics/load_workspace.h"
+#include "service/queue/sqlite_job_queue.h"
 #include "store/fixit_store.h"
 #include "store/run_store.h"
 #include "store/schema_migrations.h"
@@ -89,6 +90,8 @@ TEST(SchemaMigrations, AWorkspaceFromBeforeTheNumberingOpensAndIsBroughtUpToDate
   EXPECT_EQ(recorded(file), "1,2");
   { FixitStore fixit(file); ASSERT_TRUE(fixit.status().ok) << fixit.status().error; }
   EXPECT_EQ(recorded(file), "1,2,3");
+  { SqliteJobQueue queue(file); ASSERT_TRUE(queue.status().ok) << queue.status().error; }
+  EXPECT_EQ(recorded(file), "1,2,3,4");
   EXPECT_EQ(latest_schema_migration(), 4);
   // The report reads it too.
   const auto set = metrics::load_workspace(file);
@@ -133,6 +136,11 @@ TEST(SchemaMigrations, AWorkspaceANewerPtxbenchWroteIsRefusedSayingWhy) {
     FixitStore fixit(file);
     ASSERT_FALSE(fixit.status().ok);
     says_why(fixit.status().error);
+  }
+  {
+    SqliteJobQueue queue(file);
+    ASSERT_FALSE(queue.status().ok);
+    says_why(queue.status().error);
   }
   try {
     metrics::load_workspace(file);
