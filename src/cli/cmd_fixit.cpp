@@ -25,7 +25,7 @@
 #include "problems/registry.h"
 #include "problems/suite_spec.h"
 #include "report/fixit_tables.h"
-#include "report/printers.h"
+#include "report/printer.h"
 #include "service/service_factory.h"
 #include "store/fixit_store.h"
 
@@ -273,12 +273,11 @@ void add_fixit_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   auto s = std::make_shared<StatsArgs>();
   auto* stats = cmd->add_subcommand("stats", "Fixit builds, their records per problem, class, source and teacher, and their items");
   stats->add_option("--build", s->builds, "Only these builds (repeatable; default every build)");
-  stats->add_option("-f,--format", s->format, "table, md, csv, json or jsonl")->capture_default_str();
+  stats->add_option("-f,--format", s->format, report::format_list(false))->capture_default_str();
   stats->add_flag("--items", s->items, "Also the items per status and reason");
   stats->add_option("--table", s->tables, "Only this table (repeatable)");
   stats->callback([s, &g] {
-    using report::Format;
-    const Format f = report::parse_format(s->format, {Format::table, Format::md, Format::csv, Format::json, Format::jsonl});
+    const auto printer = report::make_printer(s->format, false);
     FixitStore store(database_path(g, true));
     if (!store.status().ok) throw InputError("workspace database: " + store.status().error);
     report::Report r;
@@ -286,13 +285,7 @@ void add_fixit_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
     r.meta["title"] = "Fixit builds in " + workspace_dir(g);
     if (auto st = report::add_fixit_tables(store, s->builds, s->items, &r); !st.ok) throw InputError(st.error);
     const report::Report sel = report::select_tables(r, s->tables);
-    switch (f) {
-      case Format::table: std::cout << report::print_table(sel); break;
-      case Format::md: std::cout << report::print_markdown(sel); break;
-      case Format::csv: std::cout << report::print_csv(sel); break;
-      case Format::json: std::cout << report::print_json(sel); break;
-      default: std::cout << report::print_jsonl(sel); break;
-    }
+    std::cout << printer->print(sel, nullptr);
   });
 }
 

@@ -1,4 +1,4 @@
-// ptxbench report [WORKSPACE|DB|RUN_FILE.jsonl...] [--format table|md|csv|json|html] [--budgets 1,4,8]
+// ptxbench report [WORKSPACE|DB|RUN_FILE.jsonl...] [--format table|md|csv|json|jsonl|html] [--budgets 1,4,8]
 //   [--group-by DIMS] [--compare A..B]... [--run ID]... [--fastp-unit trajectory|task]
 //   [--bootstrap N] [--seed S] [--table NAME]... [--no-turns] [--out FILE]
 // The paper's tables and plots, with intervals, from runs that `ptxbench run` wrote (docs/metrics.md).
@@ -11,10 +11,8 @@
 #include "metrics/load_jsonl.h"
 #include "metrics/load_workspace.h"
 #include "report/metrics_report.h"
-#include "report/plotly_js.h"
-#include "report/print_html.h"
 #include "report/fixit_tables.h"
-#include "report/printers.h"
+#include "report/printer.h"
 #include "store/fixit_store.h"
 
 namespace ptxbench::cli {
@@ -77,7 +75,7 @@ void add_report_command(CLI::App& app, GlobalOptions& g, ExitCode&) {
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("report", "Metrics and reports from runs: the paper's tables and plots, with intervals");
   cmd->add_option("inputs", a->inputs, "Workspace folders, ptxbench.db files or JSONL run files (default: the workspace)");
-  cmd->add_option("-f,--format", a->format, "table, md, csv, json, jsonl or html")->capture_default_str();
+  cmd->add_option("-f,--format", a->format, report::format_list(true))->capture_default_str();
   cmd->add_option("--budgets", a->budgets, "Turn budgets, comma-separated")->capture_default_str();
   cmd->add_option("--group-by", a->group_by, "Group by these of arch, language, model, knowledge, run, split, problem (CUDA and Triton runs are never pooled)")->capture_default_str();
   cmd->add_option("--compare", a->compare, "A..B: b against a (each a run id or key=value[+key=value]); repeatable");
@@ -96,9 +94,9 @@ void add_report_command(CLI::App& app, GlobalOptions& g, ExitCode&) {
       ->capture_default_str();
   cmd->add_option("-o,--out", a->out, "Write to this file instead of stdout");
   cmd->callback([a, &g] {
-    using report::Format;
-    const Format format = report::parse_format(a->format, {Format::table, Format::md, Format::csv, Format::json, Format::jsonl, Format::html});
-    if (format == Format::html && !a->tables.empty()) throw InputError("--table does not apply to --format html (the page needs every table)");
+    const auto printer = report::make_printer(a->format, true);
+    if (const auto why = printer->whole_report_reason(); !why.empty() && !a->tables.empty())
+      throw InputError("--table does not apply to --format " + a->format + " (" + why + ")");
     report::ReportSettings s;
     s.budgets = report::parse_budgets(a->budgets);
     s.group_by = metrics::parse_group_by(a->group_by);
@@ -109,12 +107,11 @@ void add_report_command(CLI::App& app, GlobalOptions& g, ExitCode&) {
     s.generator = generator();
     s.turns_table = !a->no_turns;
     s.target_seen = a->target == "seen";
-    // Find plotly.min.js before the (possibly long) load, so a missing one fails at once.
-    std::string plotly;
-    if (format == Format::html) plotly = report::read_plotly_js(report::find_plotly_js());
+    // Before the (possibly long) load, so that a missing asset (html: plotly.min.js) fails at once.
+    printer->prepare();
 
     metrics::LoadOptions lo;
-    lo.with_detail = format == Format::html;
+    lo.with_detail = printer->needs_turn_detail();
     lo.runs = a->runs;
     std::vector<std::string> inputs = a->inputs;
     if (inputs.empty()) inputs.push_back(workspace_dir(g));
@@ -130,16 +127,8 @@ void add_report_command(CLI::App& app, GlobalOptions& g, ExitCode&) {
     s.inputs = inputs;
     report::Report r = report::build_metrics_report(set, s);
     add_fixit_builds(inputs, r);
-    std::string text;
-    switch (format) {
-      case Format::table: text = report::print_table(report::select_tables(r, a->tables)); break;
-      case Format::md: text = report::print_markdown(report::select_tables(r, a->tables)); break;
-      case Format::csv: text = report::print_csv(report::select_tables(r, a->tables)); break;
-      case Format::json: text = report::print_json(report::select_tables(r, a->tables)); break;
-      case Format::jsonl: text = report::print_jsonl(report::select_tables(r, a->tables)); break;
-      case Format::html: text = report::print_html(r, set, plotly); break;
-    }
-    write_output(text, a->out);
+    const bool whole = !printer->whole_report_reason().empty();
+    write_output(printer->print(whole ? r : report::select_tables(r, a->tables), &set), a->out);
   });
 }
 

@@ -1,63 +1,13 @@
 #include "metrics/load_workspace.h"
 
-#include <sqlite3.h>
-
 #include <map>
 #include <tuple>
 
 #include "core/error.h"
+#include "store/workspace_reader.h"
 
 namespace ptxbench::metrics {
 namespace {
-
-class Db {
- public:
-  explicit Db(const std::filesystem::path& file) : file_(file) {
-    if (sqlite3_open_v2(file.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
-      throw InputError("cannot open " + file.string() + ": " + (db_ ? sqlite3_errmsg(db_) : "out of memory"));
-    sqlite3_busy_timeout(db_, 5000);
-  }
-  ~Db() { sqlite3_close(db_); }
-  Db(const Db&) = delete;
-  Db& operator=(const Db&) = delete;
-
-  bool has_table(const char* name) {
-    auto st = prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    const bool yes = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return yes;
-  }
-  sqlite3_stmt* prepare(const std::string& sql) {
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK)
-      throw InputError(file_.string() + ": its schema is not the run store this report reads (" + sqlite3_errmsg(db_) +
-                       "; docs/metrics.md lists the tables and columns)");
-    return st;
-  }
-  void done(sqlite3_stmt* st, int rc, const std::string& what) {
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) throw InputError(file_.string() + ": reading " + what + ": " + sqlite3_errmsg(db_));
-  }
-  const std::filesystem::path& file() const { return file_; }
-
- private:
-  std::filesystem::path file_;
-  sqlite3* db_ = nullptr;
-};
-
-std::string text(sqlite3_stmt* st, int col) {
-  const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(st, col));
-  return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(st, col))) : std::string();
-}
-std::optional<long long> opt_int(sqlite3_stmt* st, int col) {
-  if (sqlite3_column_type(st, col) == SQLITE_NULL) return std::nullopt;
-  return sqlite3_column_int64(st, col);
-}
-std::optional<double> opt_double(sqlite3_stmt* st, int col) {
-  if (sqlite3_column_type(st, col) == SQLITE_NULL) return std::nullopt;
-  return sqlite3_column_double(st, col);
-}
 
 json parse_json(const std::string& s, const std::string& where) {
   json j = json::parse(s, nullptr, false);
@@ -72,137 +22,104 @@ std::string shape_label(const json& shape) {
   return s;
 }
 
+void check(const DbStatus& s) {
+  if (!s.ok) throw InputError(s.error);
+}
+
 }  // namespace
 
 TurnSet load_workspace(const std::filesystem::path& path, const LoadOptions& options) {
   const auto file = std::filesystem::is_directory(path) ? path / "ptxbench.db" : path;
   if (!std::filesystem::exists(file)) throw InputError("no workspace database at " + file.string());
-  Db db(file);
-  if (!db.has_table("runs") || !db.has_table("turns"))
-    throw InputError(file.string() + " holds no runs (no 'runs'/'turns' tables: only 'ptxbench eval' results; run 'ptxbench run' first)");
+  WorkspaceReader db(file);
+  check(db.status());
   TurnSet set;
   std::map<std::string, json> splits;
-  {
-    auto st = db.prepare("SELECT id, model, arch, knowledge, problems, trajectories, turns, status, config_json, provenance_json "
-                         "FROM runs ORDER BY created_at, id");
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-      RunInfo r;
-      r.id = text(st, 0);
-      if (!options.wanted(r.id)) continue;
-      r.model = text(st, 1), r.arch = text(st, 2), r.knowledge = text(st, 3);
-      const std::string problems = text(st, 4);
-      for (size_t a = 0; a < problems.size();) {
-        size_t b = problems.find(',', a);
-        if (b == std::string::npos) b = problems.size();
-        if (b > a) r.problems.push_back(problems.substr(a, b - a));
-        a = b + 1;
-      }
-      r.trajectories = sqlite3_column_int(st, 5), r.turns = sqlite3_column_int(st, 6);
-      r.status = text(st, 7);
-      const json config = parse_json(text(st, 8), file.string() + ": runs.config_json of run '" + r.id + "'");
-      r.provenance = parse_json(text(st, 9), file.string() + ": runs.provenance_json of run '" + r.id + "'");
-      // The agent records {"name": "none", "gpu_stages": false} when no GPU stage ran.
-      if (r.provenance.contains("gpu") && r.provenance["gpu"].is_object() && r.provenance["gpu"].value("gpu_stages", true))
-        r.gpu = r.provenance["gpu"].value("name", "");
-      r.knowledge = knowledge_condition(r.knowledge, config);
-      if (config.is_object()) {
-        r.suite = config.value("suite", "");
-        if (config.contains("language") && config["language"].is_string()) r.language = config["language"].get<std::string>();
-        if (config.contains("splits") && config["splits"].is_object()) splits[r.id] = config["splits"];
-      }
-      r.source = file.string();
-      set.runs.push_back(std::move(r));
+  std::vector<ptxbench::RunInfo> stored_runs;
+  check(db.runs(&stored_runs));
+  for (auto& stored : stored_runs) {
+    if (!options.wanted(stored.id)) continue;
+    RunInfo r;
+    r.id = stored.id, r.model = stored.model, r.arch = stored.arch;
+    r.problems = std::move(stored.problems);
+    r.trajectories = stored.trajectories, r.turns = stored.turns;
+    r.status = stored.status;
+    const json& config = stored.config;
+    r.provenance = std::move(stored.provenance);
+    // The agent records {"name": "none", "gpu_stages": false} when no GPU stage ran.
+    if (r.provenance.contains("gpu") && r.provenance["gpu"].is_object() && r.provenance["gpu"].value("gpu_stages", true))
+      r.gpu = r.provenance["gpu"].value("name", "");
+    r.knowledge = knowledge_condition(stored.knowledge, config);
+    if (config.is_object()) {
+      r.suite = config.value("suite", "");
+      if (config.contains("language") && config["language"].is_string()) r.language = config["language"].get<std::string>();
+      if (config.contains("splits") && config["splits"].is_object()) splits[r.id] = config["splits"];
     }
-    db.done(st, rc, "runs");
+    r.source = file.string();
+    set.runs.push_back(std::move(r));
   }
   // What the run's provenance lacks and its evaluation records carry (the evaluator stores the seed
   // policy and the NVML driver version in each record's environment).
   for (auto& r : set.runs) {
     if (r.provenance.contains("seed_policy") && r.provenance.contains("nvml_driver")) continue;
-    auto st = db.prepare("SELECT json_extract(e.record_json, '$.environment.seed_policy'), "
-                         "json_extract(e.record_json, '$.environment.gpu_state_at_start.driver') "
-                         "FROM turns t JOIN evaluations e ON e.id = t.evaluation_id WHERE t.run_id = ? "
-                         "AND json_extract(e.record_json, '$.environment.seed_policy') IS NOT NULL LIMIT 1");
-    sqlite3_bind_text(st, 1, r.id.c_str(), -1, SQLITE_TRANSIENT);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-      if (!r.provenance.contains("seed_policy") && sqlite3_column_type(st, 0) != SQLITE_NULL) r.provenance["seed_policy"] = text(st, 0);
-      if (!r.provenance.contains("nvml_driver") && sqlite3_column_type(st, 1) != SQLITE_NULL) r.provenance["nvml_driver"] = text(st, 1);
-      rc = SQLITE_DONE;
-    }
-    db.done(st, rc, "evaluation provenance");
+    RunEnvironment env;
+    check(db.run_environment(r.id, &env));
+    if (!r.provenance.contains("seed_policy") && env.seed_policy) r.provenance["seed_policy"] = *env.seed_policy;
+    if (!r.provenance.contains("nvml_driver") && env.driver) r.provenance["nvml_driver"] = *env.driver;
   }
   // (run, problem, trajectory) -> complete
   std::map<std::tuple<std::string, std::string, int>, bool> complete;
-  {
-    auto st = db.prepare("SELECT run_id, problem, trajectory, status FROM trajectories");
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-      complete[{text(st, 0), text(st, 1), sqlite3_column_int(st, 2)}] = text(st, 3) == "complete";
-    db.done(st, rc, "trajectories");
-  }
-  {
-    std::string sql =
-        "SELECT t.run_id, t.problem, t.trajectory, t.turn, t.phase, t.state, t.target_executed, t.speedup_geomean, "
-        "t.reasoning_tokens, t.output_tokens, t.reasoning_chars, e.gpu, json_extract(e.record_json, '$.target_seen'), "
-        "json_extract(e.record_json, '$.schema')";
-    if (options.with_detail) sql += ", t.feedback, c.source, e.record_json";
-    sql += " FROM turns t LEFT JOIN evaluations e ON e.id = t.evaluation_id";
-    if (options.with_detail) sql += " LEFT JOIN candidates c ON c.sha256 = t.candidate_sha256";
-    sql += " ORDER BY t.run_id, t.problem, t.trajectory, t.turn";
-    auto st = db.prepare(sql);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-      TurnRow t;
-      t.run = text(st, 0);
-      const RunInfo* info = set.run(t.run);
-      if (!info) continue;  // not selected
-      t.problem = text(st, 1);
-      t.trajectory = sqlite3_column_int(st, 2);
-      t.turn = sqlite3_column_int(st, 3) + 1;  // the store numbers turns from 0
-      const std::string where = file.string() + ": turn " + std::to_string(t.turn - 1) + " of run '" + t.run + "', " + t.problem +
-                                " trajectory " + std::to_string(t.trajectory);
-      const std::string state = text(st, 5);
-      if (text(st, 4) != "done" || state == "pending") t.state = TurnState::pending;
-      else if (auto s = turn_state_from_string(state)) t.state = *s;
-      else throw InputError(where + ": unknown state '" + state + "' (known: " + known_turn_states() + ")");
-      if (auto te = opt_int(st, 6)) t.target_executed = *te != 0;
-      if (auto seen = opt_int(st, 12)) t.target_seen = *seen != 0;
-      else if (opt_int(st, 13).value_or(0) < 3) t.target_seen = t.target_executed;
-      t.speedup_geomean = opt_double(st, 7);
-      if (t.speedup_geomean && !(*t.speedup_geomean > 0)) t.speedup_geomean.reset();
-      t.reasoning_tokens = opt_int(st, 8);
-      t.output_tokens = opt_int(st, 9);
-      t.reasoning_chars = sqlite3_column_int64(st, 10);
-      t.gpu = text(st, 11);
-      if (t.gpu.empty()) t.gpu = info->gpu;
-      t.model = info->model, t.arch = info->arch, t.knowledge = info->knowledge, t.language = info->language;
-      if (auto it = splits.find(t.run); it != splits.end() && it->second.contains(t.problem) && it->second[t.problem].is_string())
-        t.split = it->second[t.problem].get<std::string>();
-      auto c = complete.find({t.run, t.problem, t.trajectory});
-      t.finished = c != complete.end() && c->second;
-      if (options.with_detail) {
-        t.feedback = text(st, 14);
-        t.code = text(st, 15);
-        if (sqlite3_column_type(st, 16) != SQLITE_NULL) {
-          const json rec = parse_json(text(st, 16), where + ": its evaluation's record_json");
-          t.reason = rec.value("reason", "");
-          if (rec.contains("timing") && rec["timing"].is_array())
-            for (const auto& s : rec["timing"]) {
-              ShapeResult r;
-              r.shape = shape_label(s.value("shape", json::object()));
-              r.speedup = s.value("speedup", 0.0);
-              if (s.value("median_ms", 0.0) > 0) r.median_ms = s.value("median_ms", 0.0);
-              if (s.value("baseline_median_ms", 0.0) > 0) r.baseline_median_ms = s.value("baseline_median_ms", 0.0);
-              t.shapes.push_back(std::move(r));
-            }
-        }
+  std::vector<TrajectoryRow> trajectories;
+  check(db.trajectories(&trajectories));
+  for (const auto& t : trajectories) complete[{t.run_id, t.problem, t.trajectory}] = t.status == "complete";
+  check(db.turns(options.with_detail, [&](ReportedTurn& stored) {
+    const ptxbench::TurnRow& s = stored.turn;
+    const RunInfo* info = set.run(s.run_id);
+    if (!info) return;  // not selected
+    TurnRow t;
+    t.run = s.run_id;
+    t.problem = s.problem;
+    t.trajectory = s.trajectory;
+    t.turn = s.turn + 1;  // the store numbers turns from 0
+    const std::string where = file.string() + ": turn " + std::to_string(t.turn - 1) + " of run '" + t.run + "', " + t.problem +
+                              " trajectory " + std::to_string(t.trajectory);
+    if (s.phase != "done" || s.state == "pending") t.state = TurnState::pending;
+    else if (auto st = turn_state_from_string(s.state)) t.state = *st;
+    else throw InputError(where + ": unknown state '" + s.state + "' (known: " + known_turn_states() + ")");
+    t.target_executed = s.target_executed;
+    if (stored.target_seen) t.target_seen = stored.target_seen;
+    else if (stored.record_schema.value_or(0) < 3) t.target_seen = t.target_executed;
+    t.speedup_geomean = s.speedup_geomean;
+    if (t.speedup_geomean && !(*t.speedup_geomean > 0)) t.speedup_geomean.reset();
+    t.reasoning_tokens = s.reasoning_tokens;
+    t.output_tokens = s.output_tokens;
+    t.reasoning_chars = s.reasoning_chars;
+    t.gpu = stored.gpu;
+    if (t.gpu.empty()) t.gpu = info->gpu;
+    t.model = info->model, t.arch = info->arch, t.knowledge = info->knowledge, t.language = info->language;
+    if (auto it = splits.find(t.run); it != splits.end() && it->second.contains(t.problem) && it->second[t.problem].is_string())
+      t.split = it->second[t.problem].get<std::string>();
+    auto c = complete.find({t.run, t.problem, t.trajectory});
+    t.finished = c != complete.end() && c->second;
+    if (options.with_detail) {
+      t.feedback = s.feedback;
+      t.code = std::move(stored.source);
+      if (stored.record_json) {
+        const json rec = parse_json(*stored.record_json, where + ": its evaluation's record_json");
+        t.reason = rec.value("reason", "");
+        if (rec.contains("timing") && rec["timing"].is_array())
+          for (const auto& sh : rec["timing"]) {
+            ShapeResult r;
+            r.shape = shape_label(sh.value("shape", json::object()));
+            r.speedup = sh.value("speedup", 0.0);
+            if (sh.value("median_ms", 0.0) > 0) r.median_ms = sh.value("median_ms", 0.0);
+            if (sh.value("baseline_median_ms", 0.0) > 0) r.baseline_median_ms = sh.value("baseline_median_ms", 0.0);
+            t.shapes.push_back(std::move(r));
+          }
       }
-      set.turns.push_back(std::move(t));
     }
-    db.done(st, rc, "turns");
-  }
+    set.turns.push_back(std::move(t));
+  }));
   return set;
 }
 

@@ -1,4 +1,5 @@
-// Reads runs and turns from a workspace database written by `ptxbench run` (the agent's run store).
+// Reads runs and turns from a workspace database written by `ptxbench run` (the agent's run store),
+// through the store's read-only reader (store/workspace_reader.h), which owns the SQL.
 // Tables and columns it reads (read-only), docs/metrics.md "Input files":
 //   runs(id, model, arch, knowledge, problems, trajectories, turns, status, config_json, provenance_json)
 //   trajectories(run_id, problem, trajectory, status)        status 'complete' = finished

@@ -3,6 +3,8 @@
 #include <map>
 #include <tuple>
 
+#include "report/paper_layout.h"
+
 namespace ptxbench::report {
 
 DbStatus add_fixit_tables(FixitStore& store, const std::vector<std::string>& wanted, bool items_table, Report* out) {
@@ -94,5 +96,19 @@ DbStatus add_fixit_tables(FixitStore& store, const std::vector<std::string>& wan
   if (items_table) out->add(std::move(ti));
   return {};
 }
+
+namespace {
+
+// The Fixit builds among a report's inputs (cli/cmd_report.cpp adds them): shown as they are.
+std::vector<Grid> fixit_grids(const Report& r) {
+  std::vector<Grid> out;
+  for (const char* name : {"fixit_builds", "fixit_records"})
+    if (const Table* t = r.table(name)) out.push_back(plain_grid(*t, {}));
+  return out;
+}
+
+PTXBENCH_REGISTER_TEXT_SECTION(120, fixit_grids);
+
+}  // namespace
 
 }  // namespace ptxbench::report

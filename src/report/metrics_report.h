@@ -1,5 +1,6 @@
-// Builds the metrics report (result schema, result_schema.h) from runs and turns: every table the
-// printers show, computed once. Tables and fields: docs/metrics.md, "Report tables".
+// Builds the metrics report (result schema, result_schema.h) from runs and turns: the meta block,
+// then every table registered in src/report/metric_tables/ (metric_table.h), in rank order,
+// computed once. Tables and fields: docs/metrics.md, "Report tables".
 #pragma once
 #include <string>
 #include <vector>

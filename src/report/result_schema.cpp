@@ -99,4 +99,20 @@ json to_json(const Report& r) {
   return {{"format", r.format}, {"meta", r.meta}, {"tables", tables}};
 }
 
+Report select_tables(const Report& r, const std::vector<std::string>& names) {
+  if (names.empty()) return r;
+  Report out;
+  out.format = r.format, out.meta = r.meta;
+  for (const auto& n : names) {
+    const Table* t = r.table(n);
+    if (!t) {
+      std::string have;
+      for (const auto& x : r.tables) have += (have.empty() ? "" : ", ") + x.name;
+      throw InputError("--table: no table '" + n + "' (this report has: " + have + ")");
+    }
+    out.tables.push_back(*t);
+  }
+  return out;
+}
+
 }  // namespace ptxbench::report

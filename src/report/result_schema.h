@@ -1,5 +1,5 @@
 // The one result schema every format prints (as llama-bench and nvbench do): a report is named
-// tables, each a list of typed fields and rows of values. The printers (print_*.h) format the same
+// tables, each a list of typed fields and rows of values. The printers (printer.h) format the same
 // fields; none computes a number of its own.
 #pragma once
 #include <optional>
@@ -54,5 +54,8 @@ std::string value_text(const Value& v);  // null -> ""
 
 json to_json(const Table& t);   // {"name","title","description","fields":[...],"rows":[{field: value}]}
 json to_json(const Report& r);  // {"format","meta","tables":[...]}
+
+// Only the named tables (InputError naming the report's tables for an unknown one); none named: all.
+Report select_tables(const Report& r, const std::vector<std::string>& names);
 
 }  // namespace ptxbench::report

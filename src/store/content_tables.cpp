@@ -28,7 +28,7 @@ DbStatus get_blob(sqlite3* db, const std::string& sha256, std::string* out) {
   if (!st.ok()) return sql_error(db, "preparing blob read");
   st.bind(1, sha256);
   if (st.step() != SQLITE_ROW) return DbStatus::failure("no stored text with sha256 " + sha256);
-  *out = st.blob(0);
+  *out = st.blob(0);  // the one column selected
   return {};
 }
 
@@ -46,7 +46,7 @@ DbStatus get_candidate(sqlite3* db, const std::string& sha256, std::string* out)
   if (!st.ok()) return sql_error(db, "preparing candidate read");
   st.bind(1, sha256);
   if (st.step() != SQLITE_ROW) return DbStatus::failure("no stored candidate with sha256 " + sha256);
-  *out = st.blob(0);
+  *out = st.blob(0);  // the one column selected
   return {};
 }
 

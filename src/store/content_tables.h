@@ -1,7 +1,7 @@
 // The workspace's content-addressed tables, shared by every store that keeps texts or kernels in
 // them (run_store.h, fixit_store.h): blobs (request and response bytes, system texts) and
 // candidates (kernel sources), each keyed by the sha256 of its bytes and written once. The schema
-// of both lives in run_store.cpp; callers hold their store's lock.
+// of both is migration 2 in schema_migrations.cpp; callers hold their store's lock.
 #pragma once
 #include <string>
 

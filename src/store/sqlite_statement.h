@@ -1,10 +1,14 @@
 // Small RAII helpers over the SQLite C API for the store's own files: a prepared statement with
-// typed binds and column reads, and a transaction that rolls back unless committed.
+// typed binds and column reads (by name: `:name` parameters and result columns), and a transaction
+// that rolls back unless committed. Only src/store includes it: the rest of the project reads and
+// writes the workspace through the store's typed rows.
 #pragma once
 #include <sqlite3.h>
 
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace ptxbench::sqlite {
 
@@ -17,6 +21,24 @@ class Statement {
 
   bool ok() const { return rc_ == SQLITE_OK; }
   sqlite3_stmt* get() const { return st_; }
+
+  // The 1-based index of the parameter `:name`, 0 when the statement has none of that name.
+  int parameter(std::string_view name) const {
+    return sqlite3_bind_parameter_index(st_, std::string(name).c_str());
+  }
+  // The 0-based index of the result column `name` (its alias, else its name), -1 when none.
+  int column(std::string_view name) const {
+    if (names_.empty())
+      for (int i = 0, n = sqlite3_column_count(st_); i < n; ++i) names_.emplace_back(sqlite3_column_name(st_, i));
+    for (size_t i = 0; i < names_.size(); ++i)
+      if (names_[i] == name) return static_cast<int>(i);
+    return -1;
+  }
+  // Binds `:name`: bind(":status", "running").
+  template <class T>
+  Statement& bind(std::string_view name, const T& v) {
+    return bind(parameter(name), v);
+  }
 
   // Binds are 1-based, as in SQLite.
   Statement& bind(int i, const std::string& v) {
@@ -74,6 +96,7 @@ class Statement {
   sqlite3* db_;
   sqlite3_stmt* st_ = nullptr;
   int rc_;
+  mutable std::vector<std::string> names_;  // result column names, read at the first column() call
 };
 
 // Bytes to bind as a BLOB (not TEXT) through Params.

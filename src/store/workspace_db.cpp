@@ -3,27 +3,11 @@
 #include <sqlite3.h>
 
 #include "core/error.h"
+#include "store/schema_migrations.h"
 #include "store/sqlite_statement.h"
 
 namespace ptxbench {
 namespace {
-
-constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS evaluations (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  created_at TEXT NOT NULL,
-  problem TEXT NOT NULL,
-  arch TEXT NOT NULL,
-  gpu TEXT NOT NULL,
-  candidate_sha256 TEXT NOT NULL,
-  verdict TEXT NOT NULL,
-  target_executed INTEGER NOT NULL,  -- 1 yes, 0 no, -1 unknown
-  speedup_geomean REAL,
-  record_json TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS evaluations_problem ON evaluations(problem, id);
-CREATE INDEX IF NOT EXISTS evaluations_candidate ON evaluations(candidate_sha256);
-)sql";
 
 using sqlite::Statement;
 
@@ -31,12 +15,14 @@ DbStatus sql_error(sqlite3* db, const std::string& what) {
   return DbStatus::failure(what + ": " + (db ? sqlite3_errmsg(db) : "no database"));
 }
 
-DbStatus read_rows(sqlite3* db, sqlite3_stmt* st, std::vector<StoredRecord>* out) {
+// Rows of "SELECT id, record_json ...".
+DbStatus read_rows(sqlite3* db, Statement& st, std::vector<StoredRecord>* out) {
+  const int id_column = st.column("id"), record_column = st.column("record_json");
   int rc;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+  while ((rc = st.step()) == SQLITE_ROW) {
     StoredRecord r;
-    r.id = sqlite3_column_int64(st, 0);
-    const char* text = reinterpret_cast<const char*>(sqlite3_column_text(st, 1));
+    r.id = st.integer(id_column);
+    const char* text = reinterpret_cast<const char*>(sqlite3_column_text(st.get(), record_column));
     json j = json::parse(text ? text : "", nullptr, false);
     if (j.is_discarded()) return DbStatus::failure("evaluation " + std::to_string(r.id) + ": stored record is not JSON");
     try {
@@ -59,38 +45,25 @@ WorkspaceDb::WorkspaceDb(const std::filesystem::path& path) {
     return;
   }
   sqlite3_busy_timeout(db_, 5000);
-  if (auto s = exec(kSchema); !s.ok) status_ = s;
+  if (auto s = migrate_schema(db_, SchemaPart::evaluations, path, "SQL error: "); !s.ok) status_ = s;
 }
 
 WorkspaceDb::~WorkspaceDb() { sqlite3_close(db_); }
 
-DbStatus WorkspaceDb::exec(const char* sql) {
-  char* msg = nullptr;
-  if (sqlite3_exec(db_, sql, nullptr, nullptr, &msg) != SQLITE_OK) {
-    std::string e = msg ? msg : "unknown error";
-    sqlite3_free(msg);
-    return DbStatus::failure("SQL error: " + e);
-  }
-  return {};
-}
-
 DbStatus WorkspaceDb::insert(const EvaluationRecord& r, long long* id) {
   if (!status_.ok) return status_;
-  Statement st(db_, "INSERT INTO evaluations (created_at, problem, arch, gpu, candidate_sha256, verdict, "
-                    "target_executed, speedup_geomean, record_json) VALUES (?,?,?,?,?,?,?,?,?)");
+  Statement st(db_, "INSERT INTO evaluations (created_at, problem, arch, gpu, candidate_sha256, verdict, target_executed, "
+                    "speedup_geomean, record_json) VALUES (:created_at, :problem, :arch, :gpu, :candidate_sha256, :verdict, "
+                    ":target_executed, :speedup_geomean, :record_json)");
   if (!st.ok()) return sql_error(db_, "preparing insert");
-  const std::string text = to_json(r).dump();
-  const std::string verdict(to_string(r.verdict));
-  sqlite3_bind_text(st.get(), 1, r.created_at.c_str(), -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text(st.get(), 2, r.problem.c_str(), -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text(st.get(), 3, r.arch.c_str(), -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text(st.get(), 4, r.gpu.c_str(), -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text(st.get(), 5, r.candidate_sha256.c_str(), -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text(st.get(), 6, verdict.c_str(), -1, SQLITE_TRANSIENT);
-  sqlite3_bind_int(st.get(), 7, r.target_executed ? (*r.target_executed ? 1 : 0) : -1);
-  if (r.speedup_geomean) sqlite3_bind_double(st.get(), 8, *r.speedup_geomean);
-  else sqlite3_bind_null(st.get(), 8);
-  sqlite3_bind_text(st.get(), 9, text.c_str(), -1, SQLITE_TRANSIENT);
+  // Text binds stop at the first NUL, as they always have (sqlite3_bind_text with -1).
+  auto c_text = [](const std::string& s) { return std::string(s.c_str()); };
+  st.bind(":created_at", c_text(r.created_at)).bind(":problem", c_text(r.problem)).bind(":arch", c_text(r.arch));
+  st.bind(":gpu", c_text(r.gpu)).bind(":candidate_sha256", c_text(r.candidate_sha256));
+  st.bind(":verdict", std::string(to_string(r.verdict)));
+  st.bind(":target_executed", r.target_executed ? (*r.target_executed ? 1 : 0) : -1);  // 1 yes, 0 no, -1 unknown
+  st.bind(":speedup_geomean", r.speedup_geomean);
+  st.bind(":record_json", c_text(to_json(r).dump()));
   if (sqlite3_step(st.get()) != SQLITE_DONE) return sql_error(db_, "inserting evaluation");
   if (id) *id = sqlite3_last_insert_rowid(db_);
   return {};
@@ -98,11 +71,11 @@ DbStatus WorkspaceDb::insert(const EvaluationRecord& r, long long* id) {
 
 DbStatus WorkspaceDb::get(long long id, StoredRecord* out) {
   if (!status_.ok) return status_;
-  Statement st(db_, "SELECT id, record_json FROM evaluations WHERE id = ?");
+  Statement st(db_, "SELECT id, record_json FROM evaluations WHERE id = :id");
   if (!st.ok()) return sql_error(db_, "preparing select");
-  sqlite3_bind_int64(st.get(), 1, id);
+  st.bind(":id", id);
   std::vector<StoredRecord> rows;
-  if (auto s = read_rows(db_, st.get(), &rows); !s.ok) return s;
+  if (auto s = read_rows(db_, st, &rows); !s.ok) return s;
   if (rows.empty()) return DbStatus::failure("no evaluation with id " + std::to_string(id));
   *out = std::move(rows.front());
   return {};
@@ -110,11 +83,10 @@ DbStatus WorkspaceDb::get(long long id, StoredRecord* out) {
 
 DbStatus WorkspaceDb::list(const std::string& problem, int limit, std::vector<StoredRecord>* out) {
   if (!status_.ok) return status_;
-  Statement st(db_, "SELECT id, record_json FROM evaluations WHERE (?1 = '' OR problem = ?1) ORDER BY id DESC LIMIT ?2");
+  Statement st(db_, "SELECT id, record_json FROM evaluations WHERE (:problem = '' OR problem = :problem) ORDER BY id DESC LIMIT :limit");
   if (!st.ok()) return sql_error(db_, "preparing list");
-  sqlite3_bind_text(st.get(), 1, problem.c_str(), -1, SQLITE_TRANSIENT);
-  sqlite3_bind_int(st.get(), 2, limit);
-  return read_rows(db_, st.get(), out);
+  st.bind(":problem", std::string(problem.c_str())).bind(":limit", limit);
+  return read_rows(db_, st, out);
 }
 
 }  // namespace ptxbench

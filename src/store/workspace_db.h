@@ -25,7 +25,8 @@ struct StoredRecord {
 
 class WorkspaceDb {
  public:
-  // Opens (creating if needed) <path>; check status() before use.
+  // Opens (creating if needed) <path> and brings its evaluations table up to date
+  // (schema_migrations.h); check status() before use.
   explicit WorkspaceDb(const std::filesystem::path& path);
   ~WorkspaceDb();
   WorkspaceDb(const WorkspaceDb&) = delete;
@@ -41,7 +42,6 @@ class WorkspaceDb {
   DbStatus list(const std::string& problem, int limit, std::vector<StoredRecord>* out);
 
  private:
-  DbStatus exec(const char* sql);
   sqlite3* db_ = nullptr;
   DbStatus status_;
 };

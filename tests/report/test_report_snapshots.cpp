@@ -10,7 +10,7 @@
 #include "core/error.h"
 #include "fixtures.h"
 #include "report/metrics_report.h"
-#include "report/printers.h"
+#include "report/printer.h"
 #include "report/results_report.h"
 
 using namespace ptxbench;
@@ -66,17 +66,17 @@ report::Report fixture_report() {
   return report::build_metrics_report(set, s);
 }
 
-TEST(Snapshot, Markdown) { check_snapshot("report.md", report::print_markdown(fixture_report())); }
-TEST(Snapshot, Csv) { check_snapshot("report.csv", report::print_csv(fixture_report())); }
-TEST(Snapshot, Json) { check_snapshot("report.json", report::print_json(fixture_report())); }
-TEST(Snapshot, Terminal) { check_snapshot("report.txt", report::print_table(fixture_report())); }
+TEST(Snapshot, Markdown) { check_snapshot("report.md", report::print_report("md", fixture_report())); }
+TEST(Snapshot, Csv) { check_snapshot("report.csv", report::print_report("csv", fixture_report())); }
+TEST(Snapshot, Json) { check_snapshot("report.json", report::print_report("json", fixture_report())); }
+TEST(Snapshot, Terminal) { check_snapshot("report.txt", report::print_report("table", fixture_report())); }
 
 TEST(Printers, EveryFormatPrintsTheSameFieldsAndValues) {
   const auto r = fixture_report();
-  const json j = json::parse(report::print_json(r));
+  const json j = json::parse(report::print_report("json", r));
   ASSERT_EQ(j["tables"].size(), r.tables.size());
   // CSV: each table's header is its fields; each row's cells are the JSON values' text.
-  std::stringstream csv(report::print_csv(r));
+  std::stringstream csv(report::print_report("csv", r));
   for (size_t ti = 0; ti < r.tables.size(); ++ti) {
     const auto& t = r.tables[ti];
     std::string header;
@@ -94,15 +94,15 @@ TEST(Printers, EveryFormatPrintsTheSameFieldsAndValues) {
     std::getline(csv, blank);
   }
   // JSONL: one line per row of every table.
-  std::stringstream jl(report::print_jsonl(r));
+  std::stringstream jl(report::print_report("jsonl", r));
   size_t lines = 0, rows = 0;
   for (std::string l; std::getline(jl, l);) ++lines;
   for (const auto& t : r.tables) rows += t.rows.size();
   EXPECT_EQ(lines, rows);
   // Markdown and terminal print the paper's cells from the same rows.
-  EXPECT_NE(report::print_markdown(r).find("| 33.3 / 60.4 / 56.2 (33.3 / 62.5 / 62.5) |"), std::string::npos);
-  EXPECT_NE(report::print_table(r).find("33.3 / 60.4 / 56.2 (33.3 / 62.5 / 62.5)"), std::string::npos);
-  EXPECT_NE(report::print_markdown(r).find("0.770 / 0.968 / 0.976 (0.770 / 1.020 / 1.500)"), std::string::npos);
+  EXPECT_NE(report::print_report("md", r).find("| 33.3 / 60.4 / 56.2 (33.3 / 62.5 / 62.5) |"), std::string::npos);
+  EXPECT_NE(report::print_report("table", r).find("33.3 / 60.4 / 56.2 (33.3 / 62.5 / 62.5)"), std::string::npos);
+  EXPECT_NE(report::print_report("md", r).find("0.770 / 0.968 / 0.976 (0.770 / 1.020 / 1.500)"), std::string::npos);
   EXPECT_THROW(report::select_tables(r, {"nope"}), InputError);
   EXPECT_EQ(report::select_tables(r, {"correctness"}).tables.size(), 1u);
 }
@@ -115,7 +115,7 @@ TEST(Printers, CsvQuotesCellsThatNeedIt) {
   t.add({std::string("params,ptx \"quoted\""), 0.1});
   t.add({report::Value(), report::Value()});
   r.add(t);
-  EXPECT_EQ(report::print_csv(r), "table,a,b\nx,\"params,ptx \"\"quoted\"\"\",0.1\nx,,\n");
+  EXPECT_EQ(report::print_report("csv", r), "table,a,b\nx,\"params,ptx \"\"quoted\"\"\",0.1\nx,,\n");
   EXPECT_THROW(t.add({std::string("only one")}), Error);
   EXPECT_THROW(t.add({1.0, 2.0}), Error);  // a number where a string belongs
 }
@@ -141,10 +141,10 @@ TEST(ResultsReport, EveryRecordCarriesItsArchAndProvenance) {
   EXPECT_EQ(report::value_text(t.at(1, "arch")), "sm_100a");
   EXPECT_EQ(report::value_text(t.at(1, "harness_version")), "not recorded");
   EXPECT_EQ(report::value_text(t.at(1, "target_executed")), "");
-  const std::string md = report::print_markdown(r);
+  const std::string md = report::print_report("md", r);
   EXPECT_NE(md.find("| 7 |"), std::string::npos) << md;
   EXPECT_NE(md.find("580.95.05 (CUDA 13.0)"), std::string::npos) << md;
-  const json j = json::parse(report::print_jsonl(r).substr(0, report::print_jsonl(r).find('\n')));
+  const json j = json::parse(report::print_report("jsonl", r).substr(0, report::print_report("jsonl", r).find('\n')));
   EXPECT_EQ(j["table"], "evaluations");
   EXPECT_EQ(j["id"], 7);
   EXPECT_EQ(j["harness_version"], "0.1.0");

@@ -1,5 +1,5 @@
 // The agent's run-store tables (runs, trajectories, candidates, turns) with the names and types its
-// src/store/run_store.cpp gives them (branch `agent`), for tests and benchmarks that build a
+// src/store/schema_migrations.cpp (migration 2) gives them, for tests and benchmarks that build a
 // workspace database the report loader (src/metrics/load_workspace.cpp) reads. The evaluations
 // table comes from WorkspaceDb itself.
 #pragma once

@@ -1,14 +1,13 @@
 // The lease table in the workspace's SQLite database (WAL, so lanes in other processes lease
-// concurrently): jobs(id, payload, state, owner, lease_expires_ms, attempts, ...) and
-// job_results(job_id PRIMARY KEY, ...), whose key makes a second record of a job impossible.
+// concurrently): the lease policy over the store's service_jobs and service_job_results tables
+// (store/service_job_store.h owns them: a second record of a job is impossible by their key).
 // Thread-safe (one connection, serialized); several processes may open the same file.
 #pragma once
 #include <filesystem>
 #include <mutex>
 
 #include "service/queue/job_queue.h"
-
-struct sqlite3;
+#include "store/service_job_store.h"
 
 namespace ptxbench {
 
@@ -20,7 +19,7 @@ class SqliteJobQueue final : public JobQueue {
  public:
   // Opens (creating if needed) the database file; check status() before use.
   SqliteJobQueue(const std::filesystem::path& db_path, SqliteQueueOptions options = {});
-  ~SqliteJobQueue() override;
+  ~SqliteJobQueue() override = default;
   SqliteJobQueue(const SqliteJobQueue&) = delete;
   SqliteJobQueue& operator=(const SqliteJobQueue&) = delete;
   const QueueStatus& status() const { return status_; }
@@ -37,7 +36,7 @@ class SqliteJobQueue final : public JobQueue {
  private:
   QueueStatus reclaim_locked(int* reclaimed);
   QueueStatus end_attempt_locked(const std::string& id, const std::string& reason, bool* requeued);
-  sqlite3* db_ = nullptr;
+  ServiceJobStore jobs_;
   SqliteQueueOptions options_;
   QueueStatus status_;
   std::mutex mutex_;

@@ -1,12 +1,12 @@
-#include "report/print_html.h"
-
 #include <algorithm>
 #include <map>
 #include <tuple>
 
 #include "metrics/transitions.h"
 #include "report/html_assets.h"
-#include "report/paper_layout.h"
+#include "report/plotly_js.h"
+#include "report/printer.h"
+#include "report/text_view.h"
 
 namespace ptxbench::report {
 namespace {
@@ -60,9 +60,25 @@ std::string grid_html(const Grid& g) {
   return out;
 }
 
-}  // namespace
+// The HTML report: one self-contained file that opens offline. plotly.min.js is inlined; the
+// report's tables (the JSON format's) are embedded once, and each trajectory's turn details
+// (code, feedback, verdict reason, per-shape timings) in its own JSON script element that the page
+// parses only when the trajectory is opened, so a run of thousands of turns stays fast.
+class HtmlPrinter final : public Printer {
+ public:
+  bool needs_turn_detail() const override { return true; }
+  std::string whole_report_reason() const override { return "the page needs every table"; }
+  void prepare() override { plotly_js_ = read_plotly_js(find_plotly_js()); }
+  std::string print(const Report& r, const metrics::TurnSet* turns) const override;
 
-std::string print_html(const Report& r, const metrics::TurnSet& set, const std::string& plotly_js) {
+ private:
+  std::string plotly_js_;
+};
+
+std::string HtmlPrinter::print(const Report& r, const metrics::TurnSet* turns_in) const {
+  static const metrics::TurnSet kNoTurns;
+  const metrics::TurnSet& set = turns_in ? *turns_in : kNoTurns;
+  const std::string& plotly_js = plotly_js_;
   // The page reads the report's own tables; the per-turn table is carried by the details instead.
   json data = to_json(r);
   json kept = json::array();
@@ -132,4 +148,7 @@ std::string print_html(const Report& r, const metrics::TurnSet& set, const std::
   return out;
 }
 
+PTXBENCH_REGISTER_PRINTER("html", 60, HtmlPrinter);
+
+}  // namespace
 }  // namespace ptxbench::report

@@ -1,5 +1,5 @@
-#include "report/paper_layout.h"
-#include "report/printers.h"
+#include "report/printer.h"
+#include "report/text_view.h"
 
 namespace ptxbench::report {
 namespace {
@@ -14,9 +14,13 @@ std::string md_cell(const std::string& s) {
   return out;
 }
 
-}  // namespace
+// Markdown: the same views as the terminal's table, as headings and pipe tables.
+class MarkdownPrinter final : public Printer {
+ public:
+  std::string print(const Report& r, const metrics::TurnSet*) const override;
+};
 
-std::string print_markdown(const Report& r) {
+std::string MarkdownPrinter::print(const Report& r, const metrics::TurnSet*) const {
   const TextView v = text_view(r);
   std::string out = "# " + std::string(r.meta.value("title", "PTXBench report")) + "\n\n";
   for (const auto& line : v.preamble) out += "- " + md_cell(line) + "\n";
@@ -40,4 +44,7 @@ std::string print_markdown(const Report& r) {
   return out;
 }
 
+PTXBENCH_REGISTER_PRINTER("md", 20, MarkdownPrinter);
+
+}  // namespace
 }  // namespace ptxbench::report

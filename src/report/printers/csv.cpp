@@ -1,4 +1,4 @@
-#include "report/printers.h"
+#include "report/printer.h"
 
 namespace ptxbench::report {
 namespace {
@@ -11,9 +11,13 @@ std::string cell(const std::string& s) {
   return q + "\"";
 }
 
-}  // namespace
+// Every table: a "table" column first, a blank line between tables.
+class CsvPrinter final : public Printer {
+ public:
+  std::string print(const Report& r, const metrics::TurnSet*) const override;
+};
 
-std::string print_csv(const Report& r) {
+std::string CsvPrinter::print(const Report& r, const metrics::TurnSet*) const {
   std::string out;
   for (const auto& t : r.tables) {
     if (!out.empty()) out += "\n";
@@ -29,4 +33,7 @@ std::string print_csv(const Report& r) {
   return out;
 }
 
+PTXBENCH_REGISTER_PRINTER("csv", 30, CsvPrinter);
+
+}  // namespace
 }  // namespace ptxbench::report

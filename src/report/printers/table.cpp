@@ -1,7 +1,7 @@
 #include <algorithm>
 
-#include "report/paper_layout.h"
-#include "report/printers.h"
+#include "report/text_view.h"
+#include "report/printer.h"
 
 namespace ptxbench::report {
 namespace {
@@ -19,9 +19,13 @@ std::string pad(const std::string& s, size_t w, bool right) {
   return right ? std::string(w - n, ' ') + s : s + std::string(w - n, ' ');
 }
 
-}  // namespace
+// The terminal's format: aligned columns, the paper's layouts (paper_layout.h).
+class TablePrinter final : public Printer {
+ public:
+  std::string print(const Report& r, const metrics::TurnSet*) const override;
+};
 
-std::string print_table(const Report& r) {
+std::string TablePrinter::print(const Report& r, const metrics::TurnSet*) const {
   const TextView v = text_view(r);
   std::string out;
   for (const auto& line : v.preamble) out += line + "\n";
@@ -50,4 +54,7 @@ std::string print_table(const Report& r) {
   return out;
 }
 
+PTXBENCH_REGISTER_PRINTER("table", 10, TablePrinter);
+
+}  // namespace
 }  // namespace ptxbench::report

@@ -1,0 +1,334 @@
+#include "store/schema_migrations.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "core/timestamp.h"
+#include "store/sqlite_statement.h"
+
+namespace ptxbench {
+namespace {
+
+struct Migration {
+  int number;
+  SchemaPart part;
+  const char* description;
+  const char* sql;
+};
+
+// Every change to the workspace's tables, in order. Append a migration; never edit one that has
+// shipped (a workspace that recorded it will not run it again). Migrations 1-4 are the schema as it
+// stood when the numbering began: they create what is missing, so a workspace from before then
+// opens as it is.
+constexpr Migration kMigrations[] = {
+    {1, SchemaPart::evaluations, "evaluations", R"sql(
+CREATE TABLE IF NOT EXISTS evaluations (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  created_at TEXT NOT NULL,
+  problem TEXT NOT NULL,
+  arch TEXT NOT NULL,
+  gpu TEXT NOT NULL,
+  candidate_sha256 TEXT NOT NULL,
+  verdict TEXT NOT NULL,
+  target_executed INTEGER NOT NULL,  -- 1 yes, 0 no, -1 unknown
+  speedup_geomean REAL,
+  record_json TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS evaluations_problem ON evaluations(problem, id);
+CREATE INDEX IF NOT EXISTS evaluations_candidate ON evaluations(candidate_sha256);
+)sql"},
+    {2, SchemaPart::run_store, "the run store", R"sql(
+CREATE TABLE IF NOT EXISTS runs (
+  id TEXT PRIMARY KEY,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  status TEXT NOT NULL,            -- running, complete, stopped
+  stop_reason TEXT NOT NULL,
+  model TEXT NOT NULL,             -- PROVIDER:MODEL
+  arch TEXT NOT NULL,
+  knowledge TEXT NOT NULL,
+  problems TEXT NOT NULL,          -- comma-separated
+  trajectories INTEGER NOT NULL,   -- per problem
+  turns INTEGER NOT NULL,          -- counted turns per trajectory
+  identity_sha256 TEXT NOT NULL,
+  config_json TEXT NOT NULL,
+  provenance_json TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS trajectories (
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  problem TEXT NOT NULL,
+  trajectory INTEGER NOT NULL,     -- 0-based
+  turns_done INTEGER NOT NULL,     -- counted turns with phase done
+  status TEXT NOT NULL,            -- open, complete
+  PRIMARY KEY (run_id, problem, trajectory)
+);
+CREATE TABLE IF NOT EXISTS blobs (
+  sha256 TEXT PRIMARY KEY,
+  bytes BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS candidates (
+  sha256 TEXT PRIMARY KEY,
+  source BLOB NOT NULL,
+  size INTEGER NOT NULL,
+  first_seen_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS model_calls (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  problem TEXT NOT NULL,
+  trajectory INTEGER NOT NULL,
+  turn INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,        -- 0-based per turn, uncounted attempts included
+  started_at TEXT NOT NULL,
+  seconds REAL NOT NULL,
+  outcome TEXT NOT NULL,           -- ProviderOutcome
+  finish_reason TEXT NOT NULL,
+  model TEXT NOT NULL,
+  http_status INTEGER NOT NULL,
+  attempts INTEGER NOT NULL,       -- HTTP attempts inside the client (its own retries)
+  error TEXT NOT NULL,
+  retries_json TEXT NOT NULL,
+  input_tokens INTEGER, output_tokens INTEGER, reasoning_tokens INTEGER,   -- NULL: not reported
+  request_sha256 TEXT NOT NULL REFERENCES blobs(sha256),   -- the exact bytes sent
+  request_is_canonical INTEGER NOT NULL,                   -- 1: our request JSON (the client sent no bytes)
+  request_json TEXT NOT NULL,      -- {"system_sha256", "messages", "options"}
+  response_sha256 TEXT NOT NULL REFERENCES blobs(sha256),  -- the exact bytes received
+  content BLOB NOT NULL,
+  reasoning BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS model_calls_turn ON model_calls(run_id, problem, trajectory, turn);
+CREATE TABLE IF NOT EXISTS turns (
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  problem TEXT NOT NULL,
+  trajectory INTEGER NOT NULL,     -- 0-based
+  turn INTEGER NOT NULL,           -- 0-based
+  phase TEXT NOT NULL,             -- judging (reply stored, not judged yet), done
+  state TEXT NOT NULL,             -- verdict, no_code, a provider outcome, or pending
+  provider_outcome TEXT NOT NULL,
+  model_call_id INTEGER NOT NULL REFERENCES model_calls(id),
+  candidate_sha256 TEXT REFERENCES candidates(sha256),
+  extraction_json TEXT NOT NULL,
+  evaluation_id INTEGER REFERENCES evaluations(id),
+  reused_evaluation INTEGER NOT NULL,
+  verdict TEXT,
+  target_static INTEGER, target_executed INTEGER, target_correct INTEGER,  -- NULL: unknown / not judged
+  speedup_geomean REAL,
+  feedback BLOB NOT NULL,
+  feedback_version TEXT NOT NULL,
+  context_json TEXT NOT NULL,
+  input_tokens INTEGER, output_tokens INTEGER, reasoning_tokens INTEGER,
+  reasoning_chars INTEGER NOT NULL,
+  cost_usd REAL,
+  model_seconds REAL NOT NULL, compile_wait_seconds REAL NOT NULL, prepare_seconds REAL NOT NULL,
+  build_seconds REAL NOT NULL, gpu_wait_seconds REAL NOT NULL, gpu_seconds REAL NOT NULL,
+  started_at TEXT NOT NULL, replied_at TEXT NOT NULL, finished_at TEXT NOT NULL,
+  PRIMARY KEY (run_id, problem, trajectory, turn)
+);
+CREATE INDEX IF NOT EXISTS turns_candidate ON turns(run_id, problem, candidate_sha256);
+CREATE TABLE IF NOT EXISTS turn_evaluations (
+  run_id TEXT NOT NULL,
+  problem TEXT NOT NULL,
+  trajectory INTEGER NOT NULL,
+  turn INTEGER NOT NULL,
+  evaluation_id INTEGER NOT NULL REFERENCES evaluations(id),
+  kind TEXT NOT NULL,              -- turn (what the model was told), reused, rescore
+  created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS turn_evaluations_turn ON turn_evaluations(run_id, problem, trajectory, turn);
+CREATE TABLE IF NOT EXISTS run_events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id TEXT NOT NULL,
+  at TEXT NOT NULL,
+  kind TEXT NOT NULL,              -- start, resume, stop, complete, infra_error, quota, retry, store_error, ...
+  problem TEXT NOT NULL,
+  trajectory INTEGER NOT NULL,     -- -1: not about one trajectory
+  turn INTEGER NOT NULL,
+  message TEXT NOT NULL
+);
+)sql"},
+    {3, SchemaPart::fixit, "the Fixit tables", R"sql(
+CREATE TABLE IF NOT EXISTS fixit_builds (
+  id TEXT PRIMARY KEY,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  status TEXT NOT NULL,            -- running, complete, stopped
+  stop_reason TEXT NOT NULL,
+  recipe_name TEXT NOT NULL,
+  recipe_sha256 TEXT NOT NULL,
+  recipe_text TEXT NOT NULL,       -- the recipe file's bytes
+  template TEXT NOT NULL,          -- fixit, kernelgen
+  teacher TEXT NOT NULL,           -- PROVIDER:MODEL or ''
+  config_json TEXT NOT NULL,
+  summary_json TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS fixit_items (
+  build_id TEXT NOT NULL REFERENCES fixit_builds(id),
+  item_key TEXT NOT NULL,
+  ordinal INTEGER NOT NULL,        -- within its problem
+  problem TEXT NOT NULL,
+  split TEXT NOT NULL,
+  template TEXT NOT NULL,
+  error_class TEXT NOT NULL,
+  signature TEXT NOT NULL,
+  status TEXT NOT NULL,            -- pending, record, dropped, refused, skipped
+  reason TEXT NOT NULL,
+  kernel_hash TEXT NOT NULL,
+  fix_source TEXT NOT NULL,        -- trajectory, teacher, ''
+  source_json TEXT NOT NULL,
+  context_json TEXT NOT NULL,
+  error_json TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (build_id, item_key)
+);
+CREATE TABLE IF NOT EXISTS fixit_attempts (
+  build_id TEXT NOT NULL,
+  item_key TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  kind TEXT NOT NULL,              -- trajectory, teacher, explain
+  teacher_index INTEGER NOT NULL,
+  phase TEXT NOT NULL,             -- replied, judged, done
+  prompt_version TEXT NOT NULL,
+  source_turn TEXT NOT NULL,
+  model TEXT NOT NULL, outcome TEXT NOT NULL, finish_reason TEXT NOT NULL, error TEXT NOT NULL,
+  http_status INTEGER NOT NULL,
+  seconds REAL NOT NULL,
+  input_tokens INTEGER, output_tokens INTEGER, reasoning_tokens INTEGER,
+  cost_usd REAL,
+  request_json TEXT NOT NULL,
+  request_sha256 TEXT NOT NULL REFERENCES blobs(sha256),
+  response_sha256 TEXT NOT NULL REFERENCES blobs(sha256),
+  system_sha256 TEXT NOT NULL REFERENCES blobs(sha256),
+  content BLOB NOT NULL,
+  reasoning BLOB NOT NULL,
+  candidate_sha256 TEXT REFERENCES candidates(sha256),
+  evaluation_id INTEGER REFERENCES evaluations(id),
+  verdict TEXT NOT NULL,
+  accepted INTEGER NOT NULL,
+  why TEXT NOT NULL,
+  explanation BLOB NOT NULL,
+  feedback BLOB NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (build_id, item_key, attempt)
+);
+CREATE TABLE IF NOT EXISTS fixit_records (
+  build_id TEXT NOT NULL,
+  item_key TEXT NOT NULL,
+  record_json TEXT NOT NULL,
+  in_dataset INTEGER NOT NULL,
+  excluded_reason TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (build_id, item_key)
+);
+)sql"},
+    {4, SchemaPart::service_jobs, "the service's job queue", R"sql(
+CREATE TABLE IF NOT EXISTS service_jobs (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  payload_json TEXT NOT NULL,
+  state TEXT NOT NULL,                 -- queued, leased, done, infra_error
+  owner TEXT,                          -- the lease holder while leased
+  lease_expires_ms INTEGER,
+  attempts INTEGER NOT NULL DEFAULT 0, -- leases so far
+  failures_json TEXT NOT NULL DEFAULT '[]',
+  reason TEXT NOT NULL DEFAULT '',
+  enqueued_ms INTEGER NOT NULL,
+  updated_ms INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS service_jobs_state ON service_jobs(state, seq);
+CREATE TABLE IF NOT EXISTS service_job_results (
+  job_id TEXT PRIMARY KEY,             -- one record per job, by construction
+  result_json TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  completed_ms INTEGER NOT NULL
+);
+)sql"},
+};
+
+constexpr const char* kRecordTable = R"sql(
+CREATE TABLE IF NOT EXISTS schema_migrations (
+  number INTEGER PRIMARY KEY,
+  description TEXT NOT NULL,
+  applied_at TEXT NOT NULL
+);
+)sql";
+
+bool has_record_table(sqlite3* db) {
+  sqlite::Statement st(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'");
+  return st.ok() && st.step() == SQLITE_ROW;
+}
+
+// The numbers the database records, ascending (none before the numbering began).
+DbStatus recorded(sqlite3* db, const std::filesystem::path& file, std::vector<std::pair<int, std::string>>* out) {
+  out->clear();
+  if (!has_record_table(db)) return {};
+  sqlite::Statement st(db, "SELECT number, description FROM schema_migrations ORDER BY number");
+  if (!st.ok()) return DbStatus::failure(file.string() + ": reading its schema migrations: " + sqlite3_errmsg(db));
+  int rc;
+  const int number = st.column("number"), description = st.column("description");
+  while ((rc = st.step()) == SQLITE_ROW) out->emplace_back(static_cast<int>(st.integer(number)), st.text(description));
+  if (rc != SQLITE_DONE) return DbStatus::failure(file.string() + ": reading its schema migrations: " + sqlite3_errmsg(db));
+  return {};
+}
+
+DbStatus refuse_newer(const std::vector<std::pair<int, std::string>>& done, const std::filesystem::path& file) {
+  for (const auto& [number, description] : done)
+    if (number > latest_schema_migration())
+      return DbStatus::failure(file.string() + " was written by a newer ptxbench: its schema has migration " +
+                               std::to_string(number) + " (" + description + "), and this build knows migrations up to " +
+                               std::to_string(latest_schema_migration()) + "; open it with that version or a newer one");
+  return {};
+}
+
+bool has(const std::vector<std::pair<int, std::string>>& done, int number) {
+  return std::any_of(done.begin(), done.end(), [&](const auto& d) { return d.first == number; });
+}
+
+DbStatus exec(sqlite3* db, const char* sql) {
+  char* msg = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &msg) == SQLITE_OK) return {};
+  std::string e = msg ? msg : sqlite3_errmsg(db);
+  sqlite3_free(msg);
+  return DbStatus::failure(e);
+}
+
+}  // namespace
+
+int latest_schema_migration() {
+  int n = 0;
+  for (const auto& m : kMigrations) n = std::max(n, m.number);
+  return n;
+}
+
+DbStatus check_schema_readable(sqlite3* db, const std::filesystem::path& file) {
+  std::vector<std::pair<int, std::string>> done;
+  if (auto s = recorded(db, file, &done); !s.ok) return s;
+  return refuse_newer(done, file);
+}
+
+DbStatus migrate_schema(sqlite3* db, SchemaPart part, const std::filesystem::path& file, const std::string& sqlite_prefix) {
+  std::vector<std::pair<int, std::string>> done;
+  if (auto s = recorded(db, file, &done); !s.ok) return s;
+  if (auto s = refuse_newer(done, file); !s.ok) return s;
+  auto failed = [&](const std::string& why) { return DbStatus::failure(sqlite_prefix + why); };
+  for (const auto& m : kMigrations) {
+    if (m.part != part || has(done, m.number)) continue;
+    sqlite::Transaction tx(db);
+    if (!tx.began()) return failed(sqlite3_errmsg(db));
+    // Another process may have applied it since we looked.
+    if (auto s = exec(db, kRecordTable); !s.ok) return failed(s.error);
+    if (auto s = recorded(db, file, &done); !s.ok) return s;
+    if (has(done, m.number)) continue;
+    if (auto s = exec(db, m.sql); !s.ok) return failed(s.error);
+    sqlite::Statement st(db, "INSERT INTO schema_migrations (number, description, applied_at) VALUES (:number, :description, :at)");
+    st.bind(":number", m.number).bind(":description", std::string(m.description)).bind(":at", utc_timestamp_ms());
+    if (st.step() != SQLITE_DONE) return failed(sqlite3_errmsg(db));
+    if (!tx.commit()) return failed(sqlite3_errmsg(db));
+  }
+  return {};
+}
+
+}  // namespace ptxbench
