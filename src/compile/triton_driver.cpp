@@ -123,7 +123,9 @@ const TritonToolchain& find_triton_toolchain(const fs::path& problems_root) {
   fs::path root_in = fs::absolute(problems_root).lexically_normal();
   if (!root_in.has_filename()) root_in = root_in.parent_path();
   const fs::path root = canonical_or(root_env.empty() ? root_in.parent_path() / "triton_track" : fs::path(root_env));
-  const fs::path python = python_env.empty() ? root / ".venv" / "bin" / "python" : fs::path(python_env);
+  const fs::path python = python_env.empty() ? root / ".venv" / "bin" / "python"
+                                                  // absolute, not canonical: a venv's python is a link whose target lacks the venv
+                                                  : fs::absolute(python_env).lexically_normal();
   const std::string key = root.string() + "\n" + python.string();
   std::lock_guard lock(mu);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
