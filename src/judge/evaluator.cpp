@@ -92,13 +92,14 @@ EvaluationRecord Evaluator::judge(const ProblemSpec& p, PreparedCandidate prep) 
     const uint64_t seed = job_seed(opt_.seed);
     EvalOptions options = opt_;
     fs::path shared_object = prep.shared_object;
-    json triton_job;
+    json triton_job, device_tensor_maps = json::object();
     if (opt_.language == Language::triton) {
       note("triton: kernels and launchers for every shape of this evaluation");
       TritonGpuPreparation g = prepare_triton_for_gpu(p, opt_, prep.build_dir, seed);
       r.add_stage(g.stage);
       shared_object = g.shim;
       triton_job = std::move(g.job);
+      device_tensor_maps = std::move(g.device_tensor_maps);
       options.worker_readable.insert(options.worker_readable.end(), g.readable.begin(), g.readable.end());
     }
     if (r.stage("triton_gpu_build") && r.stage("triton_gpu_build")->status == StageStatus::failed) {
@@ -107,6 +108,7 @@ EvaluationRecord Evaluator::judge(const ProblemSpec& p, PreparedCandidate prep) 
       json base = base_job(p, shared_object, seed, opt_.device);
       if (!triton_job.is_null()) base["triton"] = std::move(triton_job);
       GpuStageRun run{p, options, gpu_hello_, shared_object, prep.sass.get(), r, progress_, seed, std::move(base)};
+      run.device_tensor_maps = std::move(device_tensor_maps);
       run_gpu_stages(run);
     }
   } else {

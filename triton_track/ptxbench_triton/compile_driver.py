@@ -28,6 +28,7 @@ class CompiledKernel:
     cubin: bytes
     src: object = None  # the JIT's source object: the launcher is generated from it (launchers.py)
     ptx: str = ""
+    ttgir: str = ""  # Triton's GPU IR: the TMA descriptors' box types (descriptors.py)
     launches: int = 0
     grids: list = field(default_factory=list)
 
@@ -51,20 +52,22 @@ class Recorder:
         if kernel is None:
             name, cubin = self._binaries[function]
             kernel = CompiledKernel(name=name, hash=metadata.hash, metadata=metadata, cubin=cubin, src=src,
-                                    ptx=_ptx_of(src, metadata.hash))
+                                    ptx=_asm_of(src, metadata.hash, "ptx"),
+                                    ttgir=_asm_of(src, metadata.hash, "ttgir"))
             self.kernels[metadata.hash] = kernel
         kernel.launches += 1
         if len(kernel.grids) < GRIDS_KEPT:
             kernel.grids.append([int(g) for g in grid])
 
 
-def _ptx_of(src, kernel_hash):
-    """The PTX of the compiled kernel `kernel_hash`, from its JIT function's caches ("" if not found)."""
+def _asm_of(src, kernel_hash, stage):
+    """One stage's text (ptx, ttgir) of the compiled kernel `kernel_hash`, from its JIT function's
+    caches ("" if not found)."""
     for cache in getattr(getattr(src, "fn", None), "device_caches", {}).values():
         for kernel in cache[0].values():
             kernel = kernel.result() if hasattr(kernel, "result") else kernel
             if kernel.hash == kernel_hash:
-                return kernel.asm.get("ptx", "")
+                return kernel.asm.get(stage, "")
     return ""
 
 

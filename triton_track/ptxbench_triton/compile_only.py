@@ -11,7 +11,7 @@ SHAPE.json: {"M": 4096, "N": 4096, "K": 4096}.
 
 Writes DIR/manifest.json: {"ok", "triton_version", "arch", "kernels": [{"name", "cubin", "ptx" (with
 --ptx), "num_warps", "num_stages", "num_ctas", "shared_bytes", "global_scratch_bytes", "launches",
-"grids"}], "launches", "diagnostics": [{"file", "line", "column", "severity", "message"}], "error"},
+"grids", "descriptor_box_bytes"}], "launches", "diagnostics": [{"file", "line", "column", "severity", "message"}], "error"},
 and per compiled specialization that was launched one DIR/<kernel>_<i>.cubin (and .ptx).
 The candidate is scanned first (static_scan, the same rules), whoever calls this tool: one the rules
 refuse is never imported (exit 1, the findings as diagnostics).
@@ -30,7 +30,7 @@ import os
 import re
 import sys
 
-from . import candidate_errors, compile_driver, fake_buffers, launchers, static_scan
+from . import candidate_errors, compile_driver, descriptors, fake_buffers, launchers, static_scan
 
 MODULE_NAME = "candidate"
 
@@ -79,7 +79,8 @@ def write_kernels(recorder, out_dir, with_ptx):
         entry = {"name": k.name, "cubin": stem + ".cubin", "num_warps": md.num_warps, "num_stages": md.num_stages,
                  "num_ctas": getattr(md, "num_ctas", 1), "shared_bytes": md.shared,
                  "global_scratch_bytes": getattr(md, "global_scratch_size", 0) or 0,
-                 "launches": k.launches, "grids": k.grids}
+                 "launches": k.launches, "grids": k.grids,
+                 "descriptor_box_bytes": descriptors.box_bytes(k.ttgir)}
         if with_ptx and k.ptx:
             with open(os.path.join(out_dir, stem + ".ptx"), "w") as f:
                 f.write(k.ptx)

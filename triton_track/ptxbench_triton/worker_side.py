@@ -185,7 +185,7 @@ def load(config_text):
         return "candidate: " + _error_text(e)
 
 
-def warm():
+def warm(_unused=""):
     """JSON: {"calls", "launches", "scratch_bytes"} or {"error"}."""
     try:
         return json.dumps(_session.warm())

@@ -80,7 +80,10 @@ class References(unittest.TestCase):
         c = self.compile("gemm", "tuned", "sm_100a")
         self.assertEqual(c.manifest["kernels"][0]["grids"], [[132, 1, 1]])  # persistent: min(132, tiles)
         self.assertGreater(c.manifest["kernels"][0]["global_scratch_bytes"], 0)  # device-side descriptors
+        # A (128x64), B (256x64) and C (128x256) tiles, bf16: the boxes the judge sizes TMA copies by
+        self.assertEqual(c.manifest["kernels"][0]["descriptor_box_bytes"], [16384, 32768, 65536])
         c = self.compile("mha_fwd", "plain", "sm_90a")
+        self.assertEqual(c.manifest["kernels"][0]["descriptor_box_bytes"], [])  # pointer loads only
         self.assertEqual(c.manifest["kernels"][0]["grids"], [[32, 64, 1]])  # S/128, B*H
 
     def test_head_dim_64(self):
@@ -189,6 +192,7 @@ class EveryReference(unittest.TestCase):
                         self.assertNotIn("STL", families, k["name"])
                     if reference == "tuned" and k["name"] != "delta_kernel":
                         self.assertGreater(k["global_scratch_bytes"], 0, k)  # device-side descriptors
+                        self.assertTrue(k["descriptor_box_bytes"] and min(k["descriptor_box_bytes"]) >= 1024, k)
                 self.assertLessEqual(must, seen, f"missing {must - seen}")
                 self.assertEqual(must_not & seen, set())
 

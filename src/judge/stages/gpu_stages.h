@@ -28,6 +28,9 @@ struct GpuStageRun {
   const ProgressFn& progress;
   uint64_t seed;   // secret, fresh per candidate (worker_jobs.h)
   json base_job;   // what every job of this candidate carries
+  // Tensor maps the kernels make on the device, sized by the build (Triton: triton_gpu_prepare.h),
+  // for the kernels whose counts carry no map the worker captured.
+  json device_tensor_maps = json::object();
 
   json eval_job;                       // run_eval_worker's
   std::optional<WorkerRun> eval_run;   // with a lane gate, the eval job's shared part (judge/stages/timed_split.h)

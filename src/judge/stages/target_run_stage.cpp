@@ -76,6 +76,13 @@ StageStop record_target_run(GpuStageRun& c) {
       std::vector<json> counts = run.of_type("target_counts");
       if (c.timed_run)  // the secretly counted timed sample
         for (auto& count : c.timed_run->of_type("target_counts")) counts.push_back(std::move(count));
+      if (!c.device_tensor_maps.empty())
+        for (auto& count : counts) {
+          json& maps = count["tensor_maps"];
+          if (!maps.is_object()) maps = json::object();
+          for (const auto& [name, m] : c.device_tensor_maps.items())
+            if (!maps.contains(name)) maps[name] = m;
+        }
       StageResult applied = apply_target_counts(counts, listing, c.problem, r, s.detail);
       if (s.status == StageStatus::failed) applied.status = StageStatus::failed, applied.message = s.message;
       r.add_stage(applied);

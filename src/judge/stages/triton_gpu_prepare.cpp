@@ -117,6 +117,17 @@ TritonGpuPreparation prepare_triton_for_gpu(const ProblemSpec& p, const EvalOpti
   g.readable = tc.python_prefixes;
   g.readable.push_back(tc.root);
   g.readable.push_back(build_dir);
+  for (const auto& k : r.manifest.value("kernels", json::array())) {
+    const auto boxes = k.value("descriptor_box_bytes", std::vector<double>{});
+    if (boxes.empty()) continue;
+    const std::string name = k.value("name", "");
+    const double smallest = *std::min_element(boxes.begin(), boxes.end());
+    json& m = g.device_tensor_maps[name];
+    if (m.is_null()) m = {{"min_box_bytes", smallest}, {"maps", 0}, {"source", "triton_device_descriptors"}};
+    m["min_box_bytes"] = std::min(m["min_box_bytes"].get<double>(), smallest);
+    m["maps"] = m["maps"].get<size_t>() + boxes.size();
+  }
+  detail["device_tensor_maps"] = g.device_tensor_maps;
   detail["kernels"] = r.cubins.size();
   detail["launchers"] = r.manifest.value("launchers", 0);
   return finish({"triton_gpu_build", StageStatus::ok, 0,

@@ -21,6 +21,10 @@ struct TritonGpuPreparation {
   std::filesystem::path shim;                 // the worker's candidate (ok only)
   json job = json::object();                  // base_job["triton"]
   std::vector<std::filesystem::path> readable;  // for the worker: the interpreter, the tools
+  // Kernel name -> {"min_box_bytes", "maps", "source"}: the TMA descriptors the kernels make on the
+  // device, sized from Triton's IR at build time (the smallest box of every specialization of the
+  // name), for the kernels the worker saw no encoded tensor map of (target_run_stage.cpp).
+  json device_tensor_maps = json::object();
 };
 
 // `build_dir`: the candidate's build folder (run_triton_build left candidate.py there).

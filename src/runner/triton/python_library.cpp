@@ -13,6 +13,7 @@ namespace ptxbench::triton_embed {
 struct PythonLibrary::Api {
   void* lib = nullptr;
   void (*Py_InitializeEx)(int) = nullptr;
+  int (*Py_IsInitialized)() = nullptr;
   void* (*PyEval_SaveThread)() = nullptr;
   int (*PyGILState_Ensure)() = nullptr;
   void (*PyGILState_Release)(int) = nullptr;
@@ -76,6 +77,9 @@ PythonLibrary::PythonLibrary(const std::filesystem::path& library, const std::st
   a.lib = dlopen(library.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (!a.lib) fail("cannot load " + where + ": " + dlerror());
   bind(a.lib, a.Py_InitializeEx, "Py_InitializeEx", where);
+  bind(a.lib, a.Py_IsInitialized, "Py_IsInitialized", where);
+  // One interpreter per process: a second start would take a GIL it never released.
+  if (a.Py_IsInitialized()) fail("a Python interpreter is already running in this process (" + where + ")");
   bind(a.lib, a.PyEval_SaveThread, "PyEval_SaveThread", where);
   bind(a.lib, a.PyGILState_Ensure, "PyGILState_Ensure", where);
   bind(a.lib, a.PyGILState_Release, "PyGILState_Release", where);

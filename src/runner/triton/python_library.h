@@ -14,7 +14,8 @@ using PyObject = void;
 struct PythonLibrary {
   // Loads `library` (e.g. .../libpython3.12.so.1.0) and starts the interpreter with `home` as its
   // prefix (PYTHONHOME) and `path` as sys.path, without signal handlers and without the user's
-  // site folder. Throws Error naming the library and what is missing. The GIL is released on return.
+  // site folder. Throws Error naming the library and what is missing, or when this process already
+  // runs an interpreter (one per process). The GIL is released on return.
   PythonLibrary(const std::filesystem::path& library, const std::string& home, const std::vector<std::string>& path);
 
   // The attribute `name` of module `module` (a new reference); throws Error with Python's message.
