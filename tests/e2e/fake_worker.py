@@ -9,7 +9,9 @@ duplicate (a signed stage reported twice), replay (a signed line written again v
 (an honest channel whose `speedup` field disagrees with its medians), probe (reports what the
 process can see and do in a fatal event's message; probe:PORT), ok (an honest, correct, 2x run),
 marker (the candidate says what to play: the string PTXBENCH_FAKE:<what> in its shared object, what
-being correct:<speedup>, incorrect or runtime_error; none: correct at 2x; tests/e2e/test_fixit_cli.cpp).
+being correct:<speedup>, incorrect or runtime_error; none: correct at 2x; tests/e2e/test_fixit_cli.cpp),
+triton (a Triton candidate's job: its "triton" block is checked as the real worker would need it, every
+file read through this sandbox; any shortfall is a fatal event naming it, else ok is played).
 Without a key in the job (an older parent) every line is written as bare JSON."""
 import hashlib
 import hmac
@@ -64,6 +66,11 @@ def main():
 
     if scenario == "marker":
         return play_marker(job, emit)
+    if scenario == "triton":
+        wrong = triton_block_shortfall(job)
+        if wrong:
+            emit({"type": "fatal", "verdict": "runtime_error", "message": "triton block: " + wrong})
+            return 4
 
     shape = job["timing"][0]["shape"] if "timing" in job else {}
     flops = job["timing"][0]["flops"] if "timing" in job else 1.0
@@ -97,6 +104,45 @@ def main():
     for e in good + [timing, timing_stage, {"type": "done"}]:  # speedup, ok
         emit(e)
     return 0
+
+
+def triton_block_shortfall(job):
+    """What the real worker would miss in the job's "triton" block ("" when nothing)."""
+    t = job.get("triton")
+    if not isinstance(t, dict):
+        return "no triton block"
+    py, session = t.get("python", {}), t.get("session", {})
+    try:
+        with open(py["library"], "rb") as f:
+            if f.read(4) != b"\x7fELF":
+                return "the Python library is not an ELF file"
+        if not os.path.isdir(py["home"]) or not py["path"]:
+            return "no Python home or path"
+        for image in t["images"]:
+            with open(image, "rb") as f:
+                if f.read(4) != b"\x7fELF":
+                    return "image " + image + " is not a cubin"
+        if not t["images"]:
+            return "no kernel images"
+        cache = session["cache_dir"]
+        built = [f for d in os.listdir(cache) for f in os.listdir(os.path.join(cache, d)) if f.endswith(".so")]
+        if not any(f.startswith("cuda_utils") for f in built) or not any(f.startswith("__triton_launcher") for f in built):
+            return "no cuda_utils and kernel launcher in the cache " + cache + ": " + " ".join(built)
+        with open(session["module"]) as f:
+            if "def " + session["entry"] not in f.read():
+                return "the module does not define the entry"
+        with open(job["candidate"], "rb") as f:
+            if session["entry"].encode() not in f.read():
+                return "the shim does not define the entry"
+        if not os.path.exists(os.path.join(session["libcuda_dir"], "libcuda.so.1")):
+            return "no libcuda.so.1 in " + session["libcuda_dir"]
+        if len(session["calls"]) < len(job.get("checks", job.get("shapes", []))):
+            return "fewer warm-up calls than shapes"
+        if not session.get("ptxas_version") or len(session.get("capability", [])) != 2:
+            return "no ptxas version or capability"
+    except (OSError, KeyError, TypeError) as e:
+        return f"{type(e).__name__}: {e}"
+    return ""
 
 
 def candidate_marker(job):

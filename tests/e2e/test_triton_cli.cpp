@@ -10,6 +10,7 @@
 #include <set>
 
 #include "support/cli.h"
+#include "support/stand_in_worker.h"
 
 using namespace ptxbench;
 using namespace ptxbench::test;
@@ -251,16 +252,13 @@ TEST_F(TritonCli, AFilesRunThroughTheAgentJudgesEachTurnAsTriton) {
   EXPECT_TRUE(has(t[0]["feedback"].get<std::string>(), "candidate.py:3: import of 'torch'")) << t[0]["feedback"];
   EXPECT_TRUE(has(t[0]["feedback"].get<std::string>(), "```python block")) << t[0]["feedback"];
   EXPECT_EQ(t[0]["extraction"]["language"], "python");
-  // Rescoring judges the stored candidates as Triton again (a Triton run needs --no-gpu so far).
+  // Rescoring judges the stored candidates as Triton again.
   auto rescore = run_cli(root_ / "ws", {"rescore", "triton-run", "--no-gpu"});
   EXPECT_EQ(rescore.process.exit_code, 0) << rescore.process.err;
   auto rescored = run_cli(root_ / "ws", {"runs", "show", "triton-run", "gemm/0", "--json"});
   ASSERT_EQ(rescored.output["turns"].size(), 2u) << rescored.process.out;
   EXPECT_EQ(rescored.output["turns"][0]["state"], "forbidden");
   EXPECT_EQ(rescored.output["turns"][1]["state"], "not_run");
-  auto rescore_gpu = run_cli(root_ / "ws", {"rescore", "triton-run"});
-  EXPECT_NE(rescore_gpu.process.exit_code, 0);
-  EXPECT_TRUE(has(rescore_gpu.process.err, "--no-gpu")) << rescore_gpu.process.err;
   // Fixit does not take Triton runs yet: refused, saying so, not judged as CUDA.
   auto fixit = run_cli(root_ / "ws", {"fixit", "build", "--runs", "triton-run", "--recipe", "s0", "--local", "--no-gpu"});
   EXPECT_NE(fixit.process.exit_code, 0);
@@ -268,9 +266,29 @@ TEST_F(TritonCli, AFilesRunThroughTheAgentJudgesEachTurnAsTriton) {
   // The prompt the model got was the Triton one.
   auto prompt = run_cli(root_ / "ws", {"prompt", "-p", "gemm", "--language", "triton"});
   EXPECT_TRUE(has(prompt.process.out, "def ptxbench_gemm(A, B, C, M, N, K, stream):")) << prompt.process.out;
-  // Without --no-gpu a Triton run is refused before anything is stored.
-  auto gpu = run_cli(root_ / "ws2", {"run", "--model", "files:" + (root_ / "files").string(), "--language", "triton", "--problems",
-                                     "gemm", "--trajectories", "1", "--turns", "1"});
-  EXPECT_NE(gpu.process.exit_code, 0);
-  EXPECT_TRUE(has(gpu.process.err, "--no-gpu")) << gpu.process.err;
+}
+
+// The GPU half's preparation on a machine without a GPU: a stand-in worker (fake_worker.py triton)
+// says whether the job's "triton" block holds what the real worker needs, read through the worker's
+// sandbox: the interpreter's library, the kernels of every shape, the launchers in the cache, the shim.
+TEST_F(TritonCli, TheGpuStagesGetEveryShapesKernelsTheLaunchersAndTheShim) {
+  const fs::path worker = stand_in_worker(root_ / "worker", "triton");
+  auto r = run_cli(root_ / "ws", {"eval", "--json", "--no-store", "--no-sanitize", "--no-probe", "--sequential", "--worker",
+                                  worker.string(), "-p", "gemm", (source_dir() / "problems/gemm/triton/tuned.py").string()},
+                   std::chrono::seconds(600));
+  ASSERT_TRUE(r.output.is_object()) << r.process.out << r.process.err;
+  EXPECT_EQ(r.output["verdict"], "correct") << r.output["reason"].dump();
+  const json* prep = nullptr;
+  for (const auto& s : r.output["stages"])
+    if (s["name"] == "triton_gpu_build") prep = &s;
+  ASSERT_NE(prep, nullptr) << r.output["stages"].dump();
+  EXPECT_EQ((*prep)["status"], "ok") << prep->dump();
+  // Hidden, drawn, benchmark, sanitizer and probe shapes: more than the four the CPU build compiled.
+  EXPECT_GT((*prep)["detail"]["shapes"].get<int>(), 4) << prep->dump();
+  // The tuned gemm makes its A, B and C descriptors on the device: its copies are sized by the smallest box.
+  EXPECT_EQ((*prep)["detail"]["device_tensor_maps"]["gemm_tma_kernel"]["min_box_bytes"], 16384) << prep->dump();
+  // A GPU evaluation of a Triton candidate is no longer refused: without a GPU its stages are not run.
+  auto plain = run_cli(root_ / "ws", {"eval", "--json", "--no-store", "-p", "gemm", (source_dir() / "problems/gemm/triton/plain.py").string()});
+  ASSERT_TRUE(plain.output.is_object()) << plain.process.out << plain.process.err;
+  EXPECT_TRUE(plain.output["verdict"] == "not_run" || plain.output["verdict"] == "correct") << plain.output["reason"];
 }
