@@ -93,6 +93,7 @@ EvaluationRecord Evaluator::judge(const ProblemSpec& p, PreparedCandidate prep) 
     EvalOptions options = opt_;
     fs::path shared_object = prep.shared_object;
     json triton_job, device_tensor_maps = json::object();
+    SassListing image_listing;
     if (opt_.language == Language::triton) {
       note("triton: kernels and launchers for every shape of this evaluation");
       TritonGpuPreparation g = prepare_triton_for_gpu(p, opt_, prep.build_dir, seed);
@@ -100,6 +101,7 @@ EvaluationRecord Evaluator::judge(const ProblemSpec& p, PreparedCandidate prep) 
       shared_object = g.shim;
       triton_job = std::move(g.job);
       device_tensor_maps = std::move(g.device_tensor_maps);
+      image_listing = std::move(g.image_listing);
       options.worker_readable.insert(options.worker_readable.end(), g.readable.begin(), g.readable.end());
     }
     if (r.stage("triton_gpu_build") && r.stage("triton_gpu_build")->status == StageStatus::failed) {
@@ -109,6 +111,7 @@ EvaluationRecord Evaluator::judge(const ProblemSpec& p, PreparedCandidate prep) 
       if (!triton_job.is_null()) base["triton"] = std::move(triton_job);
       GpuStageRun run{p, options, gpu_hello_, shared_object, prep.sass.get(), r, progress_, seed, std::move(base)};
       run.device_tensor_maps = std::move(device_tensor_maps);
+      run.image_listing = std::move(image_listing);
       run_gpu_stages(run);
     }
   } else {

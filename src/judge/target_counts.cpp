@@ -17,7 +17,10 @@ ExecutedTargets executed_targets(const json& ev, const SassListing& listing,
     const json maps = ev.value("tensor_maps", json::object());
     for (const auto& fn : ev.at("functions")) {
       const std::string name = fn.at("function").get<std::string>();
-      const auto f = listing.find(name);
+      // A count naming its cubin (a Triton kernel's specializations share a name) is read in that
+      // cubin's listing (key "<image>/<kernel>"), else in the listing by kernel name.
+      auto f = fn.contains("image") ? listing.find(fn.at("image").get<std::string>() + "/" + name) : listing.end();
+      if (f == listing.end()) f = listing.find(name);
       const double box = maps.contains(name) ? maps.at(name).at("min_box_bytes").get<double>() : 0.0;
       OpcodeCounts mine;
       for (const auto& pc : fn.at("pcs")) {

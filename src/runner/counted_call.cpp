@@ -23,22 +23,37 @@ std::vector<std::string> executed_kernels(const std::vector<integrity::ExecutedI
   return {names.begin(), names.end()};
 }
 
+namespace {
+std::map<uint32_t, std::string>& counted_cubin_names() {
+  static std::map<uint32_t, std::string> names;
+  return names;
+}
+}  // namespace
+
+void name_counted_cubins(std::map<uint32_t, std::string> names) { counted_cubin_names() = std::move(names); }
+
 json target_counts_json(const std::vector<integrity::ExecutedInstruction>& counts) {
-  std::map<std::string, json> by_function;
+  const auto& images = counted_cubin_names();
+  // (kernel, image) -> pcs; image "" where the cubin has no name (a CUDA candidate's fatbin)
+  std::map<std::pair<std::string, std::string>, json> by_function;
   uint64_t total = 0;
   for (const auto& c : counts) {
     total += c.executed;
     if (c.executed == 0) continue;
-    auto [it, fresh] = by_function.try_emplace(c.function, json::array());
+    const auto image = images.find(c.cubin_crc);
+    auto [it, fresh] = by_function.try_emplace({c.function, image == images.end() ? std::string() : image->second}, json::array());
     it->second.push_back({c.pc_offset, c.executed});
   }
   json functions = json::array();
   json maps = json::object();
   const auto* monitor = integrity::GpuActivityMonitor::instance();
-  for (auto& [name, pcs] : by_function) {
-    if (monitor)
+  for (auto& [key, pcs] : by_function) {
+    const auto& [name, image] = key;
+    if (monitor && !maps.contains(name))
       if (auto m = monitor->tensor_maps_of(name)) maps[name] = {{"min_box_bytes", m->min_box_bytes}, {"maps", m->maps}};
-    functions.push_back({{"function", name}, {"pcs", std::move(pcs)}});
+    json f = {{"function", name}, {"pcs", std::move(pcs)}};
+    if (!image.empty()) f["image"] = image;
+    functions.push_back(std::move(f));
   }
   return {{"patched_instructions", counts.size()}, {"executed_instructions", total}, {"functions", functions}, {"tensor_maps", maps}};
 }

@@ -2,6 +2,8 @@
 // the candidate's executed instructions by kernel and program-counter offset, and for each of its
 // kernels the tensor maps it was launched with (the bytes its TMA instructions move, tensor_maps.h).
 #pragma once
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,7 +20,13 @@ std::vector<integrity::ExecutedInstruction> candidate_counts(std::vector<integri
 std::vector<std::string> executed_kernels(const std::vector<integrity::ExecutedInstruction>& counts);
 
 // The target_counts event's body: per kernel, [pc offset, count] pairs; and "tensor_maps": per kernel
-// that was given known maps, {"min_box_bytes", "maps"}.
+// that was given known maps, {"min_box_bytes", "maps"}. A kernel of a cubin named by
+// name_counted_cubins is listed per cubin, with "image": the name, so the judge reads its offsets in
+// that cubin's listing (a Triton kernel's specializations share the kernel's name).
 json target_counts_json(const std::vector<integrity::ExecutedInstruction>& counts);
+
+// The cubins the counts may name, by CUPTI's CRC (integrity::cubin_crc): CRC -> a name the judge
+// knows them by (a Triton build's cubin file names). Called once, before any counted call.
+void name_counted_cubins(std::map<uint32_t, std::string> names);
 
 }  // namespace ptxbench

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <map>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -17,6 +18,7 @@
 
 #include "core/error.h"
 #include "runner/candidate_library.h"
+#include "runner/counted_call.h"
 #include "runner/detail/cuda_check.h"
 #include "runner/integrity/gpu_activity_monitor.h"
 #include "runner/reference_client.h"
@@ -149,9 +151,19 @@ int run(const Args& args, ResultChannel& channel) {
     // A Triton candidate's kernels are the cubins its preparation compiled (Triton loads them from
     // the evaluation's cache); its shared object is the judge's shim, with none of its own.
     const json* triton = job.contains("triton") ? &job.at("triton") : nullptr;
-    if (auto* m = integrity::GpuActivityMonitor::instance())
-      m->expect_candidate_images(triton ? integrity::read_cubin_files(triton->at("images").get<std::vector<std::filesystem::path>>())
-                                        : integrity::read_fatbin_cubins(so));
+    std::vector<integrity::CubinImage> images;
+    if (triton) {
+      const auto files = triton->at("images").get<std::vector<std::filesystem::path>>();
+      images = integrity::read_cubin_files(files);
+      // Its kernels' specializations share names: counts are told apart by their cubin.
+      std::map<uint32_t, std::string> names;
+      for (size_t i = 0; i < files.size(); ++i)
+        if (uint32_t crc = integrity::cubin_crc(images[i].bytes)) names[crc] = files[i].filename().string();
+      name_counted_cubins(std::move(names));
+    } else {
+      images = integrity::read_fatbin_cubins(so);
+    }
+    if (auto* m = integrity::GpuActivityMonitor::instance()) m->expect_candidate_images(std::move(images));
     // The candidate filters go on around the load: its static constructors already run confined.
     const json sandbox = job.value("sandbox", json::object());
     channel.emit({{"type", "progress"}, {"stage", "candidate_load"}});

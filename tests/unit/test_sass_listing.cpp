@@ -212,3 +212,25 @@ TEST(TargetCounts, AMalformedEventIsAClearError) {
 }
 
 }  // namespace
+
+// A Triton kernel's specializations share its name, not their offsets: a count that names its cubin
+// is read in that cubin's listing ("<image>/<kernel>"), never in another specialization's.
+TEST(TargetCounts, ACountNamingItsCubinIsReadInThatCubinsListing) {
+  const SassListing one = parse_sass_functions(kListing);
+  SassListing l;
+  l["_Z6kernelPf"] = {{0x20, {"NOP", "NOP"}}};  // another specialization: 0x20 is no HGMMA there
+  l["spec_1.cubin/_Z6kernelPf"] = one.at("_Z6kernelPf");
+  auto event = [](json function) {
+    return json{{"flops", 2.0 * 128 * 256 * 64}, {"check_passed", true}, {"functions", json::array({std::move(function)})}};
+  };
+  const json pcs = json::array({json::array({0x20, 32})});
+  const auto groups = std::vector<std::vector<std::string>>{{"*GMMA"}};
+  const ExecutedTargets named = executed_targets(event({{"function", "_Z6kernelPf"}, {"image", "spec_1.cubin"}, {"pcs", pcs}}), l, groups);
+  EXPECT_EQ(named.opcodes.at("HGMMA"), 32);
+  EXPECT_DOUBLE_EQ(named.warpgroup_mma_flops, 32 * 2.0 * 64 * 256 * 16 / 4);
+  const ExecutedTargets unnamed = executed_targets(event({{"function", "_Z6kernelPf"}, {"pcs", pcs}}), l, groups);
+  EXPECT_FALSE(unnamed.opcodes.contains("HGMMA")) << "without an image the kernel's name decides the listing";
+  // An image the judge has no listing of: read by the kernel's name.
+  const ExecutedTargets unknown = executed_targets(event({{"function", "_Z6kernelPf"}, {"image", "other.cubin"}, {"pcs", pcs}}), l, groups);
+  EXPECT_EQ(unknown.opcodes.at("NOP"), 32);
+}

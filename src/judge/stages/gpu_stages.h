@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "compile/sass_listing.h"
 #include "core/json.h"
 #include "judge/evaluator.h"
 #include "judge/stages/stage.h"
@@ -31,6 +32,8 @@ struct GpuStageRun {
   // Tensor maps the kernels make on the device, sized by the build (Triton: triton_gpu_prepare.h),
   // for the kernels whose counts carry no map the worker captured.
   json device_tensor_maps = json::object();
+  // SASS of cubins the worker names in its counts ("<image>/<kernel>"; Triton: triton_gpu_prepare.h).
+  SassListing image_listing;
 
   json eval_job;                       // run_eval_worker's
   std::optional<WorkerRun> eval_run;   // with a lane gate, the eval job's shared part (judge/stages/timed_split.h)

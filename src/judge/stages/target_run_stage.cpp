@@ -72,7 +72,13 @@ StageStop record_target_run(GpuStageRun& c) {
   } else if (counted && !counted->value("tool_failure", false)) {
     auto s = from_worker_stage(*counted);
     if (s.status == StageStatus::ok || s.detail.value("verdict", "") == "incorrect") {
-      const SassListing& listing = finished_listing(c.sass);
+      const SassListing* listing = &finished_listing(c.sass);
+      SassListing with_images;
+      if (!c.image_listing.empty()) {
+        with_images = *listing;
+        with_images.insert(c.image_listing.begin(), c.image_listing.end());
+        listing = &with_images;
+      }
       std::vector<json> counts = run.of_type("target_counts");
       if (c.timed_run)  // the secretly counted timed sample
         for (auto& count : c.timed_run->of_type("target_counts")) counts.push_back(std::move(count));
@@ -83,7 +89,7 @@ StageStop record_target_run(GpuStageRun& c) {
           for (const auto& [name, m] : c.device_tensor_maps.items())
             if (!maps.contains(name)) maps[name] = m;
         }
-      StageResult applied = apply_target_counts(counts, listing, c.problem, r, s.detail);
+      StageResult applied = apply_target_counts(counts, *listing, c.problem, r, s.detail);
       if (s.status == StageStatus::failed) applied.status = StageStatus::failed, applied.message = s.message;
       r.add_stage(applied);
     } else {

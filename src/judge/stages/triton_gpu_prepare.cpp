@@ -4,8 +4,10 @@
 #include <link.h>
 
 #include <algorithm>
+#include <future>
 
 #include "compile/nvcc_driver.h"
+#include "compile/static_checks.h"
 #include "compile/triton_driver.h"
 #include "compile/triton_shim.h"
 #include "core/error.h"
@@ -128,6 +130,20 @@ TritonGpuPreparation prepare_triton_for_gpu(const ProblemSpec& p, const EvalOpti
     m["maps"] = m["maps"].get<size_t>() + boxes.size();
   }
   detail["device_tensor_maps"] = g.device_tensor_maps;
+  if (const fs::path cuobjdump = find_cuobjdump(); !cuobjdump.empty()) {
+    std::vector<std::future<std::pair<std::string, SassListing>>> parts;
+    for (const auto& c : r.cubins)
+      parts.push_back(std::async(std::launch::async, [c, cuobjdump] { return std::pair{c.filename().string(), parse_sass_functions(sass_text(c, cuobjdump))}; }));
+    try {
+      for (auto& part : parts) {
+        auto [file, listing] = part.get();
+        for (auto& [kernel, instructions] : listing) g.image_listing[file + "/" + kernel] = std::move(instructions);
+      }
+    } catch (const Error& e) {
+      detail["sass_error"] = e.what();  // the counts are then read by kernel name, as a CUDA candidate's
+      g.image_listing.clear();
+    }
+  }
   detail["kernels"] = r.cubins.size();
   detail["launchers"] = r.manifest.value("launchers", 0);
   return finish({"triton_gpu_build", StageStatus::ok, 0,

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "compile/sass_listing.h"
 #include "core/json.h"
 #include "core/record.h"
 #include "judge/evaluator.h"
@@ -25,6 +26,9 @@ struct TritonGpuPreparation {
   // device, sized from Triton's IR at build time (the smallest box of every specialization of the
   // name), for the kernels the worker saw no encoded tensor map of (target_run_stage.cpp).
   json device_tensor_maps = json::object();
+  // Each prepared cubin's SASS by "<cubin file name>/<kernel>": the worker names the cubin of each
+  // count (a kernel's specializations share its name and not their offsets). Empty without cuobjdump.
+  SassListing image_listing;
 };
 
 // `build_dir`: the candidate's build folder (run_triton_build left candidate.py there).

@@ -3,6 +3,7 @@
 #include <cuda.h>
 #include <cupti.h>
 #include <cupti_profiler_target.h>
+#include <cupti_pcsampling.h>
 #include <cupti_sass_metrics.h>
 #include <cupti_target.h>
 
@@ -118,7 +119,7 @@ std::vector<ExecutedInstruction> SassCounter::end() {
       uint64_t n = 0;
       for (size_t k = 0; k < props.numOfInstances; ++k)
         if (d.pInstanceValues[k].metricId == metric_id_) n += d.pInstanceValues[k].value;
-      out.push_back({d.functionName ? d.functionName : "", d.pcOffset, n});
+      out.push_back({d.functionName ? d.functionName : "", d.pcOffset, n, d.cubinCrc});
       std::free(const_cast<char*>(d.functionName));  // CUPTI allocates the names; the caller frees them
     }
   }
@@ -127,6 +128,15 @@ std::vector<ExecutedInstruction> SassCounter::end() {
   check(cuptiSassMetricsDisable(&dis), "cuptiSassMetricsDisable");
   enabled_ = false;
   return out;
+}
+
+uint32_t cubin_crc(const std::string& cubin) {
+  CUpti_GetCubinCrcParams p{};
+  p.size = CUpti_GetCubinCrcParamsSize;
+  p.cubinSize = cubin.size();
+  p.cubin = cubin.data();
+  if (cubin.empty() || cuptiGetCubinCrc(&p) != CUPTI_SUCCESS) return 0;
+  return uint32_t(p.cubinCrc);
 }
 
 }  // namespace ptxbench::integrity

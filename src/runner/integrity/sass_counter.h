@@ -14,7 +14,13 @@ struct ExecutedInstruction {
   std::string function;  // mangled kernel name
   uint32_t pc_offset = 0;
   uint64_t executed = 0;  // warp-level executions
+  uint32_t cubin_crc = 0;  // CUPTI's id of the module's cubin (cubin_crc() of its bytes)
 };
+
+// CUPTI's CRC of a cubin, as the counts name the cubin each instruction is in; 0 when CUPTI cannot
+// tell. Several cubins may define kernels of one name (a Triton kernel's specializations): the CRC
+// tells whose offsets a count is at.
+uint32_t cubin_crc(const std::string& cubin);
 
 class SassCounter {
  public:
