@@ -5,7 +5,8 @@
 #   triton_h200.sh refs      every Triton reference (plain and tuned, nine problems) through eval
 #   triton_h200.sh attacks   the attack files the CPU stages leave to the GPU judge ("gpu" in expected.json)
 #   triton_h200.sh compare   a files: run per language (CUDA wgmma_tma.cu vs Triton tuned.py, one
-#                            trajectory each, timing on) and the report comparing them per problem
+#                            trajectory each, timing on, sanitizers off: the refs step runs them) and
+#                            the report comparing them per problem
 # The Triton toolchain is $PTXBENCH_TRITON_PYTHON (default: the first python3 with triton). Records and
 # tables go to $OUT (default /tmp/ptxbench-triton); the workspace is $OUT/ws.
 set -uo pipefail
@@ -72,7 +73,7 @@ case "${1:-}" in
     list=$(echo $PROBLEMS | tr ' ' ',')
     for lang in cuda triton; do
       "$BIN/ptxbench" --workspace "$WS" run --model "files:$F/$lang" --language $lang --problems "$list" --trajectories 1 \
-        --turns 1 --run-name "refs-$lang" || echo "run $lang: exit $?"
+        --turns 1 --no-sanitize --service --run-name "refs-$lang" || echo "run $lang: exit $?"
     done
     "$BIN/ptxbench" --workspace "$WS" report --compare language=cuda..language=triton --format md \
       > "$OUT/compare.md" 2> "$OUT/compare.err"; echo "report exit $?"
