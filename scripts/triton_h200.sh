@@ -75,11 +75,11 @@ case "${1:-}" in
       "$BIN/ptxbench" --workspace "$WS" run --model "files:$F/$lang" --language $lang --problems "$list" --trajectories 1 \
         --turns 1 --no-sanitize --service --run-name "refs-$lang" || echo "run $lang: exit $?"
     done
-    "$BIN/ptxbench" --workspace "$WS" report --compare language=cuda..language=triton --format md \
+    "$BIN/ptxbench" --workspace "$WS" report --budgets 1 --compare language=cuda..language=triton --format md \
       > "$OUT/compare.md" 2> "$OUT/compare.err"; echo "report exit $?"
-    "$BIN/ptxbench" --workspace "$WS" report --group-by arch,language,problem --format md > "$OUT/by_language.md" 2>>"$OUT/compare.err"
-    "$BIN/ptxbench" --workspace "$WS" report --compare language=cuda..language=triton --format json > "$OUT/compare.json" 2>>"$OUT/compare.err"
-    for lang in cuda triton; do "$BIN/ptxbench" --workspace "$WS" runs export "refs-$lang" -o "$OUT/refs-$lang.jsonl" 2>>"$OUT/compare.err"; done
+    "$BIN/ptxbench" --workspace "$WS" report --budgets 1 --group-by arch,language,problem --format md > "$OUT/by_language.md" 2>>"$OUT/compare.err"
+    "$BIN/ptxbench" --workspace "$WS" report --budgets 1 --compare language=cuda..language=triton --format json > "$OUT/compare.json" 2>>"$OUT/compare.err"
+    for lang in cuda triton; do "$BIN/ptxbench" --workspace "$WS" runs export "refs-$lang" --jsonl -o "$OUT/refs-$lang.jsonl" 2>>"$OUT/compare.err"; done
     cat "$OUT/compare.md" "$OUT/by_language.md"; tail -5 "$OUT/compare.err" ;;
   *) echo "usage: $0 probe|smoke|refs|attacks|compare" >&2; exit 2 ;;
 esac
