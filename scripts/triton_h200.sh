@@ -78,6 +78,8 @@ case "${1:-}" in
     "$BIN/ptxbench" --workspace "$WS" report --budgets 1 --compare language=cuda..language=triton --format md \
       > "$OUT/compare.md" 2> "$OUT/compare.err"; echo "report exit $?"
     "$BIN/ptxbench" --workspace "$WS" report --budgets 1 --group-by arch,language,problem --format md > "$OUT/by_language.md" 2>>"$OUT/compare.err"
+    # The paper's Fig. 3: fast_p curves per language (and arch) in the HTML report
+    "$BIN/ptxbench" --workspace "$WS" report --budgets 1 --group-by arch,language --format html > "$OUT/fig3.html" 2>>"$OUT/compare.err"
     "$BIN/ptxbench" --workspace "$WS" report --budgets 1 --compare language=cuda..language=triton --format json > "$OUT/compare.json" 2>>"$OUT/compare.err"
     for lang in cuda triton; do "$BIN/ptxbench" --workspace "$WS" runs export "refs-$lang" --jsonl -o "$OUT/refs-$lang.jsonl" 2>>"$OUT/compare.err"; done
     cat "$OUT/compare.md" "$OUT/by_language.md"; tail -5 "$OUT/compare.err" ;;
