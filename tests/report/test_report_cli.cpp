@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <map>
+
 #include "fixtures.h"
 #include "store/workspace_db.h"
 #include "support/cli.h"
@@ -70,6 +72,27 @@ TEST(ReportCli, MarkdownGroupedByModelOnlyAndPerTaskFastp) {
   ASSERT_EQ(r.process.exit_code, 0) << r.process.err;
   EXPECT_NE(r.process.out.find("unit: task"), std::string::npos);
   EXPECT_NE(r.process.out.find("| google:gemini-3.1-pro |"), std::string::npos) << r.process.out.substr(0, 3000);
+}
+
+// Real runs (scripts/triton_h200.sh compare on an H100, 2026-12-05): the nine CUDA wgmma+TMA
+// references and the nine tuned Triton references as files: runs, compared per problem.
+TEST(ReportCli, TritonAgainstCudaFromRealRunsPerProblem) {
+  auto r = cli({"report", fx("h100_refs_cuda.jsonl"), fx("h100_refs_triton.jsonl"), "--format", "json", "--budgets", "1",
+                "--compare", "language=cuda..language=triton"});
+  ASSERT_EQ(r.process.exit_code, 0) << r.process.err;
+  const json* c = table(r.output, "comparison");
+  ASSERT_NE(c, nullptr);
+  std::map<std::string, double> speedup_difference;
+  for (const auto& row : (*c)["rows"]) {
+    if (row["metric"] == "target_rate") {
+      EXPECT_EQ(row["a_value"], 1.0) << row.dump();  // every reference executed its targets, both languages
+      EXPECT_EQ(row["b_value"], 1.0) << row.dump();
+    }
+    if (row["metric"] == "best_speedup") speedup_difference[row["problem"].get<std::string>()] = row["difference"].get<double>();
+  }
+  ASSERT_EQ(speedup_difference.size(), 9u);
+  EXPECT_GT(speedup_difference.at("gemm"), 0.3) << "Triton's persistent TMA GEMM: 0.975x vs 0.624x cuBLASLt";
+  EXPECT_LT(speedup_difference.at("mha_fwd"), -0.2) << "the CUDA flash forward: 0.932x vs 0.658x cuDNN";
 }
 
 TEST(ReportCli, BadInputIsAClearError) {
