@@ -26,6 +26,15 @@ TEST(TensorMaps, TheBoxBytesFollowTheTypeTheBoxAndTheElementStrides) {
   EXPECT_FALSE(tiled_box_bytes(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, {64, 64}, {1}));
 }
 
+// A decoy: a 256x256 box over a 4x8 tensor moves 32 elements from memory per copy (the rest is
+// fill), so it is credited with those, not with 128 KiB; a box inside its tensor is unchanged.
+TEST(TensorMaps, TheBoxIsClippedByTheTensorsOwnDims) {
+  EXPECT_DOUBLE_EQ(*tiled_box_bytes(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, {256, 256}, {}, {8, 4}), 8 * 4 * 2);
+  EXPECT_DOUBLE_EQ(*tiled_box_bytes(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, {64, 128}, {1, 1}, {4096, 4096}), 64 * 128 * 2);
+  EXPECT_DOUBLE_EQ(*tiled_box_bytes(CU_TENSOR_MAP_DATA_TYPE_UINT8, {128, 64}, {2, 1}, {10, 4096}), 5 * 64);  // clip, then stride
+  EXPECT_FALSE(tiled_box_bytes(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, {64, 64}, {}, {64}));  // ranks disagree
+}
+
 TEST(TensorMaps, AKernelIsCreditedWithTheSmallestKnownBoxItWasGiven) {
   TensorMapTable t;
   t.encoded(image('a'), 16384);

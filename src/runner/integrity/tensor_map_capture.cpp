@@ -26,8 +26,10 @@ std::optional<EncodedMap> encoded_map(std::string_view api, const void* params) 
     EncodedMap m{p->tensorMap, std::nullopt};
     if (p->boxDim && p->tensorRank >= 1 && p->tensorRank <= 5) {
       std::vector<uint32_t> box(p->boxDim, p->boxDim + p->tensorRank), strides;
+      std::vector<uint64_t> global;
       if (p->elementStrides) strides.assign(p->elementStrides, p->elementStrides + p->tensorRank);
-      m.box_bytes = tiled_box_bytes(int(p->tensorDataType), box, strides);
+      if (p->globalDim) global.assign(p->globalDim, p->globalDim + p->tensorRank);
+      m.box_bytes = tiled_box_bytes(int(p->tensorDataType), box, strides, global);
     }
     return m;
   }

@@ -13,13 +13,17 @@ std::optional<double> tensor_map_element_bytes(int data_type) {
   return kBytes[data_type];
 }
 
-std::optional<double> tiled_box_bytes(int data_type, const std::vector<uint32_t>& box, const std::vector<uint32_t>& element_strides) {
+std::optional<double> tiled_box_bytes(int data_type, const std::vector<uint32_t>& box, const std::vector<uint32_t>& element_strides,
+                                      const std::vector<uint64_t>& global) {
   const auto element = tensor_map_element_bytes(data_type);
-  if (!element || box.empty() || (!element_strides.empty() && element_strides.size() != box.size())) return std::nullopt;
+  if (!element || box.empty() || (!element_strides.empty() && element_strides.size() != box.size()) ||
+      (!global.empty() && global.size() != box.size()))
+    return std::nullopt;
   double elements = 1;
   for (size_t i = 0; i < box.size(); ++i) {
-    const uint32_t stride = element_strides.empty() ? 1 : std::max<uint32_t>(element_strides[i], 1);
-    elements *= double((box[i] + stride - 1) / stride);
+    const uint64_t stride = element_strides.empty() ? 1 : std::max<uint32_t>(element_strides[i], 1);
+    const uint64_t extent = global.empty() ? box[i] : std::min<uint64_t>(box[i], global[i]);
+    elements *= double((extent + stride - 1) / stride);
   }
   return elements * *element;
 }

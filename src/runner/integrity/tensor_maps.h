@@ -24,8 +24,11 @@ inline constexpr size_t kTensorMapBytes = 128;  // sizeof(CUtensorMap)
 std::optional<double> tensor_map_element_bytes(int data_type);
 
 // The bytes one tiled copy of the box moves: element bytes x the product over the rank of
-// ceil(box[i] / element_stride[i]) (a stride skips elements: they are not moved).
-std::optional<double> tiled_box_bytes(int data_type, const std::vector<uint32_t>& box, const std::vector<uint32_t>& element_strides);
+// ceil(min(box[i], global[i]) / element_stride[i]) (a stride skips elements: they are not moved).
+// The box is clipped by the tensor's own dims when given: the part of a box past the tensor is
+// filled, not read, so a big box over a tiny tensor is credited with the tensor's bytes only.
+std::optional<double> tiled_box_bytes(int data_type, const std::vector<uint32_t>& box, const std::vector<uint32_t>& element_strides,
+                                      const std::vector<uint64_t>& global = {});
 // Im2col: channels per pixel x pixels per column elements.
 std::optional<double> im2col_box_bytes(int data_type, uint32_t channels_per_pixel, uint32_t pixels_per_column);
 
