@@ -17,4 +17,4 @@ for s in "$@"; do
   elif [ -f "$s" ]; then cp "$s" "$work/corpus/$(basename "$s").$(date +%s%N)"; fi
 done
 cd "$work"
-exec "$bin" -error_exitcode=1 -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "$work/corpus"
+"$bin" -error_exitcode=1 -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "$work/corpus"

@@ -12,6 +12,7 @@
 #include "metrics/load_workspace.h"
 #include "store/workspace_db.h"
 #include "support/agent_run_store_schema.h"
+#include "support/temp_dir.h"
 
 using namespace ptxbench;
 using namespace ptxbench::metrics;
@@ -19,7 +20,8 @@ using namespace ptxbench::metrics;
 namespace {
 
 std::filesystem::path temp_dir(const std::string& name) {
-  auto d = std::filesystem::temp_directory_path() / ("ptxbench-report-" + name + "-" + std::to_string(getpid()));
+  static const ptxbench::test::TempDir root("ptxbench-report");  // removed when the test process ends
+  auto d = root.path() / name;
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
   return d;

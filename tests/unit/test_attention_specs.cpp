@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "agent/problem_prompt.h"
 #include "problems/registry.h"
+#include "support/temp_dir.h"
 
 using namespace ptxbench;
 namespace fs = std::filesystem;
@@ -116,7 +117,8 @@ TEST(AttentionSpecs, PromptsStateTheAbiAndHideTheHiddenShapes) {
 namespace {
 
 fs::path write_toy(const std::string& extra) {
-  auto dir = fs::temp_directory_path() / ("ptxbench-attn-spec-" + std::to_string(getpid())) / "toy";
+  static const ptxbench::test::TempDir root("ptxbench-attn-spec");  // removed when the test process ends
+  auto dir = root.path() / "toy";
   fs::create_directories(dir);
   std::ofstream(dir / "problem.toml") << R"(
 name = "toy"

@@ -8,6 +8,7 @@
 #include "problems/known_names.h"
 #include "core/subprocess.h"
 #include "problems/registry.h"
+#include "support/temp_dir.h"
 
 using namespace ptxbench;
 namespace fs = std::filesystem;
@@ -18,7 +19,8 @@ fs::path repo() { return PTXBENCH_SOURCE_DIR; }
 
 // A problem folder in a temp dir with the given problem.toml text.
 fs::path write_problem(const std::string& name, const std::string& toml) {
-  auto dir = fs::temp_directory_path() / ("ptxbench-spec-" + std::to_string(getpid())) / name;
+  static const ptxbench::test::TempDir root("ptxbench-spec");  // removed when the test process ends
+  auto dir = root.path() / name;
   fs::create_directories(dir);
   std::ofstream(dir / "problem.toml") << toml;
   return dir;

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "problems/registry.h"
 #include "problems/triton_abi.h"
+#include "support/temp_dir.h"
 
 using namespace ptxbench;
 namespace fs = std::filesystem;
@@ -54,7 +55,8 @@ std::string dtype_of_c(const std::string& type) {
 }
 
 fs::path write_abi(const std::string& toml) {
-  const fs::path dir = fs::temp_directory_path() / ("ptxbench-abi-" + std::to_string(getpid())) / "gemm";
+  static const ptxbench::test::TempDir root("ptxbench-abi");  // removed when the test process ends
+  const fs::path dir = root.path() / "gemm";
   fs::create_directories(dir / "triton");
   std::ofstream(dir / "triton" / "abi.toml") << toml;
   return dir;
