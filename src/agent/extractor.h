@@ -1,4 +1,4 @@
-// Takes the candidate file out of a model's reply. The rule (also in docs/architecture.md):
+// Takes the candidate file out of a model's reply. The rule (also in docs/agent.md):
 //  1. Line endings: CRLF and lone CR become LF first (flagged `crlf`).
 //  2. A code block opens with a fence line: up to 3 spaces, then 3 or more backticks (or tildes)
 //     and an optional language tag (the first word after the fence, compared case-insensitively);

@@ -3,7 +3,7 @@
 // ptxbench fixit export [--build ID | --recipe NAME] --format trl|sharegpt|openai|records [-o FILE]:
 //   the records as chat JSON Lines for a trainer, and a dataset card beside them;
 // ptxbench fixit stats [--build ID]... [--format ...] [--items]: the builds, their records and items.
-// docs/architecture.md, "Fixit".
+// docs/fixit.md.
 #include <unistd.h>
 
 #include <fstream>

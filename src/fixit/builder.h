@@ -1,4 +1,4 @@
-// `ptxbench fixit build`: from the runs' turns to judged Fixit records (docs/architecture.md, "Fixit").
+// `ptxbench fixit build`: from the runs' turns to judged Fixit records (docs/fixit.md).
 //   1. read every source's turns (source_turns.h) and select the items (selection.h); the build's id
 //      is the recipe, the teacher and the exact turns read, so the same command resumes the same
 //      build, whose selection is stored once and never redrawn;

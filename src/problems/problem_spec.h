@@ -23,7 +23,7 @@ struct DimConstraint {
 // The work the target instructions must do for `target_executed` (the strict flag): the target
 // tensor family (warpgroup MMA) does at least `tensor_flop_share` of the problem's FLOPs, and the
 // TMA family (UTMALDG/UTMASTG/UTMAREDG) moves at least `tma_byte_share` times the problem's
-// operand bytes, on every counted call. 0 = no requirement. Justified in docs/architecture.md.
+// operand bytes, on every counted call. 0 = no requirement. Justified in docs/judge.md, "Verdicts".
 struct TargetWork {
   double tensor_flop_share = 0;
   double tma_byte_share = 0;

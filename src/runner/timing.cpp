@@ -41,7 +41,7 @@ struct Sampler {
   // once it has completed, the inputs generated again and the output checked with a secret drawn
   // only now.
   //
-  // A counted sample looks like every other to the candidate (docs/architecture.md, "What a
+  // A counted sample looks like every other to the candidate (docs/anti-cheat.md, "What a
   // candidate can observe about a call"): counting is switched on BEFORE the harness enqueues the
   // sample's inputs, poison and L2 flush, so the call finds the stream busy with them as always
   // (a synchronization right before the call left it idle only then). What stays visible: the first

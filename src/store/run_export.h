@@ -2,7 +2,7 @@
 // and provenance, the request, the exact reply, the extracted candidate and its source, the
 // feedback the model saw, the evaluation record, tokens, cost and timings), so a turn can be
 // replayed (replay: client) and every metric computed from the file alone. Format name and
-// fields: docs/architecture.md, "Run export".
+// fields: docs/store.md, "Cost and the run export".
 #pragma once
 #include <ostream>
 #include <string>

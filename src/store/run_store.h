@@ -1,6 +1,6 @@
 // The run store: everything `ptxbench run` does, in the workspace database next to the
 // evaluations table (same SQLite file, same connection, so a turn and its evaluation commit in one
-// transaction). Tables (docs/architecture.md, "Run store"):
+// transaction). Tables (docs/store.md):
 //   runs             one row per run: resolved config, identity hash, provenance, status
 //   trajectories     (run, problem, trajectory): counted turns done, open/complete
 //   model_calls      every model call, counted or not (infra errors and quota stops too)

@@ -135,7 +135,7 @@ TEST_F(IntegrityOnGpu, ACandidateThatReadsTheStreamStateGetsNoTargetCredit) {
   ASSERT_EQ(stage_of(r, "timing")["status"], "ok") << "the counted timed sample must have been taken";
 }
 
-// OPEN (docs/architecture.md, "What a candidate can observe about a call"): CUPTI patches each
+// OPEN (docs/anti-cheat.md, "What a candidate can observe about a call"): CUPTI patches each
 // kernel at its first launch in the counted range, which a probe launch can time. Reported, not
 // asserted, until a patch-free counter replaces the patching one.
 TEST_F(IntegrityOnGpu, ACandidateThatTimesItsLaunchesGetsNoTargetCredit) {

@@ -93,7 +93,7 @@ struct Violation {
   std::string message;  // names the kernel, its stream and its time
 };
 
-// The rules (docs/architecture.md, "Every GPU kernel is accounted for").
+// The rules (docs/anti-cheat.md, "Every GPU kernel is accounted for").
 std::vector<Violation> audit(const Observations& o);
 
 }  // namespace ptxbench::integrity

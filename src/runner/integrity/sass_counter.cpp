@@ -89,7 +89,7 @@ void SassCounter::begin() {
   // Each kernel is patched at its first launch in the range. Patching every loaded function at the
   // enable instead (0) would hide that launch's extra latency, but on the H200 it failed with
   // CUPTI_ERROR_INVALID_PARAMETER once cuBLASLt's kernels were loaded (gemm; the attention problems,
-  // with cuDNN's, counted), so the launch-latency tell stays open (docs/architecture.md).
+  // with cuDNN's, counted), so the launch-latency tell stays open (docs/anti-cheat.md).
   en.enableLazyPatching = 1;
   check(cuptiSassMetricsEnable(&en), "cuptiSassMetricsEnable");
   enabled_ = true;
