@@ -4,6 +4,9 @@
 #   adapt_h200.sh records   Fixit records from a real run (scripts/fixit_h200.sh: every fix judged on
 #                           the GPU), then the LoRA SFT of SmolLM2-135M for a few hundred steps on the GPU
 #                           (training/, bf16) and its round trip
+#   adapt_h200.sh train     the LoRA SFT and its round trip alone (no Fixit build: the runs then take their
+#                           repair notes from NOTES, default the committed H200 build's records,
+#                           tests/fixtures/fixit/h200_records.jsonl)
 #   adapt_h200.sh runs      the base and the tuned model served (training serve-hf: transformers + PEFT)
 #                           and run through the 4ops suite (GEMM held out) with every GPU stage: the base
 #                           alone, with repair notes from the Fixit build, with notes and fixed kernels, and
@@ -23,9 +26,12 @@ GGUF=$(bash scripts/device_stage.sh assemble SmolLM2-135M-Instruct.Q4_1.gguf)
 WS=$WORK/ws
 
 case "${1:-}" in
-  records)
+  records|train)
     t0=$(date +%s)
-    OUT=$OUT/fixit PTXBENCH_FIXIT_WS=$WS bash scripts/fixit_h200.sh --lanes 3 2>&1 | grep -v '^\[h200.*\] items' | tail -40
+    if [ "$1" = records ]; then
+      OUT=$OUT/fixit PTXBENCH_FIXIT_WS=$WS bash scripts/fixit_h200.sh --lanes 3 2>&1 | grep -v '^\[h200.*\] items' | tail -40
+      touch "$WORK/records.done"
+    fi
     t1=$(date +%s)
     (cd training && $PY -m ptxbench_train train --data tests/fixtures/fixit_trl.jsonl --config configs/h200.toml \
        --out "$WORK/run" --device cuda --bf16 --model-gguf "$GGUF" --overwrite 2>&1 | grep -v Warning | tail -15)
@@ -34,6 +40,9 @@ case "${1:-}" in
     cp "$WORK/run/run.json" "$WORK/run/train_log.jsonl" "$OUT/" 2>/dev/null || true
     echo "fixit (run + build) $((t1 - t0)) s; training $((t2 - t1)) s" ;;
   runs)
+    # The Fixit build of `records` when it ran on this machine, else the committed H200 build's records
+    notes=${NOTES:-$([ -f "$WORK/records.done" ] && echo h200 || echo tests/fixtures/fixit/h200_records.jsonl)}
+    echo "repair notes from: $notes"
     (cd training && $PY -m ptxbench_train serve-hf --run "$WORK/run" --port 8101 --device cuda > "$OUT/serve-tuned.log" 2>&1 &)
     (cd training && $PY -m ptxbench_train serve-hf --run "$WORK/run" --port 8102 --device cuda --no-adapter > "$OUT/serve-base.log" 2>&1 &)
     for port in 8101 8102; do
@@ -47,9 +56,9 @@ case "${1:-}" in
     "$BIN/ptxbench" --workspace "$WS" run "${base[@]}" "${common[@]}" --run-name base > /dev/null 2>"$OUT/run-base.err" || true
     "$BIN/ptxbench" --workspace "$WS" run --model llamacpp:smollm2-135m-fixit --model-arg base_url=http://127.0.0.1:8101/v1 \
       "${common[@]}" --run-name tuned > /dev/null 2>"$OUT/run-tuned.err" || true
-    "$BIN/ptxbench" --workspace "$WS" run "${base[@]}" "${common[@]}" --repair-notes h200 --notes-k 2 --run-name base-notes \
+    "$BIN/ptxbench" --workspace "$WS" run "${base[@]}" "${common[@]}" --repair-notes "$notes" --notes-k 2 --run-name base-notes \
       > /dev/null 2>"$OUT/run-base-notes.err" || true
-    "$BIN/ptxbench" --workspace "$WS" run "${base[@]}" "${common[@]}" --repair-notes h200 --notes-k 1 --with-fixed-kernel \
+    "$BIN/ptxbench" --workspace "$WS" run "${base[@]}" "${common[@]}" --repair-notes "$notes" --notes-k 1 --with-fixed-kernel \
       --run-name base-notes-kernel > /dev/null 2>"$OUT/run-base-notes-kernel.err" || true
     echo "four runs: $(( $(date +%s) - t0 )) s"
     for r in base tuned base-notes base-notes-kernel; do tail -2 "$OUT/run-$r.err"; done
@@ -64,5 +73,5 @@ for l in open(sys.argv[1]):
     print(t['problem'], t['turn'], t['state'], 'notes:', [s['id'].split('/')[-1] for s in n['shown']] if n else None, n['excluded'] if n else '')" "$WORK/$r.jsonl"
     done
     grep -A12 'Knowledge ablation' "$OUT/report.md" | head -30 ;;
-  *) echo "usage: $0 records|runs" >&2; exit 2 ;;
+  *) echo "usage: $0 records|train|runs" >&2; exit 2 ;;
 esac

@@ -4,6 +4,7 @@
 #   triton_h200.sh smoke     the tuned gemm reference through eval --sequential, every stage
 #   triton_h200.sh refs      every Triton reference (plain and tuned, nine problems) through eval
 #   triton_h200.sh tuned     the tuned references only, sanitizers off (a short call)
+#   triton_h200.sh plain     the plain references only, sanitizers off (compare times the tuned ones)
 #   triton_h200.sh attacks   the attack files the CPU stages leave to the GPU judge ("gpu" in expected.json)
 #   triton_h200.sh compare   a files: run per language (CUDA wgmma_tma.cu vs Triton tuned.py, one
 #                            trajectory each, timing on, sanitizers off: the refs step runs them) and
@@ -64,6 +65,11 @@ case "${1:-}" in
     for p in $PROBLEMS; do files+=(problems/$p/triton/tuned.py); done
     "$BIN/ptxbench" --workspace "$WS" eval --json --no-sanitize "${files[@]}" > "$OUT/tuned.jsonl"
     echo "exit $?"; summarize "$OUT/tuned.jsonl" ;;
+  plain)
+    files=()
+    for p in $PROBLEMS; do files+=(problems/$p/triton/plain.py); done
+    "$BIN/ptxbench" --workspace "$WS" eval --json --no-sanitize "${files[@]}" > "$OUT/plain.jsonl"
+    echo "exit $?"; summarize "$OUT/plain.jsonl" ;;
   attacks)
     files=$(python3 -c 'import json; d = json.load(open("triton_track/attacks/expected.json")); print(" ".join("triton_track/attacks/" + k for k, v in d.items() if v == "gpu"))')
     "$BIN/ptxbench" --workspace "$WS" eval --json --problem gemm $files > "$OUT/attacks.jsonl"
@@ -89,5 +95,5 @@ case "${1:-}" in
     "$BIN/ptxbench" --workspace "$WS" report --budgets 1 --compare language=cuda..language=triton --format json > "$OUT/compare.json" 2>>"$OUT/compare.err"
     for lang in cuda triton; do "$BIN/ptxbench" --workspace "$WS" runs export "refs-$lang" --jsonl -o "$OUT/refs-$lang.jsonl" 2>>"$OUT/compare.err"; done
     cat "$OUT/compare.md" "$OUT/by_language.md"; tail -5 "$OUT/compare.err" ;;
-  *) echo "usage: $0 probe|smoke|refs|tuned|attacks|compare" >&2; exit 2 ;;
+  *) echo "usage: $0 probe|smoke|refs|tuned|plain|attacks|compare" >&2; exit 2 ;;
 esac
