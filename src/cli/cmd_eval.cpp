@@ -32,7 +32,8 @@ struct EvalArgs {
   std::string arch = "sm_90a";
   std::string language;  // empty: by the files' extension (.py: triton)
   bool json = false, no_gpu = false, no_sanitize = false, no_probe = false, no_timing = false, no_store = false,
-       no_accounting = false;
+       no_accounting = false, no_cache = false;
+  int library_check_samples = 5;
   int device = 0;
   std::string worker;
   bool sequential = false;  // several files one after another, without the service's engine
@@ -120,6 +121,8 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
   opt.probe = !a.no_probe;
   opt.timing = !a.no_timing;
   opt.accounting = !a.no_accounting;
+  opt.library_timing_cache = !a.no_cache;
+  opt.library_check_samples = a.library_check_samples;
   opt.device = a.device;
   for (const auto& d : a.include_dirs) opt.include_dirs.emplace_back(fs::absolute(d));
   // Files named on the command line are the user's: besides their own folder, the references of
@@ -217,6 +220,12 @@ void add_eval_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   cmd->add_flag("--no-store", a->no_store, "Do not save records (the workspace is not touched)");
   cmd->add_flag("--no-accounting", a->no_accounting,
                 "Do not audit GPU activity or count instructions in-process (only to measure their effect on timing)");
+  cmd->add_flag("--no-cache", a->no_cache,
+                "No workload-state caching: the library's clean timings neither read from nor kept in the workspace "
+                "(docs/library-timing-cache.md), and none of the engine's in-memory caches");
+  cmd->add_option("--library-check-samples", a->library_check_samples,
+                  "Samples of the short check that re-validates a stored clean timing of the library (default 5)")
+      ->check(CLI::Range(1, 200));
   cmd->add_option("--device", a->device, "CUDA device index")->check(CLI::NonNegativeNumber);
   cmd->add_option("--worker", a->worker, "Path to ptxbench-worker (default: beside ptxbench)");
   // One folder per -I: `-I DIR file.cu` gives DIR to -I and file.cu to the files.

@@ -38,7 +38,7 @@ struct RunFlags {
   bool validate = false, rejudge = false, json = false;
   bool service = false;  // the GPU profiling service's engine in process (lanes, health probes)
   EngineFlags engine;
-  bool no_gpu = false, no_sanitize = false, no_probe = false, no_timing = false;
+  bool no_gpu = false, no_sanitize = false, no_probe = false, no_timing = false, no_cache = false;
   std::string repair_notes;
   int notes_k = 3;
   bool with_fixed_kernel = false, notes_same_problem = false;
@@ -126,6 +126,7 @@ ServiceFlags service_flags(const RunConfig& c, const RunFlags& f, const GlobalOp
   s.judge.probe = c.probe;
   s.judge.timing = c.timing;
   s.judge.device = c.device;
+  s.judge.library_timing_cache = !f.no_cache;  // not the run's identity: how it is judged, not what
   s.engine = f.service || f.engine.names_a_queue();
   s.compile_jobs = c.compile_jobs;
   s.engine_flags = f.engine;
@@ -313,6 +314,8 @@ void add_run_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   cmd->add_flag("--no-sanitize", f->no_sanitize, "Skip compute-sanitizer");
   cmd->add_flag("--no-probe", f->no_probe, "Skip counting the executed target instructions");
   cmd->add_flag("--no-timing", f->no_timing, "Skip timing");
+  cmd->add_flag("--no-cache", f->no_cache, "No workload-state caching: the library's clean timings neither read from nor "
+                                           "kept in the workspace, and none of the engine's in-memory caches");
   opt(cmd->add_option("--device", f->device, "CUDA device index")->check(CLI::NonNegativeNumber));
   cmd->add_option("--worker", f->worker, "Path to ptxbench-worker (default: beside ptxbench)");
   cmd->add_flag("--json", f->json, "Print the final summary (or the --validate report) as JSON on stdout");

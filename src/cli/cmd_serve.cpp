@@ -33,6 +33,7 @@ struct ServeArgs {
   std::string arch = "sm_90a";
   bool no_sanitize = false, no_probe = false, no_timing = false, exit_when_drained = false, no_health = false,
        no_cache = false;
+  int library_check_samples = 5;
 };
 
 void run_serve(const ServeArgs& a, const GlobalOptions& g) {
@@ -42,6 +43,8 @@ void run_serve(const ServeArgs& a, const GlobalOptions& g) {
   judge.workspace = workspace_dir(g);
   judge.worker = locate_worker();
   judge.sanitize = !a.no_sanitize, judge.probe = !a.no_probe, judge.timing = !a.no_timing;
+  judge.library_timing_cache = !a.no_cache;
+  judge.library_check_samples = a.library_check_samples;
   const EvalOptions eval = judge_options(judge);
   const EngineOptions engine_opts = engine_options(a.engine);
   const QueueChoice queue_choice{a.engine.queue, eval.workspace / "ptxbench.db", a.engine.max_attempts};
@@ -120,7 +123,12 @@ void add_serve_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   cmd->add_flag("--no-probe", a->no_probe, "Skip counting the executed target instructions");
   cmd->add_flag("--no-timing", a->no_timing, "Skip timing");
   cmd->add_flag("--no-health-probe", a->no_health, "No health probes or thermal screening (not for measurements)");
-  cmd->add_flag("--no-cache", a->no_cache, "No workload-state caching: the library timed alone for every candidate, every reference computed by its own check");
+  cmd->add_flag("--no-cache", a->no_cache, "No workload-state caching: the library timed alone for every candidate (its "
+                                            "clean timings neither read from nor kept in the workspace), every reference "
+                                            "computed by its own check");
+  cmd->add_option("--library-check-samples", a->library_check_samples,
+                  "Samples of the short check that re-validates a stored clean timing of the library (default 5)")
+      ->check(CLI::Range(1, 200));
   cmd->add_flag("--exit-when-drained", a->exit_when_drained, "Stop once nothing is queued or running");
   cmd->callback([a, &g, &code] {
     run_serve(*a, g);

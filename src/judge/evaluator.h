@@ -19,6 +19,7 @@
 namespace ptxbench {
 
 class BaselineCache;
+class LibraryTimingSource;
 class ReferencePool;
 
 struct EvalOptions {
@@ -49,6 +50,11 @@ struct EvalOptions {
   // With a lane gate: the library's clean timings reused across candidates on this GPU
   // (judge/caches/baseline_cache.h); null: timed alone for every candidate.
   BaselineCache* baseline_cache = nullptr;
+  // The library's clean timings kept in the workspace across evaluations and runs
+  // (judge/caches/library_timings.h): offered to the worker that times the library alone, which
+  // re-validates a stored one with `library_check_samples` samples. Null: off (--no-cache).
+  std::shared_ptr<LibraryTimingSource> library_timings;
+  int library_check_samples = 5;
   // With a lane gate: input sets with their fp32 references shared by the correctness checks of
   // candidates on this GPU (judge/caches/reference_pool.h); null: every check computes its own.
   ReferencePool* reference_pool = nullptr;

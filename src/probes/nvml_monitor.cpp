@@ -23,6 +23,10 @@ struct NvmlMonitor::Impl {
   decltype(&nvmlDeviceGetCurrentClocksEventReasons) reasons = nullptr;
   decltype(&nvmlSystemGetDriverVersion) driver = nullptr;
   decltype(&nvmlDeviceGetComputeRunningProcesses_v3) processes = nullptr;  // optional
+  // optional: the timing environment's (timing_environment)
+  decltype(&nvmlDeviceGetUUID) uuid = nullptr;
+  decltype(&nvmlDeviceGetPersistenceMode) persistence = nullptr;
+  decltype(&nvmlDeviceGetApplicationsClock) app_clock = nullptr;
   bool ready() const { return error.empty(); }
 };
 
@@ -50,6 +54,9 @@ NvmlMonitor::NvmlMonitor(int cuda_device) : impl_(new Impl) {
   load(m.lib, "nvmlSystemGetDriverVersion", m.driver, m.error);
   if (!m.ready()) return;
   m.processes = reinterpret_cast<decltype(m.processes)>(dlsym(m.lib, "nvmlDeviceGetComputeRunningProcesses_v3"));
+  m.uuid = reinterpret_cast<decltype(m.uuid)>(dlsym(m.lib, "nvmlDeviceGetUUID"));
+  m.persistence = reinterpret_cast<decltype(m.persistence)>(dlsym(m.lib, "nvmlDeviceGetPersistenceMode"));
+  m.app_clock = reinterpret_cast<decltype(m.app_clock)>(dlsym(m.lib, "nvmlDeviceGetApplicationsClock"));
   if (m.init() != NVML_SUCCESS) { m.error = "nvmlInit failed"; return; }
   // NVML and CUDA number devices differently; the PCI bus id ties them together.
   char bus[64] = {0};
@@ -67,6 +74,25 @@ std::string NvmlMonitor::driver_version() const {
   char buf[96] = {0};
   if (!impl_->ready() || impl_->driver(buf, sizeof buf) != NVML_SUCCESS) return {};
   return buf;
+}
+
+json NvmlMonitor::timing_environment() const {
+  const auto& m = *impl_;
+  json clocks = json::object();
+  std::string uuid;
+  if (!m.ready()) return {{"gpu_uuid", ""}, {"driver", ""}, {"clocks", {{"nvml", m.error}}}};
+  char buf[96] = {0};
+  if (m.uuid && m.uuid(m.dev, buf, sizeof buf) == NVML_SUCCESS) uuid = buf;
+  unsigned mhz = 0;
+  if (m.max_clock(m.dev, NVML_CLOCK_SM, &mhz) == NVML_SUCCESS) clocks["max_sm_mhz"] = mhz;
+  if (m.max_clock(m.dev, NVML_CLOCK_MEM, &mhz) == NVML_SUCCESS) clocks["max_mem_mhz"] = mhz;
+  if (m.app_clock && m.app_clock(m.dev, NVML_CLOCK_SM, &mhz) == NVML_SUCCESS) clocks["applications_sm_mhz"] = mhz;
+  if (m.app_clock && m.app_clock(m.dev, NVML_CLOCK_MEM, &mhz) == NVML_SUCCESS) clocks["applications_mem_mhz"] = mhz;
+  unsigned mw = 0;
+  if (m.power_limit(m.dev, &mw) == NVML_SUCCESS) clocks["power_limit_w"] = mw / 1000.0;
+  nvmlEnableState_t persistent{};
+  if (m.persistence && m.persistence(m.dev, &persistent) == NVML_SUCCESS) clocks["persistence_mode"] = persistent == NVML_FEATURE_ENABLED;
+  return {{"gpu_uuid", uuid}, {"driver", driver_version()}, {"clocks", clocks}};
 }
 
 std::optional<int> NvmlMonitor::compute_processes() const {

@@ -30,6 +30,10 @@ class NvmlMonitor {
 
   GpuState read() const;
   std::string driver_version() const;
+  // What a clean timing depends on besides the library (docs/library-timing-cache.md): the GPU's
+  // UUID, the driver, and its clock and power state (application clocks, maximum clocks, enforced
+  // power limit, persistence mode; each only where NVML answers). {gpu_uuid: "", ...} without NVML.
+  json timing_environment() const;
   // Processes holding a compute context on this GPU (this one included); nullopt when NVML cannot say.
   std::optional<int> compute_processes() const;
 

@@ -5,6 +5,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <utility>
 #include <set>
@@ -13,6 +14,7 @@
 #include "probes/ncu_probe.h"
 #include "runner/counted_call.h"
 #include "runner/device_ops.h"
+#include "runner/library_timing_check.h"
 #include "runner/reference_client.h"
 #include "runner/integrity/gpu_activity_monitor.h"
 #include "runner/timing.h"
@@ -266,6 +268,76 @@ bool run_target_count(WorkerContext& ctx, const json& job) {
   return all_correct;
 }
 
+namespace {
+
+// One shape's clean timing when the workspace keeps them: a stored timing of this GPU, driver,
+// clocks, library version and plan is re-validated by a short check (`check_samples` samples whose
+// median must lie within library_check_tolerance of the stored one) and then used; without one, or
+// when the check fails, the library is timed in full. The event says which (`library_cache`: hit-
+// validated, miss, revalidation-failed), why, the check's figures, and the key the timing is
+// stored under (`library_key`).
+void clean_baseline_from_store(WorkerContext& ctx, const json& item, const TimingConfig& cfg, const json& rows,
+                               int check_samples) {
+  const json& shape = item.at("shape");
+  const double flops = item.at("flops").get<double>();
+  const std::string label = shape_label(shape);
+  std::string outcome = "miss", why;
+  json check;
+  CleanBaseline b;
+  double seconds = 0;
+  if (rows.is_array() && !rows.empty()) {
+    ctx.channel.emit({{"type", "progress"}, {"stage", "baseline_check"}, {"shape", shape}});
+    const CleanBaseline c = check_baseline_alone(ctx, shape, flops, cfg, check_samples);
+    seconds += c.seconds;
+    // The plan is known once the library has run on the shape (its warm-up calls).
+    const json key = library_timing_key(ctx.timing_environment, ctx.workload.baseline_info(), label);
+    if (const int i = matching_stored_timing(rows, key, &why); i >= 0) {
+      const json& row = rows[size_t(i)];
+      const StoredCleanTiming stored{row.at("median_ms").get<double>(), row.at("median_error").get<double>(),
+                                     row.at("samples").get<int>()};
+      const LibraryCheckVerdict v = judge_library_check(stored, c.median_ms, c.samples);
+      check = {{"samples", c.samples},          {"median_ms", c.median_ms},     {"median_error", c.median_error},
+               {"stored_median_ms", stored.median_ms}, {"stored_median_error", stored.median_error},
+               {"stored_samples", stored.samples}, {"stored_at", row.value("measured_at", "")},
+               {"deviation", v.deviation},       {"tolerance", v.tolerance},   {"seconds", c.seconds}};
+      if (v.accepted) {
+        outcome = "hit-validated";
+        b = {stored.median_ms, stored.median_error, stored.samples, row.value("sm_clock_mhz", 0.0), c.seconds};
+      } else {
+        outcome = "revalidation-failed";
+        char line[200];
+        std::snprintf(line, sizeof line, "the check's median %.5f ms is %+.2f%% off the stored %.5f ms (tolerance %.2f%%)",
+                      c.median_ms, v.deviation * 100, stored.median_ms, v.tolerance * 100);
+        why = line;
+      }
+    }
+  } else {
+    why = "no stored timing for this GPU, driver, clocks and shape";
+  }
+  if (outcome != "hit-validated") {
+    ctx.channel.emit({{"type", "progress"}, {"stage", "baseline_alone"}, {"shape", shape}});
+    b = time_baseline_alone(ctx, shape, flops, cfg);
+    seconds += b.seconds;
+  }
+  ctx.clean_baseline[label] = b;
+  json ev = {{"type", "baseline_alone"}, {"shape", shape}, {"median_ms", b.median_ms}, {"median_error", b.median_error},
+             {"samples", b.samples}, {"sm_clock_mhz", b.sm_clock_mhz}, {"seconds", seconds},
+             {"library_cache", outcome},
+             {"library_key", library_timing_key(ctx.timing_environment, ctx.workload.baseline_info(), label)}};
+  if (!check.is_null()) ev["check"] = check;
+  if (!why.empty()) ev["library_cache_reason"] = why;
+  if (outcome == "hit-validated") {
+    ev["cached"] = true;
+    ev["when"] = "stored, measured at " + check.value("stored_at", std::string("?")) + "; re-validated by " +
+                 std::to_string(check_samples) + " samples before the candidate was loaded";
+  } else {
+    ev["when"] = "before the candidate was loaded";
+  }
+  ctx.channel.emit(ev);
+}
+
+}  // namespace
+
 void run_clean_baseline(WorkerContext& ctx, const json& job) {
   const TimingConfig cfg = TimingConfig::from_json(job.value("timing_config", json::object()));
   if (!cfg.with_baseline) return;
@@ -286,6 +358,12 @@ void run_clean_baseline(WorkerContext& ctx, const json& job) {
       ctx.channel.emit({{"type", "baseline_alone"}, {"shape", item.at("shape")}, {"median_ms", b.median_ms},
                         {"median_error", b.median_error}, {"samples", b.samples}, {"sm_clock_mhz", b.sm_clock_mhz},
                         {"cached", true}, {"when", c.value("when", "cached")}});
+      continue;
+    }
+    // The workspace's stored clean timings (docs/library-timing-cache.md); absent: that cache is off.
+    if (const auto stored = job.find("library_timing_cache"); stored != job.end() && stored->is_object()) {
+      clean_baseline_from_store(ctx, item, cfg, stored->value(key, json::array()),
+                                job.value("library_timing_check_samples", kLibraryCheckSamples));
       continue;
     }
     ctx.channel.emit({{"type", "progress"}, {"stage", "baseline_alone"}, {"shape", item.at("shape")}});

@@ -207,6 +207,22 @@ CleanBaseline time_baseline_alone(WorkerContext& ctx, const json& shape, double 
           seconds_since(t0)};
 }
 
+CleanBaseline check_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg, int samples) {
+  const std::string label = shape_label(shape);
+  ctx.workload.prepare(shape.get<WorkloadShape>());
+  ctx.workload.generate_inputs(ctx.draw_seed(), ctx.stream.get());
+  warm_up(ctx, label, flops, cfg.warmup_calls, false, true);
+  ctx.take_exclusive_gpu();  // the first timed sample follows
+  const int n = std::max(samples, 1);
+  Sampler sm(ctx, label, flops, n);
+  const auto t0 = std::chrono::steady_clock::now();
+  double mhz = 0;
+  while (sm.slots < n) sm.sample(Side::baseline);
+  mhz = double(ctx.nvml.read().sm_clock_mhz);
+  const auto st = summarize(sm.ms);
+  return {st.median, st.median_error, st.n, mhz, seconds_since(t0)};
+}
+
 json time_shape(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg, bool count_timed) {
   const std::string label = shape_label(shape);
   auto s = ctx.stream.get();

@@ -38,6 +38,9 @@ struct WorkerContext {
   InputGuard guard;
   int cc_major = 0, cc_minor = 0, sm_count = 0, device = 0;
   std::string gpu_name;
+  // The GPU's UUID, driver and clock/power state, as the hello reported them: with the library's
+  // version and plan, what a stored clean timing is matched by (runner/library_timing_check.h).
+  json timing_environment = json::object();
   bool accounting = false;  // the GPU activity monitor runs (eval jobs outside sanitizer/profiler)
   std::unique_ptr<integrity::SassCounter> counter;  // in-process executed-instruction counts
   std::string counter_unavailable;                  // why there is no counter (a tool reason)

@@ -9,6 +9,7 @@
 // code is loaded, and the key stays in this process only.
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "probes/nvml_monitor.h"
 #include "runner/candidate_library.h"
 #include "runner/counted_call.h"
 #include "runner/detail/cuda_check.h"
@@ -79,9 +81,20 @@ json device_info(int device, int& major, int& minor, int& sms, std::string& name
   int runtime = 0, driver = 0;
   cudaRuntimeGetVersion(&runtime);
   cudaDriverGetVersion(&driver);
+  // What the library's stored clean timings are matched by (runner/library_timing_check.h): NVML's
+  // UUID, driver and clock/power state; CUDA's UUID and driver version where NVML does not answer.
+  json env = NvmlMonitor(device).timing_environment();
+  if (env.value("gpu_uuid", "").empty()) {
+    char uuid[64];
+    const auto* b = reinterpret_cast<const unsigned char*>(p.uuid.bytes);
+    std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+                  b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+    env["gpu_uuid"] = uuid;
+  }
+  if (env.value("driver", "").empty()) env["driver"] = "CUDA driver " + std::to_string(driver);
   return {{"type", "hello"}, {"gpu", p.name}, {"cc", std::to_string(p.major) + "." + std::to_string(p.minor)},
           {"sm_count", p.multiProcessorCount}, {"memory_bytes", p.totalGlobalMem}, {"l2_bytes", p.l2CacheSize},
-          {"cuda_runtime", runtime}, {"cuda_driver", driver}, {"device", device}};
+          {"cuda_runtime", runtime}, {"cuda_driver", driver}, {"device", device}, {"timing_environment", env}};
 }
 
 // The channel's key, taken out of the job (which is already deleted from disk).
@@ -109,12 +122,14 @@ int run(const Args& args, ResultChannel& channel) {
   install_sigsys_reporter(channel);
   const std::string mode = job.at("mode");
   set_time_limit_scale(job.value("watchdog_scale", 1.0));
-  channel.emit(device_info(job.value("device", 0), major, minor, sms, name));
+  const json hello = device_info(job.value("device", 0), major, minor, sms, name);
+  channel.emit(hello);
   auto workload = make_workload(job.at("workload"));
   workload->configure(job.value("workload_options", json::object()), job.value("tolerances", json::object()));
   Watchdog watchdog(channel);
   WorkerContext ctx{channel, watchdog, *workload};
   ctx.cc_major = major, ctx.cc_minor = minor, ctx.sm_count = sms, ctx.gpu_name = name;
+  ctx.timing_environment = hello.at("timing_environment");
   channel.emit({{"type", "gpu_state"}, {"state", ctx.nvml.read().to_json()}, {"driver", ctx.nvml.driver_version()}});
 
   ctx.device = job.value("device", 0);

@@ -1,5 +1,7 @@
 #include "service/service_factory.h"
 
+#include "service/library_timing_source.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <thread>
@@ -20,6 +22,10 @@ EvalOptions judge_options(const JudgeFlags& f) {
   o.device = f.device;
   o.include_dirs = f.include_dirs;
   o.readable_roots = f.readable_roots;
+  // Only a judge that times the library on a GPU opens the table (on first use).
+  if (f.library_timing_cache && f.use_gpu && f.timing && !f.workspace.empty())
+    o.library_timings = workspace_library_timings(f.workspace / "ptxbench.db");
+  o.library_check_samples = f.library_check_samples;
   return o;
 }
 
@@ -56,6 +62,7 @@ EngineServiceOptions engine_service_options(const ServiceFlags& f) {
   so.max_attempts = f.engine_flags.max_attempts;
   so.queue = f.engine_flags.queue;
   so.submit_only = f.engine_flags.submit_only;
+  so.cache_baselines = f.judge.library_timing_cache;  // --no-cache: no workload-state caching at all
   return so;
 }
 

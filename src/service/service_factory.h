@@ -28,6 +28,10 @@ struct JudgeFlags {
   bool use_gpu = true, sanitize = true, probe = true, timing = true, accounting = true;
   int device = 0;
   std::vector<std::filesystem::path> include_dirs, readable_roots;
+  // The library's clean timings kept in the workspace (judge/caches/library_timings.h); false:
+  // --no-cache (neither read nor written; the engine's in-memory caches are off too).
+  bool library_timing_cache = true;
+  int library_check_samples = 5;  // --library-check-samples
 };
 
 // The service engine's flags (cli/engine_flags.h declares them): GPUs, lanes per GPU, the CPU

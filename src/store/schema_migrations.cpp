@@ -246,6 +246,29 @@ CREATE TABLE IF NOT EXISTS service_job_results (
   completed_ms INTEGER NOT NULL
 );
 )sql"},
+    {5, SchemaPart::library_timings, "the library's clean timings, kept across evaluations", R"sql(
+CREATE TABLE IF NOT EXISTS library_timings (
+  gpu_uuid TEXT NOT NULL,              -- NVML's (else CUDA's) UUID of the GPU
+  driver TEXT NOT NULL,                -- NVML's driver version
+  clocks TEXT NOT NULL,                -- JSON: clock and power state (application clocks, power limit, persistence)
+  library TEXT NOT NULL,               -- cuBLASLt, cuDNN
+  library_version TEXT NOT NULL,
+  plan TEXT NOT NULL,                  -- JSON: the plan/algorithm identity the worker reported for this shape
+  problem TEXT NOT NULL,
+  workload TEXT NOT NULL,              -- JSON: the worker's workload and its options (operation, dtypes)
+  shape TEXT NOT NULL,                 -- JSON
+  timing_config TEXT NOT NULL,         -- JSON: the timing config the clean timing ran under
+  format INTEGER NOT NULL,             -- the row's format (store/library_timing_store.h); another is ignored
+  median_ms REAL NOT NULL,
+  median_error REAL NOT NULL,          -- relative standard error of the median, from the MAD
+  samples INTEGER NOT NULL,
+  sm_clock_mhz REAL NOT NULL,
+  measured_ms INTEGER NOT NULL,        -- Unix ms
+  measured_at TEXT NOT NULL,           -- UTC
+  PRIMARY KEY (gpu_uuid, driver, clocks, library, library_version, plan, problem, workload, shape, timing_config)
+);
+CREATE INDEX IF NOT EXISTS library_timings_lookup ON library_timings(problem, shape, gpu_uuid);
+)sql"},
 };
 
 constexpr const char* kRecordTable = R"sql(

@@ -21,6 +21,7 @@ enum class SchemaPart {
   run_store,     // store/run_store.h: runs, trajectories, model calls, turns, candidates, blobs, events
   fixit,         // store/fixit_store.h: builds, items, attempts, records
   service_jobs,  // store/service_job_store.h: the GPU service's SQLite job queue
+  library_timings,  // store/library_timing_store.h: the library's clean timings, kept across evaluations
 };
 
 // The newest migration this build knows.

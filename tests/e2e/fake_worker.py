@@ -11,7 +11,11 @@ process can see and do in a fatal event's message; probe:PORT), ok (an honest, c
 marker (the candidate says what to play: the string PTXBENCH_FAKE:<what> in its shared object, what
 being correct:<speedup>, incorrect or runtime_error; none: correct at 2x; tests/e2e/test_fixit_cli.cpp),
 triton (a Triton candidate's job: its "triton" block is checked as the real worker would need it, every
-file read through this sandbox; any shortfall is a fatal event naming it, else ok is played).
+file read through this sandbox; any shortfall is a fatal event naming it, else ok is played),
+libcache (the library's clean timings as scripted in libcache.json beside this file, read at each start:
+the GPU's timing environment, the library and plan, what a full clean timing and a short check measure;
+a stored timing offered in the job is matched and re-validated as runner/stages.cpp does; a correct 2x
+candidate otherwise; tests/e2e/test_library_timing_cache.cpp).
 Without a key in the job (an older parent) every line is written as bare JSON."""
 import hashlib
 import hmac
@@ -50,8 +54,12 @@ def main():
     def emit(event):
         raw(signed_line(event))
 
-    emit({"type": "hello", "gpu": "Fake H200", "cc": "9.0", "sm_count": 132, "memory_bytes": 1 << 37,
-          "l2_bytes": 50 << 20, "cuda_runtime": 13000, "cuda_driver": 13000, "device": 0})
+    hello = {"type": "hello", "gpu": "Fake H200", "cc": "9.0", "sm_count": 132, "memory_bytes": 1 << 37,
+             "l2_bytes": 50 << 20, "cuda_runtime": 13000, "cuda_driver": 13000, "device": 0}
+    script = libcache_script() if scenario == "libcache" else None
+    if script is not None:
+        hello["timing_environment"] = script["env"]
+    emit(hello)
     if info or job.get("mode") == "info":
         emit({"type": "done"})
         return 0
@@ -66,6 +74,8 @@ def main():
 
     if scenario == "marker":
         return play_marker(job, emit)
+    if scenario == "libcache":
+        return play_libcache(job, script, emit)
     if scenario == "triton":
         wrong = triton_block_shortfall(job)
         if wrong:
@@ -103,6 +113,88 @@ def main():
         return 0
     for e in good + [timing, timing_stage, {"type": "done"}]:  # speedup, ok
         emit(e)
+    return 0
+
+
+def libcache_script():
+    """libcache.json beside this file: env {gpu_uuid, driver, clocks}, library {library, version, plan},
+    alone_ms (a full clean timing's median), check_ms (a short check's median), interleaved_ms (the
+    library beside the candidate), candidate_ms, full_samples, median_error."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "libcache.json")) as f:
+        return json.load(f)
+
+
+def check_tolerance(stored_error, stored_samples, check_samples):
+    """runner/library_timing_check.cpp's library_check_tolerance."""
+    t = 3 * max(stored_error, 0.0) * (1 + max(stored_samples, 1) / max(check_samples, 1)) ** 0.5
+    return min(max(t, 0.005), 0.02)
+
+
+def play_libcache(job, script, emit):
+    """The real worker's run_clean_baseline with the scripted library, then a correct candidate."""
+    if job.get("mode") != "eval":
+        emit({"type": "done"})
+        return 0
+    lib = script["library"]
+    key = dict(script["env"], library=lib["library"], library_version=str(lib["version"]), plan=lib["plan"])
+    offered = job.get("library_timing_cache")
+    check_samples = job.get("library_timing_check_samples", 5)
+    accepted = {}
+    for item in job.get("timing", []):
+        shape = item["shape"]
+        event = {"type": "baseline_alone", "shape": shape}
+        if offered is None:  # the cache is off: the library timed in full, as always
+            ms = script["alone_ms"]
+            event.update(median_ms=ms, median_error=script.get("median_error", 0.001), samples=script["full_samples"],
+                         sm_clock_mhz=1980, seconds=0.5, when="before the candidate was loaded")
+            accepted[json.dumps(shape, sort_keys=True)] = ms
+            emit(event)
+            continue
+        rows = next((v for k, v in offered.items() if json.loads(k) == shape), [])
+        outcome, why, check, total = "miss", "no stored timing for this GPU, driver, clocks and shape", None, 0.0
+        if rows:
+            total += 0.1
+            match = next((r for r in rows if all(r.get(f) == key[f] for f in key)), None)
+            if match is None:
+                why = "a stored timing's key differs"
+            else:
+                tol = check_tolerance(match["median_error"], match["samples"], check_samples)
+                dev = script["check_ms"] / match["median_ms"] - 1
+                check = {"samples": check_samples, "median_ms": script["check_ms"], "stored_median_ms": match["median_ms"],
+                         "deviation": dev, "tolerance": tol, "seconds": 0.1}
+                if abs(dev) <= tol:
+                    outcome, why = "hit-validated", ""
+                    event.update(median_ms=match["median_ms"], median_error=match["median_error"], samples=match["samples"],
+                                 sm_clock_mhz=match["sm_clock_mhz"], cached=True, when="stored; re-validated")
+                else:
+                    outcome, why = "revalidation-failed", "the check's median is %+.2f%% off" % (dev * 100)
+        if outcome != "hit-validated":
+            total += 0.5
+            event.update(median_ms=script["alone_ms"], median_error=script.get("median_error", 0.001),
+                         samples=script["full_samples"], sm_clock_mhz=1980, when="before the candidate was loaded")
+        event.update(seconds=total, library_cache=outcome, library_key=key)
+        if check is not None:
+            event["check"] = check
+        if why:
+            event["library_cache_reason"] = why
+        accepted[json.dumps(shape, sort_keys=True)] = event["median_ms"]
+        emit(event)
+    item = job["correctness"][0] if job.get("correctness") else {"shape": {}, "flops": 1.0}
+    emit({"type": "stage", "name": "stream_discipline", "status": "ok", "message": "all output produced on the given stream"})
+    emit({"type": "check", "shape": item["shape"], "seed_index": 0, "hidden": False, "passed": True, "summary": "max error 0",
+          "detail": {}})
+    emit({"type": "stage", "name": "correctness", "status": "ok", "checks": 1, "failed": 0, "message": "1 checks passed"})
+    cand, beside = script.get("candidate_ms", 0.5), script.get("interleaved_ms", 1.0)
+    for t in job.get("timing", []):
+        alone = accepted[json.dumps(t["shape"], sort_keys=True)]
+        emit({"type": "timing", "shape": t["shape"], "flops": t["flops"],
+              "candidate": {"median_ms": cand, "p10_ms": cand, "p90_ms": cand, "spread": 0.0, "samples": 30},
+              "baseline": {"median_ms": beside, "p10_ms": beside, "p90_ms": beside, "spread": 0.0, "samples": 30},
+              "baseline_alone": {"before_ms": alone, "drift": beside / alone - 1},
+              "throttled": False, "below_floor": False, "floor_ms": 0.0, "timed_check_failures": []})
+    if job.get("timing"):
+        emit({"type": "stage", "name": "timing", "status": "ok", "message": "every timed output checked", "baseline": {}})
+    emit({"type": "done"})
     return 0
 
 

@@ -10,6 +10,7 @@
 #include "metrics/load_workspace.h"
 #include "service/queue/sqlite_job_queue.h"
 #include "store/fixit_store.h"
+#include "store/library_timing_store.h"
 #include "store/run_store.h"
 #include "store/schema_migrations.h"
 #include "support/agent_run_store_schema.h"
@@ -92,7 +93,9 @@ TEST(SchemaMigrations, AWorkspaceFromBeforeTheNumberingOpensAndIsBroughtUpToDate
   EXPECT_EQ(recorded(file), "1,2,3");
   { SqliteJobQueue queue(file); ASSERT_TRUE(queue.status().ok) << queue.status().error; }
   EXPECT_EQ(recorded(file), "1,2,3,4");
-  EXPECT_EQ(latest_schema_migration(), 4);
+  { LibraryTimingStore timings(file); ASSERT_TRUE(timings.status().ok) << timings.status().error; }
+  EXPECT_EQ(recorded(file), "1,2,3,4,5");
+  EXPECT_EQ(latest_schema_migration(), 5);
   // The report reads it too.
   const auto set = metrics::load_workspace(file);
   ASSERT_EQ(set.turns.size(), 1u);

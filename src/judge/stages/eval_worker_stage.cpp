@@ -8,6 +8,7 @@
 // through a ReferenceSession; a violation on that socket is forbidden whatever the worker says.
 #include "judge/caches/reference_pool.h"
 #include "judge/stages/timed_split.h"
+#include "judge/caches/library_timings.h"
 #include "judge/stages/gpu_stages.h"
 #include "judge/stages/worker_events.h"
 #include "judge/stages/worker_jobs.h"
@@ -85,7 +86,12 @@ StageStop run_eval_worker(GpuStageRun& c) {
     });
   WorkerLaunch launch = c.launch(std::chrono::seconds(900));
   if (references) launch.reference_session = &*references;
-  c.eval_run = run_sharing_gpu(o.lane_gate, launch, split ? shared_part_of(c.eval_job) : c.eval_job);
+  // One worker times the library alone here (no lane gate): the workspace's stored clean timings
+  // go with its job (the split's timed worker gets them in timed_worker_stage.cpp).
+  json job = split ? shared_part_of(c.eval_job) : c.eval_job;
+  if (!split) offer_library_timings(c, job);
+  c.eval_run = run_sharing_gpu(o.lane_gate, launch, job);
+  if (!split) keep_library_timings(c, *c.eval_run);
   c.record.environment["sandbox"]["worker"] = c.eval_run->sandbox;
   if (references) {  // run_worker finished the session (its listener has stopped)
     json summary = references->summary();

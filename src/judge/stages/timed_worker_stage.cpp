@@ -7,6 +7,7 @@
 // cannot earn target credit from one, and the instrumented sample of a naive kernel held the GPU
 // alone for most of the timing (H200 bench).
 #include "judge/caches/baseline_cache.h"
+#include "judge/caches/library_timings.h"
 #include "judge/infra_fault.h"
 #include "judge/stages/gpu_stages.h"
 #include "judge/stages/sass_scan.h"
@@ -52,6 +53,8 @@ StageStop run_timed_worker(GpuStageRun& c) {
     timed_job["baseline_alone_cache"] = claim.cached();
     c.baseline_cache_wait_seconds = claim.waited_seconds();
   }
+  // The workspace's stored clean timings, for the shapes the in-memory cache does not hold.
+  offer_library_timings(c, timed_job, timed_job.value("baseline_alone_cache", json::object()));
   // Shared while the worker starts; exclusive once it asks, before its first timed sample.
   TimedWorkerUse use(*o.lane_gate);
   WorkerLaunch launch = c.launch(std::chrono::seconds(900));
@@ -69,6 +72,7 @@ StageStop run_timed_worker(GpuStageRun& c) {
     c.timed_integrity_failure = timed_by(failed_stage("integrity", Verdict::forbidden, why), *c.timed_run);
     return {};
   }
+  keep_library_timings(c, *c.timed_run);
   if (o.baseline_cache && c.timed_run->done) o.baseline_cache->store(cache_scope, o.device, c.timed_run->of_type("baseline_alone"));
   return {};
 }
