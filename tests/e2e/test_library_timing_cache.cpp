@@ -9,6 +9,7 @@
 
 #include <fstream>
 #include <functional>
+#include <map>
 
 #include "support/cli.h"
 #include "support/stand_in_worker.h"
@@ -203,6 +204,50 @@ TEST_F(LibraryTimingCache, ACorruptOrOldFormatRowIsIgnoredWithItsReasonAndReplac
   EXPECT_NE(r2["environment"]["library_timing_cache"]["ignored"].dump().find("no time"), std::string::npos);
   // Each miss stored a good row in the bad one's place.
   expect_all(eval(), "hit-validated");
+}
+
+// Through the service's engine (eval of several files): the timed worker of a split job gets the
+// stored timings the in-memory cache does not hold (judge/stages/timed_worker_stage.cpp). The engine
+// runs health probes where a GPU answers, and this machine has none: the harness is run from a copy
+// of bin/ without the probe (what the engine then does: no probes).
+TEST_F(LibraryTimingCache, ThroughTheEngineTheTimedWorkerIsOfferedTheStoredTimings) {
+  const fs::path bin = dir_.path() / "bin";
+  fs::create_directories(bin);
+  for (const char* f : {"ptxbench", "ptxbench-sandbox-exec", "bwrap"})
+    if (fs::exists(bin_dir() / f)) fs::copy_file(bin_dir() / f, bin / f);
+  for (const char* f : {"a.cu", "b.cu"}) fs::copy_file(source_dir() / "problems/gemm/reference/naive.cu", dir_.path() / f);
+  auto eval_both = [&] {
+    std::ofstream(worker_.parent_path() / "libcache.json") << script_.dump();
+    ProcessOptions opt;
+    opt.timeout = std::chrono::seconds(600);
+    opt.working_dir = source_dir().string();
+    const auto p = run_process({(bin / "ptxbench").string(), "--workspace", ws_.string(), "eval", "--json", "--no-sanitize",
+                                "--no-probe", "-p", "gemm", "--lanes", "2", "--worker", worker_.string(),
+                                (dir_.path() / "a.cu").string(), (dir_.path() / "b.cu").string()},
+                               opt);
+    const json out = parse_json_or_lines(p.out);
+    EXPECT_TRUE(out.is_array() && out.size() == 2) << p.out << p.err;
+    return out.is_array() ? out : json::array();
+  };
+  // Counts over both records; a shape the in-memory cache served has no outcome.
+  auto totals = [](const json& records) {
+    std::map<std::string, int> n;
+    for (const auto& r : records) {
+      EXPECT_EQ(r["verdict"], "correct") << r.value("reason", "");
+      EXPECT_TRUE(stage_of(r, "timing")["detail"].value("exclusive_worker", false)) << "not the engine's timed worker";
+      EXPECT_NEAR(r.value("speedup_geomean", 0.0), 0.9 / 0.5, 1e-9);
+      for (const auto& e : alone_events(r)) ++n[e.value("library_cache", "in-memory")];
+    }
+    return n;
+  };
+  auto first = totals(eval_both());
+  EXPECT_EQ(first["miss"], 4) << "the first timed worker times every shape";
+  EXPECT_EQ(first["hit-validated"] + first["revalidation-failed"], 0);
+  EXPECT_EQ(rows(), 4);
+  script_["check_ms"] = 0.901;
+  auto second = totals(eval_both());  // a new process: its in-memory cache is empty
+  EXPECT_EQ(second["hit-validated"], 4) << "the first timed worker re-validates every stored shape";
+  EXPECT_EQ(second["miss"] + second["revalidation-failed"], 0);
 }
 
 }  // namespace
