@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <sstream>
 
 namespace ptxbench {
 namespace {
@@ -25,6 +27,24 @@ json without_seconds(json v) {
 }
 
 std::string text_of(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+// The "dim=value" words of a label, in any order ("fwd" and other words without '=' left out).
+std::set<std::string> dims_of(const std::string& label) {
+  std::set<std::string> out;
+  std::istringstream in(label);
+  for (std::string w; in >> w;)
+    if (w.find('=') != std::string::npos) out.insert(w);
+  return out;
+}
+
+// Whether a workload's entry named `key` is about the shape labelled `label`: every dim of the
+// label is in the key, whatever their order (shape_label sorts the dims, the workloads name them
+// in their own order: "K=64 M=128 N=256" is "M=128 N=256 K=64", and cuDNN's "fwd B=2 H=16 ...").
+bool names_shape(const std::string& key, const std::set<std::string>& label_dims) {
+  if (label_dims.empty()) return false;
+  const std::set<std::string> k = dims_of(key);
+  return std::includes(k.begin(), k.end(), label_dims.begin(), label_dims.end());
+}
 
 }  // namespace
 
@@ -52,11 +72,12 @@ json library_plan_identity(const json& info, const std::string& label) {
   if (!info.is_object()) return plan;
   for (const char* f : {"operation", "compute", "operands", "algorithm", "epilogue", "workspace_bytes"})
     if (info.contains(f)) plan[f] = info.at(f);
+  const std::set<std::string> dims = dims_of(label);
   for (const char* f : {"kernels", "plans", "shapes"}) {
     const auto it = info.find(f);
     if (it == info.end() || !it->is_object()) continue;
     for (const auto& [k, v] : it->items())
-      if (k == label || ends_with(k, " " + label)) plan[f][k] = without_seconds(v);
+      if (k == label || names_shape(k, dims)) plan[f][k] = without_seconds(v);
   }
   return plan;
 }

@@ -37,7 +37,8 @@ LibraryCheckVerdict judge_library_check(const StoredCleanTiming& stored, double 
 
 // The plan the library runs for the shape labelled `label`, as its baseline_info reports it
 // (runner/workload.h): the fields that name the algorithm, engine or epilogue, and this shape's
-// entries of `kernels`, `plans` and `shapes` (cuDNN labels them "fwd <label>"), without the
+// entries of `kernels`, `plans` and `shapes` (those whose name holds every dim=value of `label`, in
+// any order: the workloads name shapes in their own order, cuDNN's "fwd <dims>"), without the
 // seconds a plan took to build. Deterministic: the same library choosing the same plan gives the
 // same JSON.
 json library_plan_identity(const json& baseline_info, const std::string& label);

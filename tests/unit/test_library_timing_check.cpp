@@ -60,9 +60,14 @@ TEST(LibraryTimingCheck, ThePlanIsTheShapesOwnEntriesWithoutBuildSeconds) {
   const json lt = {{"library", "cuBLASLt"}, {"version", 130000}, {"compute", "CUBLAS_COMPUTE_32F"},
                    {"shapes", {{"M=4096 N=4096 K=4096", {{"algorithm", "heuristic result 0 of 8"}, {"kernels", {"sm90_xmma"}}}}}},
                    {"plan_seconds", {{"M=4096 N=4096 K=4096", 0.2}}}};
-  const json p = library_plan_identity(lt, "M=4096 N=4096 K=4096");
+  // The worker labels a shape by its sorted dims (shape_label), the workload in its own order.
+  const json p = library_plan_identity(lt, "K=4096 M=4096 N=4096");
   EXPECT_EQ(p["shapes"]["M=4096 N=4096 K=4096"]["algorithm"], "heuristic result 0 of 8") << p.dump();
   EXPECT_FALSE(p.contains("plan_seconds"));
+  EXPECT_FALSE(library_plan_identity(lt, "K=4096 M=8192 N=4096").contains("shapes"));  // another shape: none of its entries
+  const json sorted = library_plan_identity(kCudnnInfo, "B=2 D=128 H=16 S=8192");
+  ASSERT_EQ(sorted["plans"].size(), 1u) << sorted.dump();
+  EXPECT_EQ(sorted["plans"]["fwd B=2 H=16 S=8192 D=128"]["plan"], "eng0_k2=3");
 }
 
 TEST(LibraryTimingCheck, AStoredTimingMatchesOnlyTheSameGpuDriverClocksLibraryAndPlan) {
