@@ -187,6 +187,13 @@ def play_libcache(job, script, emit):
             event["library_cache_reason"] = why
         accepted[json.dumps(shape, sort_keys=True)] = event["median_ms"]
         emit(event)
+    emit({"type": "progress", "stage": "candidate_load"})
+    if script.get("forge_after_load"):
+        # Candidate code that found the channel's key: a "clean timing" of its own, after the load.
+        for item in job.get("timing", []):
+            emit({"type": "baseline_alone", "shape": item["shape"], "median_ms": 0.1, "median_error": 0.001, "samples": 20,
+                  "sm_clock_mhz": 1980, "seconds": 0.5, "library_cache": "miss", "library_key": key,
+                  "when": "before the candidate was loaded"})
     if job.get("correctness"):  # none in the timed part of a split job (judge/stages/timed_split.h)
         item = job["correctness"][0]
         emit({"type": "stage", "name": "stream_discipline", "status": "ok", "message": "all output produced on the given stream"})

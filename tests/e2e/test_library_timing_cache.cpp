@@ -206,6 +206,22 @@ TEST_F(LibraryTimingCache, ACorruptOrOldFormatRowIsIgnoredWithItsReasonAndReplac
   expect_all(eval(), "hit-validated");
 }
 
+// Only what the worker reported before its candidate loaded is kept: a "clean timing" candidate
+// code writes on the channel afterwards (it would need the channel's key) never reaches the store.
+TEST_F(LibraryTimingCache, ATimingReportedAfterTheCandidateLoadedIsNeverStored) {
+  script_["forge_after_load"] = true;
+  const json forged = eval();
+  EXPECT_EQ(alone_events(forged).size(), 8u);  // the worker's four and the forged four
+  const json s = forged["environment"]["library_timing_cache"];
+  EXPECT_EQ(s.value("miss", -1), 4) << s.dump();
+  EXPECT_EQ(s.value("stored", -1), 4) << s.dump();
+  EXPECT_EQ(rows(), 4);
+  script_["forge_after_load"] = false;
+  const json next = eval();
+  expect_all(next, "hit-validated");
+  for (const auto& e : alone_events(next)) EXPECT_DOUBLE_EQ(e["median_ms"].get<double>(), 0.9) << e.dump();
+}
+
 // Through the service's engine (eval of several files): the timed worker of a split job gets the
 // stored timings the in-memory cache does not hold (judge/stages/timed_worker_stage.cpp). The engine
 // runs health probes where a GPU answers, and this machine has none: the harness is run from a copy

@@ -72,7 +72,14 @@ void keep_library_timings(GpuStageRun& c, const WorkerRun& run) {
   for (const auto& t : run.of_type("timing"))
     if (t.value("throttled", false) && why_not_kept.empty()) why_not_kept = "the GPU throttled during timing";
   const LibraryTimingScope scope = scope_of(c);
-  for (const auto& e : run.of_type("baseline_alone")) {
+  // Only what the worker reported before its candidate loaded: a clean timing is taken then, and
+  // nothing candidate code could write afterwards is kept for later candidates.
+  std::vector<json> before_load;
+  for (const auto& e : run.events) {
+    if (e.value("type", "") == "progress" && e.value("stage", "") == "candidate_load") break;
+    if (e.value("type", "") == "baseline_alone") before_load.push_back(e);
+  }
+  for (const auto& e : before_load) {
     const std::string outcome = e.value("library_cache", "");
     if (outcome.empty()) continue;  // the service's in-memory cache served it
     json shape_entry = {{"shape", e.value("shape", json())}, {"library_cache", outcome},
