@@ -48,17 +48,7 @@ RunStore::RunStore(const std::filesystem::path& path) : db_(path) {
   status_ = db_.status();
   if (!status_.ok) return;
   h_ = db_.handle();
-  // WAL: readers (runs list, a second terminal) never block the run; NORMAL sync is durable
-  // against a killed process (kill -9), which is what resume promises.
-  char* msg = nullptr;
-  for (const char* sql : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL"}) {
-    if (sqlite3_exec(h_, sql, nullptr, nullptr, &msg) != SQLITE_OK) {
-      status_ = DbStatus::failure(std::string("run store schema: ") + (msg ? msg : "unknown error"));
-      sqlite3_free(msg);
-      return;
-    }
-  }
-  if (auto s = migrate_schema(h_, SchemaPart::run_store, path, "run store schema: "); !s.ok) status_ = s;
+  if (auto s = prepare_writer(h_, SchemaPart::run_store, path, "run store schema: "); !s.ok) status_ = s;
 }
 
 DbStatus RunStore::put_blob(const std::string& bytes, std::string* sha256) { return store_detail::put_blob(h_, bytes, sha256); }

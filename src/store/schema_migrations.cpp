@@ -354,4 +354,16 @@ DbStatus migrate_schema(sqlite3* db, SchemaPart part, const std::filesystem::pat
   return {};
 }
 
+DbStatus prepare_writer(sqlite3* db, SchemaPart part, const std::filesystem::path& file, const std::string& sqlite_prefix) {
+  for (const char* sql : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL"}) {
+    char* msg = nullptr;
+    if (sqlite3_exec(db, sql, nullptr, nullptr, &msg) != SQLITE_OK) {
+      DbStatus s = DbStatus::failure(sqlite_prefix + (msg ? msg : "unknown error"));
+      sqlite3_free(msg);
+      return s;
+    }
+  }
+  return migrate_schema(db, part, file, sqlite_prefix);
+}
+
 }  // namespace ptxbench

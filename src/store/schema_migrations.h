@@ -33,6 +33,11 @@ int latest_schema_migration();
 // file records.
 DbStatus migrate_schema(sqlite3* db, SchemaPart part, const std::filesystem::path& file, const std::string& sqlite_prefix);
 
+// A writer's connection: WAL (readers such as `runs list` or a second terminal never block a run)
+// and NORMAL sync (durable against a killed process, which resume promises), then `part`'s
+// migrations. Errors as migrate_schema's.
+DbStatus prepare_writer(sqlite3* db, SchemaPart part, const std::filesystem::path& file, const std::string& sqlite_prefix);
+
 // Read-only: whether this build can read the database (it records no migration newer than this
 // build's). Never writes.
 DbStatus check_schema_readable(sqlite3* db, const std::filesystem::path& file);

@@ -66,15 +66,7 @@ ServiceJobStore::ServiceJobStore(const std::filesystem::path& db_path) {
     return;
   }
   sqlite3_busy_timeout(db_, 15000);
-  for (const char* sql : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL"}) {
-    char* msg = nullptr;
-    if (sqlite3_exec(db_, sql, nullptr, nullptr, &msg) != SQLITE_OK) {
-      status_ = DbStatus::failure(std::string("schema: ") + (msg ? msg : "unknown error"));
-      sqlite3_free(msg);
-      return;
-    }
-  }
-  if (auto s = migrate_schema(db_, SchemaPart::service_jobs, db_path, "schema: "); !s.ok) status_ = s;
+  if (auto s = prepare_writer(db_, SchemaPart::service_jobs, db_path, "schema: "); !s.ok) status_ = s;
 }
 
 ServiceJobStore::~ServiceJobStore() { sqlite3_close(db_); }
