@@ -145,6 +145,12 @@ int run(const Args& args, ResultChannel& channel) {
     for (const auto& c : job.value("earlier_counted_kernels", json::array()))
       integrity::GpuActivityMonitor::instance()->record_earlier_counted_call(shape_label(c.at("shape")),
                                                                              c.at("kernels").get<std::vector<std::string>>());
+    if (job.contains("count") && job.contains("timing")) {
+      // Before the candidate loads (the profiler loads its libraries now, not under the candidate's
+      // filters): the timed samples' work counters (runner/timed_work.h).
+      ctx.work_counters = integrity::WorkCounters::create(nullptr, ctx.device, 8, &ctx.work_counters_unavailable,
+                                                          {workload->math_class()});
+    }
     if (job.contains("count")) ctx.counter = integrity::SassCounter::create(ctx.device, &ctx.counter_unavailable);
   }
 
