@@ -86,7 +86,7 @@ CheckOutcome checked_call(WorkerContext& ctx, const json& tol, const std::string
 
 }  // namespace
 
-void make_pooled_references(WorkerContext& ctx, const json& job) {
+void make_pooled_references(WorkerContext& ctx, const WorkerJob& job) {
   if (ctx.reference_fd < 0) return;
   ctx.channel.emit({{"type", "progress"}, {"stage", "reference_pool"}});
   const auto t0 = std::chrono::steady_clock::now();
@@ -94,20 +94,20 @@ void make_pooled_references(WorkerContext& ctx, const json& job) {
   auto s = ctx.stream.get();
   int given = 0, made = 0;
   std::string not_pooled;
-  const json& items = job.at("correctness");
+  const auto& items = job.correctness;
   for (size_t index = 0; index < items.size(); ++index) {
-    const json& item = items[index];
-    const auto plan = item.find("pool");
-    if (plan == item.end()) continue;
-    const std::string key = item.at("shape").dump();
-    ctx.workload.prepare(item.at("shape").get<WorkloadShape>());
+    const CorrectnessItem& item = items[index];
+    if (!item.pool) continue;
+    const ReferencePoolPlan& plan = *item.pool;
+    const std::string key = item.shape.dump();
+    ctx.workload.prepare(item.shape.get<WorkloadShape>());
     if (ctx.workload.reference_buffers().empty()) {
       not_pooled = "this workload's references are not pooled (it names no reference buffers)";
       continue;
     }
     auto& seeds = ctx.pooled_seeds[index];
-    for (const auto& seed : plan->value("seeds", json::array())) seeds.push_back(seed.get<uint64_t>()), ++given;
-    for (int i = 0; i < plan->value("fresh", 0); ++i, ++made) {
+    for (const uint64_t seed : plan.seeds) seeds.push_back(seed), ++given;
+    for (int i = 0; i < plan.fresh; ++i, ++made) {
       const uint64_t seed = ctx.draw_seed();
       ctx.workload.generate_inputs(seed, s);
       PTXBENCH_CUDA(cudaStreamSynchronize(s));
@@ -125,26 +125,26 @@ void make_pooled_references(WorkerContext& ctx, const json& job) {
   ctx.channel.emit(ev);
 }
 
-bool run_correctness(WorkerContext& ctx, const json& job) {
-  const json& tol = job.at("tolerances");
+bool run_correctness(WorkerContext& ctx, const WorkerJob& job) {
+  const json& tol = job.tolerances;
   int checks = 0, failed = 0;
   json failures = json::array();
-  const json& items = job.at("correctness");
+  const auto& items = job.correctness;
   for (size_t index = 0; index < items.size(); ++index) {
-    const json& item = items[index];
-    const json& shape = item.at("shape");
+    const CorrectnessItem& item = items[index];
+    const json& shape = item.shape;
     const std::string label = shape_label(shape);
     ctx.workload.prepare(shape.get<WorkloadShape>());
     const auto pooled = ctx.pooled_seeds.find(index);
-    for (int i = 0; i < item.at("seeds").get<int>(); ++i) {
+    for (int i = 0; i < item.seeds; ++i) {
       ctx.channel.emit({{"type", "progress"}, {"stage", "correctness"}, {"shape", shape}, {"seed_index", i}});
       std::optional<std::pair<std::string, uint64_t>> set;
       if (pooled != ctx.pooled_seeds.end() && size_t(i) < pooled->second.size()) set = {{shape.dump(), pooled->second[size_t(i)]}};
       CheckedCallSeconds seconds;
-      CheckOutcome o = checked_call(ctx, tol, "correctness call on " + label, item.at("flops").get<double>(), "correctness",
+      CheckOutcome o = checked_call(ctx, tol, "correctness call on " + label, item.flops, "correctness",
                                     label, false, nullptr, &seconds, set);
       ++checks;
-      json ev = {{"type", "check"}, {"shape", shape}, {"seed_index", i}, {"hidden", item.value("hidden", false)},
+      json ev = {{"type", "check"}, {"shape", shape}, {"seed_index", i}, {"hidden", item.hidden},
                  {"passed", o.passed}, {"summary", o.summary}, {"detail", o.detail}, {"seconds", seconds.to_json()},
                  {"reference", set ? "pooled: made before a candidate loaded, handed over after this call" : "computed after the call"}};
       ctx.channel.emit(ev);
@@ -171,8 +171,8 @@ bool run_correctness(WorkerContext& ctx, const json& job) {
   return failed == 0;
 }
 
-bool run_stream_discipline(WorkerContext& ctx, const json& job) {
-  const json& shape = job.at("gate_shape");
+bool run_stream_discipline(WorkerContext& ctx, const WorkerJob& job) {
+  const json& shape = job.gate_shape;
   const std::string label = shape_label(shape);
   auto s = ctx.stream.get();
   ctx.workload.prepare(shape.get<WorkloadShape>());
@@ -180,7 +180,7 @@ bool run_stream_discipline(WorkerContext& ctx, const json& job) {
   StreamGate gate;
   // An ungated call first, so the candidate's kernels are loaded before the gate closes. Then
   // fresh inputs, so nothing left over from that call can pass for the gated call's output.
-  call_candidate_checked(ctx, "stream-discipline warm-up call on " + label, job.at("gate_flops").get<double>(),
+  call_candidate_checked(ctx, "stream-discipline warm-up call on " + label, job.gate_flops,
                          "stream_discipline", label);
   PTXBENCH_CUDA(cudaDeviceSynchronize());
   ctx.workload.generate_inputs(ctx.draw_seed(), s);
@@ -188,7 +188,7 @@ bool run_stream_discipline(WorkerContext& ctx, const json& job) {
   PTXBENCH_CUDA(cudaDeviceSynchronize());
   bool consistent = false, expired = false;
   {
-    WatchdogScope guard(ctx.watchdog, "stream-discipline call on " + label, call_time_limit(job.at("gate_flops")) + 5);
+    WatchdogScope guard(ctx.watchdog, "stream-discipline call on " + label, call_time_limit(job.gate_flops) + 5);
     gate.close(2000);
     cudaError_t ret;
     {
@@ -219,7 +219,7 @@ bool run_stream_discipline(WorkerContext& ctx, const json& job) {
   return consistent;
 }
 
-bool run_target_count(WorkerContext& ctx, const json& job) {
+bool run_target_count(WorkerContext& ctx, const WorkerJob& job) {
   json stage = {{"type", "stage"}, {"name", "target_run"}, {"method", "cupti_sass_metrics"}};
   if (!ctx.counter) {
     stage["status"] = "failed";
@@ -228,23 +228,23 @@ bool run_target_count(WorkerContext& ctx, const json& job) {
     ctx.channel.emit(stage);
     return true;
   }
-  const json& tol = job.at("tolerances");
+  const json& tol = job.tolerances;
   bool all_correct = true;
   std::string wrong;
   json shapes = json::array();
-  for (const auto& item : job.at("count")) {
-    const json& shape = item.at("shape");
+  for (const auto& item : job.count.value_or(std::vector<ShapeWork>{})) {
+    const json& shape = item.shape;
     const std::string label = shape_label(shape);
     ctx.channel.emit({{"type", "progress"}, {"stage", "target_run"}, {"shape", shape}});
     ctx.workload.prepare(shape.get<WorkloadShape>());
     std::vector<integrity::ExecutedInstruction> counts;
     const auto t0 = std::chrono::steady_clock::now();
-    CheckOutcome o = checked_call(ctx, tol, "counted call on " + label, item.at("flops").get<double>(), "target_run", label,
+    CheckOutcome o = checked_call(ctx, tol, "counted call on " + label, item.flops, "target_run", label,
                                   true, &counts);
     json ev = target_counts_json(counts);
     const uint64_t total = ev["executed_instructions"].get<uint64_t>();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    ev.update({{"type", "target_counts"}, {"shape", shape}, {"flops", item.at("flops")}, {"check_passed", o.passed},
+    ev.update({{"type", "target_counts"}, {"shape", shape}, {"flops", item.flops}, {"check_passed", o.passed},
                {"when", "checked call"}, {"seconds", seconds}});
     ctx.channel.emit(ev);
     shapes.push_back({{"shape", shape}, {"check_passed", o.passed}, {"patched_instructions", counts.size()},
@@ -276,10 +276,10 @@ namespace {
 // when the check fails, the library is timed in full. The event says which (`library_cache`: hit-
 // validated, miss, revalidation-failed), why, the check's figures, and the key the timing is
 // stored under (`library_key`).
-void clean_baseline_from_store(WorkerContext& ctx, const json& item, const TimingConfig& cfg, const json& rows,
+void clean_baseline_from_store(WorkerContext& ctx, const ShapeWork& item, const TimingConfig& cfg, const json& rows,
                                int check_samples) {
-  const json& shape = item.at("shape");
-  const double flops = item.at("flops").get<double>();
+  const json& shape = item.shape;
+  const double flops = item.flops;
   const std::string label = shape_label(shape);
   std::string outcome = "miss", why;
   json check;
@@ -338,38 +338,38 @@ void clean_baseline_from_store(WorkerContext& ctx, const json& item, const Timin
 
 }  // namespace
 
-void run_clean_baseline(WorkerContext& ctx, const json& job) {
-  const TimingConfig cfg = TimingConfig::from_json(job.value("timing_config", json::object()));
+void run_clean_baseline(WorkerContext& ctx, const WorkerJob& job) {
+  const TimingConfig cfg = TimingConfig::from_json(job.timing_config.value_or(json::object()));
   if (!cfg.with_baseline) return;
   // The service's cache of clean timings on this GPU (judge/caches/baseline_cache.h), keyed by shape.
-  const json cached = job.value("baseline_alone_cache", json::object());
-  for (const auto& item : job.at("timing")) {
-    const std::string key = item.at("shape").dump();
+  const json cached = job.baseline_alone_cache.value_or(json::object());
+  for (const auto& item : job.timing.value_or(std::vector<ShapeWork>{})) {
+    const std::string key = item.shape.dump();
     if (cached.contains(key)) {
       // Not timed, but still run before the candidate loads: its first calls load libraries
       // (cuDNN's engines map executable code), which the after-load filter would stop and blame
       // on the candidate (seen on the H200: every cached attention shape judged forbidden).
-      ctx.channel.emit({{"type", "progress"}, {"stage", "baseline_warm_up"}, {"shape", item.at("shape")}});
-      warm_baseline_alone(ctx, item.at("shape"), item.at("flops").get<double>(), cfg);
+      ctx.channel.emit({{"type", "progress"}, {"stage", "baseline_warm_up"}, {"shape", item.shape}});
+      warm_baseline_alone(ctx, item.shape, item.flops, cfg);
       const json& c = cached.at(key);
       CleanBaseline b{c.at("median_ms").get<double>(), c.at("median_error").get<double>(), c.at("samples").get<int>(),
                       c.at("sm_clock_mhz").get<double>()};
-      ctx.clean_baseline[shape_label(item.at("shape"))] = b;
-      ctx.channel.emit({{"type", "baseline_alone"}, {"shape", item.at("shape")}, {"median_ms", b.median_ms},
+      ctx.clean_baseline[shape_label(item.shape)] = b;
+      ctx.channel.emit({{"type", "baseline_alone"}, {"shape", item.shape}, {"median_ms", b.median_ms},
                         {"median_error", b.median_error}, {"samples", b.samples}, {"sm_clock_mhz", b.sm_clock_mhz},
                         {"cached", true}, {"when", c.value("when", "cached")}});
       continue;
     }
     // The workspace's stored clean timings (docs/library-timing-cache.md); absent: that cache is off.
-    if (const auto stored = job.find("library_timing_cache"); stored != job.end() && stored->is_object()) {
-      clean_baseline_from_store(ctx, item, cfg, stored->value(key, json::array()),
-                                job.value("library_timing_check_samples", kLibraryCheckSamples));
+    if (job.library_timing_cache && job.library_timing_cache->is_object()) {
+      clean_baseline_from_store(ctx, item, cfg, job.library_timing_cache->value(key, json::array()),
+                                job.library_timing_check_samples.value_or(kLibraryCheckSamples));
       continue;
     }
-    ctx.channel.emit({{"type", "progress"}, {"stage", "baseline_alone"}, {"shape", item.at("shape")}});
-    CleanBaseline b = time_baseline_alone(ctx, item.at("shape"), item.at("flops").get<double>(), cfg);
-    ctx.clean_baseline[shape_label(item.at("shape"))] = b;
-    ctx.channel.emit({{"type", "baseline_alone"}, {"shape", item.at("shape")}, {"median_ms", b.median_ms},
+    ctx.channel.emit({{"type", "progress"}, {"stage", "baseline_alone"}, {"shape", item.shape}});
+    CleanBaseline b = time_baseline_alone(ctx, item.shape, item.flops, cfg);
+    ctx.clean_baseline[shape_label(item.shape)] = b;
+    ctx.channel.emit({{"type", "baseline_alone"}, {"shape", item.shape}, {"median_ms", b.median_ms},
                       {"median_error", b.median_error}, {"samples", b.samples}, {"sm_clock_mhz", b.sm_clock_mhz},
                       {"seconds", b.seconds}, {"when", "before the candidate was loaded"}});
   }
@@ -377,29 +377,29 @@ void run_clean_baseline(WorkerContext& ctx, const json& job) {
   // it back would cost a second wait for the other lanes' stages to end (H200 bench: two drains per
   // uncached problem, seconds each, for a load and warm-up of well under one). A worker with
   // correctness work before its timing shares the GPU again for it.
-  if (job.contains("correctness") && !job.at("correctness").empty()) ctx.give_back_exclusive_gpu();
+  if (job.has_correctness()) ctx.give_back_exclusive_gpu();
 }
 
-bool run_timing(WorkerContext& ctx, const json& job) {
-  const TimingConfig cfg = TimingConfig::from_json(job.value("timing_config", json::object()));
+bool run_timing(WorkerContext& ctx, const WorkerJob& job) {
+  const TimingConfig cfg = TimingConfig::from_json(job.timing_config.value_or(json::object()));
   bool ok = true;
   std::string message, verdict;
   std::vector<json> timings;
-  std::vector<std::pair<json, double>> drifted;  // (timing item, drift)
-  for (const auto& item : job.at("timing")) {
-    ctx.channel.emit({{"type", "progress"}, {"stage", "timing"}, {"shape", item.at("shape")}});
-    json t = time_shape(ctx, item.at("shape"), item.at("flops").get<double>(), cfg, job.contains("count"));
+  std::vector<std::pair<ShapeWork, double>> drifted;  // (timing item, drift)
+  for (const auto& item : job.timing.value_or(std::vector<ShapeWork>{})) {
+    ctx.channel.emit({{"type", "progress"}, {"stage", "timing"}, {"shape", item.shape}});
+    json t = time_shape(ctx, item.shape, item.flops, cfg, job.count.has_value());
     if (t.contains("counted_instructions")) {
       // The secretly counted timed sample: its counts go with the others (checked by its timed check).
       json ev = t["counted_instructions"];
       bool sample_ok = true;
       for (const auto& f : t.at("timed_check_failures")) sample_ok = sample_ok && f.at("side") != "candidate";
-      ev.update({{"type", "target_counts"}, {"shape", item.at("shape")}, {"flops", item.at("flops")},
+      ev.update({{"type", "target_counts"}, {"shape", item.shape}, {"flops", item.flops},
                  {"check_passed", sample_ok}, {"when", "timed sample " + std::to_string(t["counted_sample"].get<int>())}});
       ctx.channel.emit(ev);
       t.erase("counted_instructions");
     }
-    const std::string label = shape_label(item.at("shape"));
+    const std::string label = shape_label(item.shape);
     if (auto it = ctx.clean_baseline.find(label); it != ctx.clean_baseline.end() && t.contains("baseline") &&
                                                   it->second.median_ms > 0) {
       const double drift = t["baseline"]["median_ms"].get<double>() / it->second.median_ms - 1;
@@ -425,8 +425,8 @@ bool run_timing(WorkerContext& ctx, const json& job) {
   json drift_report = json::array();
   const auto retimed_from = std::chrono::steady_clock::now();
   for (auto& [item, drift] : drifted) {
-    const std::string label = shape_label(item.at("shape"));
-    CleanBaseline again = time_baseline_alone(ctx, item.at("shape"), item.at("flops").get<double>(), cfg);
+    const std::string label = shape_label(item.shape);
+    CleanBaseline again = time_baseline_alone(ctx, item.shape, item.flops, cfg);
     const double before = ctx.clean_baseline[label].median_ms;
     const double after_drift = before > 0 ? again.median_ms / before - 1 : 0;
     for (auto& t : timings)
@@ -542,11 +542,11 @@ void run_single_call(WorkerContext& ctx, const json& shape, double flops, bool n
   ctx.channel.emit(stage);
 }
 
-void run_self_test(WorkerContext& ctx, const json& job) {
+void run_self_test(WorkerContext& ctx, const WorkerJob& job) {
   auto s = ctx.stream.get();
   json results = json::array();
   bool ok = true;
-  for (const auto& shape : job.at("fp64_shapes")) {
+  for (const auto& shape : job.fp64_shapes) {
     ctx.workload.prepare(shape.get<WorkloadShape>());
     ctx.workload.generate_inputs(0x7e57, s);
     ctx.workload.compute_reference(s);
@@ -554,18 +554,18 @@ void run_self_test(WorkerContext& ctx, const json& job) {
     ok = ok && r.at("passed").get<bool>();
     results.push_back({{"shape", shape}, {"reference_vs_fp64", r}});
   }
-  for (const auto& shape : job.at("baseline_shapes")) {
+  for (const auto& shape : job.baseline_shapes) {
     ctx.workload.prepare(shape.get<WorkloadShape>());
     ctx.workload.generate_inputs(0x7e58, s);
     ctx.workload.poison_outputs(s);
     ctx.workload.call_baseline(s);
     ctx.workload.compute_reference(s);
-    CheckOutcome o = ctx.workload.check(job.at("tolerances"), s);
+    CheckOutcome o = ctx.workload.check(job.tolerances, s);
     ok = ok && o.passed;
     results.push_back({{"shape", shape}, {"baseline_vs_reference", o.detail}, {"passed", o.passed}, {"summary", o.summary}});
   }
   json stage = {{"type", "stage"}, {"name", "self_test"}, {"status", ok ? "ok" : "failed"}, {"results", results}};
-  if (!job.at("baseline_shapes").empty()) stage["baseline"] = ctx.workload.baseline_info();
+  if (!job.baseline_shapes.empty()) stage["baseline"] = ctx.workload.baseline_info();
   ctx.channel.emit(stage);
 }
 

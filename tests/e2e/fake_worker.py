@@ -24,6 +24,9 @@ import os
 import socket
 import sys
 
+# The worker protocol this stand-in speaks (src/core/worker_protocol.h, kWorkerProtocolVersion).
+WORKER_PROTOCOL = 1
+
 
 def main():
     scenario = sys.argv[1]
@@ -55,7 +58,8 @@ def main():
         raw(signed_line(event))
 
     hello = {"type": "hello", "gpu": "Fake H200", "cc": "9.0", "sm_count": 132, "memory_bytes": 1 << 37,
-             "l2_bytes": 50 << 20, "cuda_runtime": 13000, "cuda_driver": 13000, "device": 0}
+             "l2_bytes": 50 << 20, "cuda_runtime": 13000, "cuda_driver": 13000, "device": 0,
+             "protocol": WORKER_PROTOCOL}
     script = libcache_script() if scenario == "libcache" else None
     if script is not None:
         hello["timing_environment"] = script["env"]
