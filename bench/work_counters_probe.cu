@@ -1,22 +1,32 @@
 // What the range profiler's work counters (runner/integrity/work_counters.h) read, and what they
-// cost, on this GPU: a cuBLASLt bf16 GEMM at 4096^3 (HGMMA + TMA on Hopper) and an empty kernel.
-//   - the counters' figures for one, and for ten, GEMMs against the GEMM's FLOPs and operand bytes;
-//   - the GEMM's median time per sample with a range around each sample against none (a ratio
-//     measured side by side, alternating);
-//   - what a candidate could see: a launch's host time and round trip inside and outside a range.
+// cost, on this GPU: cuBLASLt bf16 GEMMs (HGMMA + TMA on Hopper) at 4096^3 and 1024^3, and an empty
+// kernel.
+//   - which metrics one pass holds, and the counters' figures for one and for ten GEMMs against
+//     the GEMM's FLOPs and operand bytes;
+//   - subtraction: one range over alternating large and small GEMMs minus the small ones' own range
+//     gives the large ones' figures (how the timed samples' range leaves the library's work out);
+//   - the cost: sample medians with no session, inside one range over all the samples, and with a
+//     range per sample, in alternating blocks;
+//   - what a candidate could see: a launch's host time and round trip inside and outside a range;
+//   - later sessions of the same counters, with and without CUPTI's kernel activity records on
+//     (the worker keeps them on while it times): finite figures and the records' count.
+//   - the SASS counter (the checked calls' counts) used while the range profiler is enabled.
 // Prints one JSON object. Needs a GPU: scripts/bench_work_counters.sh.
 #include <cublasLt.h>
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include <cupti.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "runner/integrity/sass_counter.h"
 #include "runner/integrity/work_counters.h"
 
 namespace {
@@ -31,6 +41,15 @@ namespace {
 
 __global__ void empty_kernel(int* p) {
   if (p && threadIdx.x == 1234567) p[0] = 1;
+}
+
+// A plain SIMT GEMM (fp32 FFMA): what the other pipes' bound reads for math done off the tensor cores.
+__global__ void simt_gemm(const float* a, const float* b, float* c, int n) {
+  const int row = blockIdx.y * 16 + threadIdx.y, col = blockIdx.x * 16 + threadIdx.x;
+  if (row >= n || col >= n) return;
+  float acc = 0;
+  for (int k = 0; k < n; ++k) acc = fmaf(a[row * n + k], b[k * n + col], acc);
+  c[row * n + col] = acc;
 }
 
 struct Gemm {
@@ -67,12 +86,26 @@ struct Gemm {
   }
 };
 
+// Kernel activity records, counted, as the worker's monitor takes them during timing.
+size_t g_kernel_records = 0;
+void CUPTIAPI buffer_requested(uint8_t** buf, size_t* size, size_t* max_records) {
+  *size = 1 << 20;
+  *buf = static_cast<uint8_t*>(std::aligned_alloc(8, *size));
+  *max_records = 0;
+}
+void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buf, size_t, size_t valid) {
+  CUpti_Activity* rec = nullptr;
+  while (cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS)
+    if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) ++g_kernel_records;
+  std::free(buf);
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-// One sample as the harness takes it: events around the call; `around` wraps the whole sample.
+// One sample as the harness takes it: events around the call.
 double sample_ms(cudaStream_t s, Gemm& g, cudaEvent_t e0, cudaEvent_t e1) {
   CHECK(cudaEventRecord(e0, s));
   g.run(s);
@@ -98,6 +131,21 @@ nlohmann::json launch_latency(cudaStream_t s) {
   return {{"launch_call_median_us", median(call)}, {"round_trip_median_us", median(trip)}};
 }
 
+nlohmann::json work_json(const ptxbench::integrity::CallWork& w, double flops = 0, double bytes = 0) {
+  nlohmann::json j = {{"tensor_ops", w.tensor_ops}, {"tensor_insts", w.tensor_insts}, {"tma_load_bytes", w.tma_load_bytes},
+                      {"tma_store_bytes", w.tma_store_bytes}, {"other_math_flops", w.other_math_flops}, {"unreadable", w.unreadable}};
+  if (flops > 0) j["tensor_ops_per_flop"] = w.tensor_ops / flops;
+  if (flops > 0) j["other_math_bound_per_flop"] = w.other_math_flops / flops;
+  if (bytes > 0) j["tma_load_per_operand_byte"] = w.tma_load_bytes / bytes;
+  return j;
+}
+
+const ptxbench::integrity::CallWork* find(const std::vector<ptxbench::integrity::CallWork>& v, const std::string& name) {
+  for (const auto& w : v)
+    if (w.range == name) return &w;
+  return nullptr;
+}
+
 }  // namespace
 
 int main() {
@@ -111,58 +159,155 @@ int main() {
   cudaEvent_t e0{}, e1{};
   CHECK(cudaEventCreate(&e0));
   CHECK(cudaEventCreate(&e1));
-  const int n = 4096;
-  Gemm g(n);
-  for (int i = 0; i < 20; ++i) g.run(s);
+  const int n = 4096, small_n = 1024;
+  Gemm g(n), small(small_n);
+  for (int i = 0; i < 20; ++i) g.run(s), small.run(s);
   CHECK(cudaStreamSynchronize(s));
-  nlohmann::json out = {{"gemm", {{"n", n}, {"flops", 2.0 * n * n * n}, {"operand_bytes", 2.0 * 2 * n * n}}}};
+  const double flops = 2.0 * n * n * n, bytes = 2.0 * 2 * n * n;
+  const double small_flops = 2.0 * small_n * small_n * small_n, small_bytes = 2.0 * 2 * small_n * small_n;
+  nlohmann::json out = {{"gemm", {{"n", n}, {"flops", flops}, {"operand_bytes", bytes}}},
+                        {"small_gemm", {{"n", small_n}, {"flops", small_flops}, {"operand_bytes", small_bytes}}}};
   out["latency_no_profiler"] = launch_latency(s);
 
   std::string why;
-  const int samples = 80;
-  auto counters = WorkCounters::create(ctx, 0, 2 * samples + 16, &why);
+  const int block = 20, rounds = 4;
+  const auto created_from = std::chrono::steady_clock::now();
+  auto counters = WorkCounters::create(ctx, 0, 4 * block + 64, &why);
+  out["create_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - created_from).count();
   if (!counters) {
     out["error"] = why;
     std::printf("%s\n", out.dump(2).c_str());
     return 2;
   }
   out["chip"] = counters->chip();
-  counters->start();
-  out["latency_session_on"] = launch_latency(s);
-  counters->push("one_gemm");
-  g.run(s);
-  counters->pop();
-  counters->push("ten_gemms");
-  for (int i = 0; i < 10; ++i) g.run(s);
-  counters->pop();
-  counters->push("latency");
-  out["latency_inside_a_range"] = launch_latency(s);
-  counters->pop();
-  // Alternating samples: a range around each of one kind, none around the other.
-  std::vector<double> ranged, plain;
-  for (int i = 0; i < samples; ++i) {
-    counters->push("sample");
-    ranged.push_back(sample_ms(s, g, e0, e1));
-    counters->pop();
-    plain.push_back(sample_ms(s, g, e0, e1));
-  }
-  const auto work = counters->stop();
-  out["latency_after_session"] = launch_latency(s);
-  out["sample_ms"] = {{"with_range_median", median(ranged)}, {"without_median", median(plain)},
-                      {"ratio", median(ranged) / median(plain)}};
-  std::vector<double> ops, tma;
-  for (const auto& w : work) {
-    if (w.range == "sample") {
-      ops.push_back(w.tensor_ops);
-      tma.push_back(w.tma_load_bytes);
-      continue;
+  out["uncounted_types"] = counters->uncounted();
+  // The worker holds the SASS counter (its checked calls' counts) beside the range profiler: one
+  // call counted by it while the range profiler is enabled, before any session.
+  {
+    std::string sc_why;
+    auto sass = SassCounter::create(0, &sc_why);
+    if (!sass) {
+      out["sass_counter_beside"] = {{"error", sc_why}};
+    } else {
+      sass->begin();
+      g.run(s);
+      CHECK(cudaStreamSynchronize(s));
+      const auto counts = sass->end();
+      double executed = 0;
+      for (const auto& c : counts) executed += double(c.executed);
+      out["sass_counter_beside"] = {{"instructions", counts.size()}, {"executed", executed}};
     }
-    out["ranges"][w.range] = {{"tensor_ops", w.tensor_ops}, {"tma_load_bytes", w.tma_load_bytes}, {"tma_store_bytes", w.tma_store_bytes}};
   }
-  out["per_sample"] = {{"ranges", ops.size()},
-                       {"tensor_ops_min", ops.empty() ? 0 : *std::min_element(ops.begin(), ops.end())},
-                       {"tensor_ops_max", ops.empty() ? 0 : *std::max_element(ops.begin(), ops.end())},
-                       {"tma_load_bytes_median", median(tma)}};
+  try {
+    // Session 1: figures, subtraction, latency.
+    counters->start();
+    out["latency_session_on"] = launch_latency(s);
+    counters->push("one_gemm");
+    g.run(s);
+    counters->pop();
+    counters->push("ten_gemms");
+    for (int i = 0; i < 10; ++i) g.run(s);
+    counters->pop();
+    counters->push("mixed");
+    for (int i = 0; i < 30; ++i) g.run(s), small.run(s);
+    counters->pop();
+    counters->push("small_only");
+    for (int i = 0; i < 30; ++i) small.run(s);
+    counters->pop();
+    {
+      const int m = 1024;
+      float *a{}, *b{}, *c{};
+      CHECK(cudaMalloc(&a, 4ull * m * m));
+      CHECK(cudaMalloc(&b, 4ull * m * m));
+      CHECK(cudaMalloc(&c, 4ull * m * m));
+      CHECK(cudaMemset(a, 0, 4ull * m * m));
+      CHECK(cudaMemset(b, 0, 4ull * m * m));
+      counters->push("simt_gemm");
+      simt_gemm<<<dim3(m / 16, m / 16), dim3(16, 16), 0, s>>>(a, b, c, m);
+      counters->pop();
+      CHECK(cudaStreamSynchronize(s));
+      out["simt_gemm_flops"] = 2.0 * m * m * m;
+    }
+    counters->push("latency");
+    out["latency_inside_a_range"] = launch_latency(s);
+    counters->pop();
+    CHECK(cudaStreamSynchronize(s));
+    const auto w = counters->stop();
+    out["ranges"] = nlohmann::json::object();
+    if (auto* r = find(w, "one_gemm")) out["ranges"]["one_gemm"] = work_json(*r, flops, bytes);
+    if (auto* r = find(w, "ten_gemms")) out["ranges"]["ten_gemms"] = work_json(*r, 10 * flops, 10 * bytes);
+    if (auto* r = find(w, "small_only")) out["ranges"]["small_only"] = work_json(*r, 30 * small_flops, 30 * small_bytes);
+    if (auto* r = find(w, "latency")) out["ranges"]["latency"] = work_json(*r);
+    if (auto* r = find(w, "simt_gemm")) out["ranges"]["simt_gemm"] = work_json(*r, 2.0 * 1024 * 1024 * 1024, 2.0 * 4 * 1024 * 1024);
+    auto* mixed = find(w, "mixed");
+    auto* sm = find(w, "small_only");
+    if (mixed && sm) {
+      CallWork d;
+      d.tensor_ops = (mixed->tensor_ops - sm->tensor_ops) / 30;
+      d.tma_load_bytes = (mixed->tma_load_bytes - sm->tma_load_bytes) / 30;
+      d.tma_store_bytes = (mixed->tma_store_bytes - sm->tma_store_bytes) / 30;
+      d.tensor_insts = (mixed->tensor_insts - sm->tensor_insts) / 30;
+      out["subtraction_per_large_gemm"] = work_json(d, flops, bytes);
+    }
+  } catch (const std::exception& e) {
+    out["session1_error"] = e.what();
+  }
+
+  // The cost, per call size: blocks of samples with no session, inside one range, a range each.
+  for (Gemm* gm : {&g, &small}) {
+    std::vector<double> none, one_range, per_sample;
+    std::string err;
+    for (int r = 0; r < rounds && err.empty(); ++r) {
+      for (int i = 0; i < block; ++i) none.push_back(sample_ms(s, *gm, e0, e1));
+      try {
+        counters->start();
+        counters->push("all_samples");
+        for (int i = 0; i < block; ++i) one_range.push_back(sample_ms(s, *gm, e0, e1));
+        counters->pop();
+        CHECK(cudaStreamSynchronize(s));
+        counters->stop();
+        counters->start();
+        for (int i = 0; i < block; ++i) {
+          counters->push("sample_" + std::to_string(i));
+          per_sample.push_back(sample_ms(s, *gm, e0, e1));
+          counters->pop();
+        }
+        CHECK(cudaStreamSynchronize(s));
+        counters->stop();
+      } catch (const std::exception& e) {
+        err = e.what();
+      }
+    }
+    const double base = median(none);
+    nlohmann::json c = {{"none_median_ms", base}, {"one_range_median_ms", median(one_range)},
+                        {"range_per_sample_median_ms", median(per_sample)},
+                        {"one_range_ratio", median(one_range) / base}, {"range_per_sample_ratio", median(per_sample) / base}};
+    if (!err.empty()) c["error"] = err;
+    out[gm == &g ? "cost_large" : "cost_small"] = c;
+  }
+
+  // Later sessions: without records, then with kernel activity records on.
+  auto session = [&](const char* name) -> nlohmann::json {
+    try {
+      counters->start();
+      counters->push(name);
+      for (int i = 0; i < 5; ++i) g.run(s);
+      counters->pop();
+      CHECK(cudaStreamSynchronize(s));
+      const auto w2 = counters->stop();
+      if (w2.empty()) return {{"error", "no range came back"}};
+      return work_json(w2[0], 5 * flops, 5 * bytes);
+    } catch (const std::exception& e) {
+      return {{"error", e.what()}};
+    }
+  };
+  out["later_session_without_records"] = session("again");
+  CHECK(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed));
+  CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+  out["later_session_with_kernel_records"] = session("with_records");
+  CHECK(cuptiActivityFlushAll(1));
+  out["later_session_with_kernel_records"]["kernel_records"] = g_kernel_records;
+  out["latency_after_sessions"] = launch_latency(s);
   std::printf("%s\n", out.dump(2).c_str());
   return 0;
 }

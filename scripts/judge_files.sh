@@ -45,6 +45,14 @@ print(p, name, "rc", rc, secs + "s", r["verdict"],
       "map_stream_s", integ.get("map_and_stream_seconds"), "target_run_s", tr.get("seconds"), "counted_sample_s", counted,
       "bwrap", sb.get("bubblewrap", {}).get("used"), "landlock", sb.get("landlock", {}).get("used"),
       "|", r.get("reason", "")[:300])
+tw = tr.get("detail", {}).get("timed_work")
+if tw and not tw.get("counted"):
+    print("    timed work not counted:", tw.get("why"))
+for s in (tw or {}).get("shapes", []):
+    lib = s.get("library", {})
+    print("    timed", json.dumps(s.get("shape")), "calls", s.get("candidate_calls"), "tensor", s.get("tensor_flop_share"),
+          "tma", s.get("tma_byte_share"), "other_math_bound", s.get("other_math_flop_bound"),
+          "library tensor", lib.get("tensor_flop_share"), "library tma", lib.get("tma_byte_share"), "seconds", s.get("seconds"))
 for s in tr.get("detail", {}).get("shapes", []):
     print("   ", s.get("when"), json.dumps(s.get("shape")), "seen", s.get("targets_seen"), "work", s.get("targets_executed"),
           "tensor", s.get("tensor_flop_share"), "tma", s.get("tma_byte_share"), "copies", s.get("tma_copies"),

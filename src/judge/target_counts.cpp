@@ -1,12 +1,21 @@
 #include "judge/target_counts.h"
 
 #include <cstdio>
+#include <map>
 
 #include "core/error.h"
 
 namespace ptxbench {
 
 bool is_tma_copy(const SassInstruction& i) { return i.opcode == "UTMALDG" || i.opcode == "UTMASTG" || i.opcode == "UTMAREDG"; }
+
+double other_math_flops_per_warp(const std::string& opcode) {
+  static const std::map<std::string, double, std::less<>> per_lane = {
+      {"FFMA", 2}, {"FFMA2", 4}, {"FMUL", 1}, {"FMUL2", 2}, {"FADD", 1}, {"FADD2", 2}, {"HFMA2", 4},
+      {"HMUL2", 2}, {"HADD2", 2}, {"DFMA", 2}, {"DMUL", 1}, {"DADD", 1}};
+  const auto it = per_lane.find(opcode);
+  return it == per_lane.end() ? 0.0 : 32 * it->second;
+}
 
 ExecutedTargets executed_targets(const json& ev, const SassListing& listing,
                                  const std::vector<std::vector<std::string>>& groups) {
@@ -39,6 +48,7 @@ ExecutedTargets executed_targets(const json& ev, const SassListing& listing,
           if (box > 0) out.tma_bytes += box * double(executed);
           else out.tma_copies_unsized += executed;
         }
+        out.simt_flops += other_math_flops_per_warp(ins->opcode) * double(executed);
         const double flops = tensor_flops_per_warp_execution(*ins) * double(executed);
         (is_warpgroup_mma(*ins) ? out.warpgroup_mma_flops : out.other_tensor_flops) += flops;
       }
@@ -57,7 +67,8 @@ TargetWorkCheck check_target_work(const ExecutedTargets& t, double operand_bytes
   c.seen = groups_satisfied(t.opcodes, groups);
   c.tensor_flop_share = t.problem_flops > 0 ? t.warpgroup_mma_flops / t.problem_flops : 0.0;
   c.tma_byte_share = operand_bytes > 0 ? t.tma_bytes / operand_bytes : 0.0;
-  char buf[200];
+  c.other_math_flop_share = t.problem_flops > 0 ? (t.simt_flops + t.other_tensor_flops) / t.problem_flops : 0.0;
+  char buf[240];
   if (!c.seen) {
     c.shortfall = "not every target group executed";
   } else if (c.tensor_flop_share < min_tensor_flop_share) {
@@ -67,6 +78,10 @@ TargetWorkCheck check_target_work(const ExecutedTargets& t, double operand_bytes
   } else if (c.tma_byte_share < min_tma_byte_share) {
     std::snprintf(buf, sizeof buf, "the TMA copies moved %.3gx the operand bytes (at least %.3gx needed%s)", c.tma_byte_share,
                   min_tma_byte_share, t.tma_copies_unsized > 0 ? "; copies of kernels given no encoded tensor map count 0" : "");
+    c.shortfall = buf;
+  } else if (c.other_math_flop_share > kMaxOtherMathFlopShare) {
+    std::snprintf(buf, sizeof buf, "SIMT and older tensor instructions did up to %.0f%% of the FLOPs (at most %.0f%% allowed): "
+                  "the warpgroup MMAs' work is not the problem's", c.other_math_flop_share * 100, kMaxOtherMathFlopShare * 100);
     c.shortfall = buf;
   }
   c.does_the_work = c.shortfall.empty();
@@ -103,6 +118,7 @@ TargetWorkSummary summarize_target_work(const std::vector<json>& events, const S
                           {"executed_families", select_families(t.opcodes, groups)},
                           {"tensor_flop_share", w.tensor_flop_share},
                           {"other_tensor_flop_share", t.problem_flops > 0 ? t.other_tensor_flops / t.problem_flops : 0.0},
+                          {"other_math_flop_share", w.other_math_flop_share},
                           {"tma_byte_share", w.tma_byte_share},
                           {"tma_copies", t.tma_copies},
                           {"tma_copies_without_known_map", t.tma_copies_unsized},

@@ -17,6 +17,8 @@ struct ExecutedTargets {
   OpcodeCounts opcodes;                 // executed (warp-level) count per opcode, candidate kernels
   double warpgroup_mma_flops = 0;       // FLOPs done by the target tensor family (HGMMA, ...)
   double other_tensor_flops = 0;        // by older tensor instructions (HMMA)
+  double simt_flops = 0;                // the most the FMA and FP64 pipes' float instructions did (FFMA 2
+                                        // per lane, HFMA2 4, FADD/FMUL 1, ...): other_math_flops_per_warp
   double problem_flops = 0;             // the problem's nominal FLOPs for the counted shape
   // Bytes the TMA family (UTMALDG, UTMASTG, UTMAREDG) moved, at least: each executed copy credited
   // with the smallest box among the known tensor maps its kernel was launched with (the worker's
@@ -32,11 +34,22 @@ struct ExecutedTargets {
 // A TMA copy instruction (global <-> shared through a tensor map), the target TMA family's work.
 bool is_tma_copy(const SassInstruction& i);
 
+// The most of a problem's FLOPs that math off the target tensor family may do (SIMT float
+// instructions and older tensor instructions, over the problem's FLOPs), so that a kernel cannot do
+// the math in SIMT code and earn the target flag with warpgroup MMAs whose results it throws away.
+// Honest kernels do their softmax, epilogue and scaling there: a few percent (the references on the
+// H100: bench-results/README.md).
+inline constexpr double kMaxOtherMathFlopShare = 0.5;
+
+// FLOPs a warp's execution of a float SIMT opcode does at most (32 lanes), 0 for any other opcode.
+double other_math_flops_per_warp(const std::string& opcode);
+
 // One counted shape measured against the problem's TargetWork (problems/problem_spec.h).
 struct TargetWorkCheck {
   bool seen = false;            // every target group executed (the paper's flag: target_seen)
   double tensor_flop_share = 0;  // warpgroup MMA FLOPs / problem FLOPs
   double tma_byte_share = 0;     // TMA bytes / operand bytes (0 when the problem names none)
+  double other_math_flop_share = 0;  // (SIMT + older tensor FLOPs) / problem FLOPs, at most kMaxOtherMathFlopShare
   bool does_the_work = false;    // seen, and both shares at least the problem's minimums
   std::string shortfall;         // why not, in words ("" when it does)
 };

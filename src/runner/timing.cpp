@@ -11,6 +11,7 @@
 #include "runner/device_ops.h"
 #include "runner/hardware_peak.h"
 #include "runner/integrity/gpu_activity_monitor.h"
+#include "runner/timed_work.h"
 
 namespace ptxbench {
 namespace {
@@ -244,10 +245,17 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, const Timin
   Sampler sm(ctx, label, flops, capacity);
   bool throttled = before.throttled;
   json clocks = json::array();
-  // One candidate sample, drawn in secret among those that always run, has its instructions
-  // counted: a candidate that runs its target instructions only when counted outside timing is
-  // caught running something else here.
-  const int counted_sample = ctx.counter && count_timed ? int(ctx.draw_seed() % uint64_t(std::max(cfg.min_samples, 1))) : -1;
+  // The target work of every timed sample, from the hardware counters with nothing patched
+  // (runner/timed_work.h). Where they cannot run, one candidate sample, drawn in secret among those
+  // that always run, has its instructions counted instead (patched: its launches are slower).
+  TimedWork work(count_timed ? ctx.work_counters.get() : nullptr);
+  const int library_calls = cfg.with_baseline ? 2 : 0;
+  work.open(library_calls, [&] {
+    integrity::CallScope call(integrity::Actor::baseline, "warm-up", label);
+    ctx.workload.call_baseline(s);
+  }, s);
+  const int counted_sample = ctx.counter && count_timed && !ctx.work_counters
+                                 ? int(ctx.draw_seed() % uint64_t(std::max(cfg.min_samples, 1))) : -1;
   int candidate_samples = 0;
   std::string stopped;  // sampling_stop's reason
   auto candidate_sample = [&] { sm.sample(Side::candidate, candidate_samples++ == counted_sample); };
@@ -273,6 +281,7 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, const Timin
     stopped = sampling_stop(p, cfg);
     if (!stopped.empty()) break;
   }
+  work.close(candidate_samples, int(std::count(sm.sides.begin(), sm.sides.end(), Side::baseline)), s);
   const GpuState after = ctx.nvml.read();
 
   // Every timed output, candidate and baseline alike, must pass the check.
@@ -313,6 +322,7 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, const Timin
     out["baseline"] = stats_json(b, base_ms);
     out["speedup"] = c.median > 0 ? b.median / c.median : 0.0;
   }
+  if (!work.result().is_null()) out["timed_work"] = work.result();
   if (counted_sample >= 0 && counted_sample < candidate_samples) {
     out["counted_sample"] = counted_sample;
     out["counted_instructions"] = target_counts_json(sm.counts);

@@ -14,6 +14,7 @@
 #include "runner/input_guard.h"
 #include "runner/integrity/observations.h"
 #include "runner/integrity/sass_counter.h"
+#include "runner/integrity/work_counters.h"
 #include "runner/result_channel.h"
 #include "runner/watchdog.h"
 #include "runner/workload.h"
@@ -44,6 +45,10 @@ struct WorkerContext {
   bool accounting = false;  // the GPU activity monitor runs (eval jobs outside sanitizer/profiler)
   std::unique_ptr<integrity::SassCounter> counter;  // in-process executed-instruction counts
   std::string counter_unavailable;                  // why there is no counter (a tool reason)
+  // The timed samples' target work, read with nothing patched (runner/timed_work.h); null where the
+  // range profiler cannot run (work_counters_unavailable says why): then the secretly counted sample.
+  std::unique_ptr<integrity::WorkCounters> work_counters;
+  std::string work_counters_unavailable;
   std::map<std::string, CleanBaseline> clean_baseline;  // by shape label, measured before the candidate loaded
   // The timed worker under the service's lane gate starts while its GPU is shared, and asks for
   // exclusive use on this socket just before its first timed sample, and for the library's clean

@@ -157,6 +157,12 @@ int run(const Args& args, ResultChannel& channel) {
     // which this worker's timed calls of the same shape must also run.
     for (const auto& c : job.earlier_counted_kernels.value_or(std::vector<CountedKernels>{}))
       integrity::GpuActivityMonitor::instance()->record_earlier_counted_call(shape_label(c.shape), c.kernels);
+    if (job.count && job.timing) {
+      // Before the candidate loads (the profiler loads its libraries now, not under the candidate's
+      // filters): the timed samples' work counters (runner/timed_work.h).
+      ctx.work_counters = integrity::WorkCounters::create(nullptr, ctx.device, 8, &ctx.work_counters_unavailable,
+                                                          {workload->math_class()});
+    }
     if (job.count) ctx.counter = integrity::SassCounter::create(ctx.device, &ctx.counter_unavailable);
   }
 

@@ -138,12 +138,45 @@ TEST_F(IntegrityOnGpu, ACandidateThatReadsTheStreamStateGetsNoTargetCredit) {
 // OPEN (docs/anti-cheat.md, "What a candidate can observe about a call"): CUPTI patches each
 // kernel at its first launch in the counted range, which a probe launch can time. Reported, not
 // asserted, until a patch-free counter replaces the patching one.
+// Every timed sample is counted by hardware counters with nothing patched (runner/timed_work.h):
+// its launches are never slowed, so it runs the SIMT path in every timed call, and the timed calls'
+// warpgroup MMAs do nothing.
 TEST_F(IntegrityOnGpu, ACandidateThatTimesItsLaunchesGetsNoTargetCredit) {
   const json r = eval("gemm", "tests/gpu/candidates/attacks/gemm_counted_by_launch_latency.cu");
-  std::cout << "target_run: " << stage_of(r, "target_run")["message"] << "\n";
+  const json tr = stage_of(r, "target_run");
+  std::cout << "target_run: " << tr["message"] << "\ntimed work: " << tr["detail"].value("timed_work", json()).dump() << "\n";
   ASSERT_EQ(stage_of(r, "correctness")["status"], "ok") << stage_of(r, "correctness").dump();
-  if (r["verdict"] == "correct" && r["target_executed"] == true)
-    GTEST_SKIP() << "known open: the launch-latency tell got target credit (" << stage_of(r, "target_run")["message"] << ")";
+  ASSERT_EQ(tr["detail"]["timed_work"]["counted"], true) << tr.dump();
+  EXPECT_NE(r["target_executed"], true) << tr.dump();
+  EXPECT_LT(tr["detail"]["timed_work"]["shapes"][0]["tensor_flop_share"].get<double>(), 0.05) << tr.dump();
+}
+
+// Full-size warpgroup MMAs and TMA copies in every call, on tiles whose results are thrown away,
+// while SIMT code makes the output: both shares pass, the math off the target family does not.
+TEST_F(IntegrityOnGpu, WastedTargetWorkBesideSimtMathIsNotTargetExecuted) {
+  const json r = eval("gemm", "tests/gpu/candidates/attacks/gemm_wasted_targets.cu");
+  const json tr = stage_of(r, "target_run");
+  std::cout << "target_run: " << tr["message"] << "\ntimed work: " << tr["detail"].value("timed_work", json()).dump() << "\n";
+  ASSERT_EQ(r["verdict"], "correct") << r["reason"];
+  EXPECT_EQ(r["target_seen"], true) << tr.dump();
+  EXPECT_EQ(r["target_executed"], false) << tr.dump();
+  EXPECT_NE(tr["message"].get<std::string>().find("SIMT"), std::string::npos) << tr["message"];
+}
+
+// The honest control: the reference's timed calls are counted and do the work, the library's
+// calls in the range taken out.
+TEST_F(IntegrityOnGpu, TheReferencesTimedCallsDoTheTargetWork) {
+  const json r = eval("gemm", "problems/gemm/reference/wgmma_tma.cu");
+  const json tr = stage_of(r, "target_run");
+  std::cout << "timed work: " << tr["detail"].value("timed_work", json()).dump() << "\n";
+  ASSERT_EQ(r["verdict"], "correct") << r["reason"];
+  ASSERT_EQ(tr["detail"]["timed_work"]["counted"], true) << tr.dump();
+  EXPECT_EQ(r["target_executed"], true) << tr.dump();
+  for (const auto& s : tr["detail"]["timed_work"]["shapes"]) {
+    EXPECT_GT(s["tensor_flop_share"].get<double>(), 0.9) << s.dump();
+    EXPECT_LT(s["other_math_flop_bound"].get<double>(), 0.25) << s.dump();
+    EXPECT_GT(s["library"]["tensor_flop_share"].get<double>(), 0.9) << s.dump();
+  }
 }
 
 // Streams and memory operations the harness does not give, however they are reached.

@@ -234,3 +234,34 @@ TEST(TargetCounts, ACountNamingItsCubinIsReadInThatCubinsListing) {
   const ExecutedTargets unknown = executed_targets(event({{"function", "_Z6kernelPf"}, {"image", "other.cubin"}, {"pcs", pcs}}), l, groups);
   EXPECT_EQ(unknown.opcodes.at("NOP"), 32);
 }
+
+// Issue 30, wasted targets: warpgroup MMAs doing the problem's FLOPs on tiles thrown away while
+// other instructions make the output. The math off the target family is bounded.
+TEST(TargetCounts, MathOffTheTargetFamilyBeyondTheBoundIsNotTheWork) {
+  const SassListing l = parse_sass_functions(kListing);
+  const double flops = 2.0 * 128 * 256 * 64;  // 32 executions of the 64x256x16 HGMMA
+  const std::vector<std::vector<std::string>> groups{{"*GMMA"}, {"UTMALDG", "UTMASTG", "UTMAREDG"}};
+  const json box16k = {{"_Z6kernelPf", {{"min_box_bytes", 16384}, {"maps", 2}}}};
+  auto event = [&](long long hmmas) {
+    return json{{"flops", flops}, {"check_passed", true}, {"tensor_maps", box16k},
+                {"functions", json::array({{{"function", "_Z6kernelPf"},
+                                            {"pcs", json::array({json::array({0x10, 8}), json::array({0x20, 32}),
+                                                                 json::array({0x40, hmmas})})}}})}};
+  };
+  const double operands = 2.0 * (128 * 64 + 256 * 64);
+  // The same math again on mma.sync (4096 FLOPs a warp execution): the HGMMAs' results are not the output.
+  TargetWorkCheck w = check_target_work(executed_targets(event(static_cast<long long>(flops / 4096)), l, groups), operands, groups, 0.5, 0.5);
+  EXPECT_TRUE(w.seen);
+  EXPECT_FALSE(w.does_the_work);
+  EXPECT_NEAR(w.other_math_flop_share, 1.0, 1e-12);
+  EXPECT_NE(w.shortfall.find("SIMT and older tensor instructions did up to 100%"), std::string::npos) << w.shortfall;
+  // A little of it (an epilogue's worth) is allowed.
+  w = check_target_work(executed_targets(event(static_cast<long long>(flops / 4096 / 10)), l, groups), operands, groups, 0.5, 0.5);
+  EXPECT_TRUE(w.does_the_work) << w.shortfall;
+  EXPECT_NEAR(w.other_math_flop_share, 0.1, 0.01);
+  EXPECT_EQ(other_math_flops_per_warp("FFMA"), 64);
+  EXPECT_EQ(other_math_flops_per_warp("HFMA2"), 128);
+  EXPECT_EQ(other_math_flops_per_warp("FADD"), 32);
+  EXPECT_EQ(other_math_flops_per_warp("IMAD"), 0);
+  EXPECT_EQ(other_math_flops_per_warp("HGMMA"), 0);
+}

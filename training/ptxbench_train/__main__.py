@@ -46,6 +46,8 @@ def main(argv=None) -> int:
     h.add_argument("--host", default="127.0.0.1")
     h.add_argument("--device", default="auto")
     h.add_argument("--no-adapter", action="store_true", help="serve the base alone (the comparison run)")
+    h.add_argument("--unmerged", action="store_true", help="keep the adapter beside the base (PEFT's wrapper) "
+                                                           "instead of merging it in")
 
     v = sub.add_parser("verify", help="adapter round trip; with --base-url, the served log-probs against PEFT's")
     v.add_argument("--run", required=True)

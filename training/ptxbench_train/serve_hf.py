@@ -1,6 +1,6 @@
 """serve-hf: an OpenAI-compatible chat server over transformers + PEFT, for a GPU host that has neither
 llama.cpp's server nor vLLM (the lent H200 has torch, transformers and peft only): RUN's base model with
-RUN/adapter applied (or the base alone with --no-adapter), one generation at a time, the model's own chat
+RUN/adapter merged into it (--unmerged keeps PEFT's wrapper; the base alone with --no-adapter), one generation at a time, the model's own chat
 template. POST /v1/chat/completions ({messages, max_tokens, temperature}), GET /v1/models.
 `ptxbench run --model llamacpp:ALIAS --model-arg base_url=http://HOST:PORT/v1` drives it like any server.
 Where llama.cpp is installed, `serve` is the path that serves what users of open models run; this one
@@ -18,7 +18,7 @@ from . import model as model_mod
 from .errors import InputError
 
 
-def load(run_dir: Path, device: str, no_adapter: bool):
+def load(run_dir: Path, device: str, no_adapter: bool, unmerged: bool = False):
     manifest = json.loads((run_dir / "run.json").read_text())
     cfg = config_mod.from_dict(manifest["config"], str(run_dir / "run.json"))
     gguf = manifest.get("base_gguf") or manifest.get("serve_gguf")
@@ -31,7 +31,12 @@ def load(run_dir: Path, device: str, no_adapter: bool):
     adapter = run_dir / "adapter"
     if not adapter.is_dir():
         raise InputError(f"no {adapter}: train first")
-    return PeftModel.from_pretrained(base, str(adapter)).eval(), tok, manifest["config"]["model"]["alias"]
+    tuned = PeftModel.from_pretrained(base, str(adapter))
+    # Merged, as users serve a LoRA with llama.cpp or vLLM: each token then runs the base's layers alone
+    # (the adapter's extra matmuls per layer made replies several times slower on the H100).
+    if not unmerged:
+        tuned = tuned.merge_and_unload()
+    return tuned.eval(), tok, manifest["config"]["model"]["alias"]
 
 
 def make_handler(model, tok, alias: str, device: str, lock: threading.Lock):
@@ -66,10 +71,15 @@ def make_handler(model, tok, alias: str, device: str, lock: threading.Lock):
             temperature = float(req.get("temperature", 0) or 0)
             ids = tok.apply_chat_template(messages, add_generation_prompt=True, return_tensors="pt", return_dict=True)
             ids = {k: v.to(device) for k, v in ids.items()}
-            with lock, torch.no_grad():
+            with lock, torch.inference_mode():
+                started = time.monotonic()
                 out = model.generate(**ids, max_new_tokens=max_tokens, do_sample=temperature > 0,
                                      temperature=temperature if temperature > 0 else None, pad_token_id=tok.pad_token_id)
+                seconds = time.monotonic() - started
             new = out[0, ids["input_ids"].shape[1]:]
+            # One line per reply, so a slow server shows where its time goes.
+            print(f"[serve-hf] prompt {ids['input_ids'].shape[1]} tokens, reply {len(new)} tokens in {seconds:.2f} s "
+                  f"({len(new) / max(seconds, 1e-9):.1f} tokens/s) on {device}", flush=True)
             text = tok.decode(new, skip_special_tokens=True)
             finish = "length" if len(new) >= max_tokens and (tok.eos_token_id not in new.tolist()) else "stop"
             self.reply(200, {"id": f"chatcmpl-{time.time_ns()}", "object": "chat.completion", "model": alias,
@@ -83,7 +93,7 @@ def make_handler(model, tok, alias: str, device: str, lock: threading.Lock):
 
 def run(args) -> int:
     device = model_mod.pick_device(args.device)
-    model, tok, alias = load(Path(args.run), device, args.no_adapter)
+    model, tok, alias = load(Path(args.run), device, args.no_adapter, getattr(args, "unmerged", False))
     server = ThreadingHTTPServer((args.host, args.port), make_handler(model, tok, alias, device, threading.Lock()))
     print(f"serving {alias} (transformers + PEFT on {device}) at http://{args.host}:{server.server_address[1]}/v1",
           flush=True)

@@ -1,6 +1,7 @@
 // Executed target instructions, counted in the worker on checked calls (and on the timed run's
 // secretly counted sample) and read through the SASS listing; when that tool fails, ncu over a
 // checked call (ncu_target_run.h).
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "judge/stages/sass_scan.h"
 #include "judge/stages/worker_events.h"
 #include "judge/target_counts.h"
+#include "judge/timed_work.h"
 
 namespace ptxbench {
 namespace {
@@ -46,6 +48,37 @@ StageResult apply_target_counts(const std::vector<json>& events, const SassListi
                            : sum.shortfall.empty() ? std::string("target families did NOT execute")
                                                    : "target families did NOT execute on every counted call: " + sum.shortfall;
   return {"target_run", StageStatus::ok, 0, what + share, detail};
+}
+
+// The timed calls' own work (judge/timed_work.h), where the worker counted it: target_executed
+// also needs it, and the record's shares are the smaller of the counted and the timed calls'. A
+// tool that started counting and failed leaves target_executed unknown, never granted.
+void apply_timed_work(GpuStageRun& c, StageResult& stage) {
+  EvaluationRecord& r = c.record;
+  const auto timings = c.timing_source().of_type("timing");
+  bool tried = false;
+  for (const auto& t : timings) tried = tried || t.contains("timed_work");
+  if (!tried || !r.target_executed.has_value()) return;
+  const ArchTargets& targets = *c.problem.targets_for(r.arch);
+  const TimedWorkCheck tw = check_timed_work(
+      timings, targets.work.tensor_flop_share, targets.work.tma_byte_share,
+      [&](const json& shape) { return c.problem.operand_byte_count(shape.get<Shape>()); },
+      [&](const json& shape) { return shape_to_string(shape.get<Shape>(), c.problem.dims); });
+  if (!tw.counted) {
+    stage.detail["timed_work"] = {{"counted", false}, {"why", tw.unavailable}};
+    if (*r.target_executed) {
+      r.target_executed.reset();
+      stage.message += "; the timed calls' work is unknown (" + tw.unavailable + ")";
+    }
+    return;
+  }
+  stage.detail["timed_work"] = {{"counted", true}, {"shapes", tw.shapes}, {"does_the_work", tw.does_the_work}};
+  r.tensor_flop_share = std::min(r.tensor_flop_share.value_or(*tw.tensor_flop_share), *tw.tensor_flop_share);
+  r.tma_byte_share = std::min(r.tma_byte_share.value_or(*tw.tma_byte_share), *tw.tma_byte_share);
+  if (*r.target_executed && !tw.does_the_work) {
+    r.target_executed = false;
+    stage.message = "target families executed on the counted calls but did NOT do the work in the timed calls: " + tw.shortfall;
+  }
 }
 
 }  // namespace
@@ -90,6 +123,7 @@ StageStop record_target_run(GpuStageRun& c) {
             if (!maps.contains(name)) maps[name] = m;
         }
       StageResult applied = apply_target_counts(counts, *listing, c.problem, r, s.detail);
+      apply_timed_work(c, applied);
       if (s.status == StageStatus::failed) applied.status = StageStatus::failed, applied.message = s.message;
       r.add_stage(applied);
     } else {
