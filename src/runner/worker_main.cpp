@@ -26,7 +26,7 @@
 #include "runner/integrity/gpu_activity_monitor.h"
 #include "runner/reference_client.h"
 #include "runner/sandbox_guard.h"
-#include "runner/stages.h"
+#include "runner/stages/worker_stages.h"
 #include "runner/triton/triton_session.h"
 
 using namespace ptxbench;

@@ -14,7 +14,7 @@ triton (a Triton candidate's job: its "triton" block is checked as the real work
 file read through this sandbox; any shortfall is a fatal event naming it, else ok is played),
 libcache (the library's clean timings as scripted in libcache.json beside this file, read at each start:
 the GPU's timing environment, the library and plan, what a full clean timing and a short check measure;
-a stored timing offered in the job is matched and re-validated as runner/stages.cpp does; a correct 2x
+a stored timing offered in the job is matched and re-validated as runner/stages/clean_baseline_stage.cpp does; a correct 2x
 candidate otherwise; tests/e2e/test_library_timing_cache.cpp).
 Without a key in the job (an older parent) every line is written as bare JSON."""
 import hashlib

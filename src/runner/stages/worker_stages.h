@@ -1,5 +1,6 @@
-// The worker's stages. Each reports over the channel and returns whether the candidate passed;
-// a crash, hang or CUDA error ends the worker from inside (runtime_error).
+// The worker's stages, one file each in runner/stages/ named as their host side in
+// judge/stages/ (checked_call.h is what they share). Each reports over the channel and returns
+// whether the candidate passed; a crash, hang or CUDA error ends the worker from inside (runtime_error).
 #pragma once
 #include "core/json.h"
 #include "core/worker_protocol.h"
