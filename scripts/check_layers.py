@@ -15,7 +15,10 @@ file's. Fails (exit 1), naming the file and line, on:
   - an arrow the block allows that no include makes any more (the page would be stale);
   - a folder of src/ the block does not name, or a component the block names that does not exist;
   - with --readme: a top-level folder or a src/ folder that README.md's "## Layout" section does
-    not name, or a src/ folder that docs/architecture.md's component list does not name.
+    not name, or a src/ folder that docs/architecture.md's component list does not name;
+  - a unit test's source file (tests/unit/**/*.{h,cpp,cu,cuh}) outside a component folder
+    tests/unit/<component>/, or a folder of tests/unit/ that names no component: a folder of src/,
+    or a top-level folder with code of its own besides tests/ (knowledge/: the prompt's packs).
 --print writes the arrows the code has today in the block's format (to regenerate the block).
 Python 3.11, standard library only.
 """
@@ -128,6 +131,26 @@ def top_level_folders(root: Path) -> list[str]:
                   if d.is_dir() and not d.name.startswith(".") and d.name not in ignored)
 
 
+def unit_test_layout(root: Path, src_components: set[str]) -> list[str]:
+    """tests/unit mirrors src/: each test file in tests/unit/<component>/ (any depth below it)."""
+    unit = root / "tests" / "unit"
+    if not unit.is_dir():
+        return []
+    errors = []
+    for entry in sorted(unit.iterdir()):
+        rel = entry.relative_to(root).as_posix()
+        if entry.is_file():
+            if entry.suffix in SOURCE_SUFFIXES:
+                errors.append(f"{rel}: a unit test outside a component folder (move it to "
+                              "tests/unit/<component>/, named after the src/ folder of the code it tests)")
+            continue
+        name = entry.name
+        if name in src_components or (name != "tests" and (root / name).is_dir() and not name.startswith(".")):
+            continue
+        errors.append(f"{rel}/: no src/{name}/ (nor a top-level {name}/) for this unit test folder to mirror")
+    return errors
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent)
@@ -172,6 +195,8 @@ def main() -> int:
             if (c, d) not in arrows and c in known and d in known:
                 errors.append(f"{doc}:{where[c]}: {c} -> {d} is declared but no include makes it "
                               "(remove it from the block)")
+
+    errors += unit_test_layout(root, src_components)
 
     if args.readme:
         layout = layout_section(root / "README.md")

@@ -107,8 +107,8 @@ EvaluationRecord Evaluator::judge(const ProblemSpec& p, PreparedCandidate prep) 
     if (r.stage("triton_gpu_build") && r.stage("triton_gpu_build")->status == StageStatus::failed) {
       skip_gpu_stages(r, "an earlier stage failed");
     } else {
-      json base = base_job(p, shared_object, seed, opt_.device);
-      if (!triton_job.is_null()) base["triton"] = std::move(triton_job);
+      WorkerJob base = base_job(p, shared_object, seed, opt_.device);
+      if (!triton_job.is_null()) base.triton = std::move(triton_job);
       GpuStageRun run{p, options, gpu_hello_, shared_object, prep.sass.get(), r, progress_, seed, std::move(base)};
       run.device_tensor_maps = std::move(device_tensor_maps);
       run.image_listing = std::move(image_listing);

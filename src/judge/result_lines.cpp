@@ -10,16 +10,10 @@
 #include <cctype>
 
 #include "core/error.h"
+#include "core/worker_protocol.h"
 
 namespace ptxbench {
 namespace {
-
-// "health": the health probe's report (service/health/probe_main.cu), on the same channel.
-// "reference_pool": what the eval worker put to the service's pool before its candidate loaded.
-// "shared_gpu": the timed worker gave the GPU back after the library's clean timings.
-constexpr std::array<std::string_view, 15> kEventTypes{"hello",  "gpu_state", "progress", "check", "target_counts", "exclusive_gpu",
-                                                      "shared_gpu", "baseline_alone", "timing", "stage", "done", "fatal",
-                                                      "sandbox", "health", "reference_pool"};
 
 std::string hex(const unsigned char* p, size_t n) {
   static const char* digits = "0123456789abcdef";
@@ -103,7 +97,7 @@ ChannelReport read_result_lines(std::string_view bytes, std::string_view key_hex
       break;
     }
     const std::string type = e["type"];
-    if (std::find(kEventTypes.begin(), kEventTypes.end(), type) == kEventTypes.end()) {
+    if (const auto& types = worker_event_types(); std::find(types.begin(), types.end(), type) == types.end()) {
       tamper("has an unknown event type '" + type + "'");
       break;
     }

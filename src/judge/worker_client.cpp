@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/worker_protocol.h"
 #include "judge/exclusive_handshake.h"
 #include "judge/reference_session.h"
 #include "judge/result_lines.h"
@@ -186,7 +187,8 @@ namespace {
 WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const sandbox::Capabilities& caps) {
   const fs::path dir = make_private_dir(launch.job_dir);
   const std::string key = new_channel_key();
-  json job = job_in.is_null() ? json{{"mode", "info"}} : job_in;
+  // Every job names the protocol it follows (core/worker_protocol.h); the worker refuses another.
+  json job = stamped_job(job_in.is_null() ? json{{"mode", "info"}} : job_in);
   job["channel_key"] = key;
   // Under compute-sanitizer or ncu their injected libraries share the process: sockets stay
   // allowed and the after-load filter (executable mappings, file creation) is left off.
@@ -276,6 +278,12 @@ WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const 
     }
   }
   if (run.tampered) run.done = false;
+  // A worker of another build: nothing it reported is read as this protocol's.
+  if (const auto hello = run.hello(); hello && !run.tampered)
+    if (std::string why = worker_protocol_mismatch(*hello); !why.empty()) {
+      run.fatal = to_json(WorkerFatal{"infra_error", why});
+      run.done = false;
+    }
   return run;
 }
 

@@ -1,5 +1,5 @@
 // When a shape's timed samples may stop, and the statistics they are judged by. No CUDA here: the
-// rule is unit-tested on the CPU (tests/unit/test_sampling_rule.cpp); runner/timing.cpp takes the
+// rule is unit-tested on the CPU (tests/unit/runner/test_sampling_rule.cpp); runner/timing.cpp takes the
 // samples.
 #pragma once
 #include <string>

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/worker_protocol.h"
 #include "probes/nvml_monitor.h"
 #include "runner/candidate_library.h"
 #include "runner/counted_call.h"
@@ -25,7 +26,7 @@
 #include "runner/integrity/gpu_activity_monitor.h"
 #include "runner/reference_client.h"
 #include "runner/sandbox_guard.h"
-#include "runner/stages.h"
+#include "runner/stages/worker_stages.h"
 #include "runner/triton/triton_session.h"
 
 using namespace ptxbench;
@@ -66,7 +67,7 @@ json read_job(const std::string& path) {
   return j;
 }
 
-json device_info(int device, int& major, int& minor, int& sms, std::string& name) {
+WorkerHello device_info(int device, int& major, int& minor, int& sms, std::string& name) {
   int count = 0;
   if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0)
     throw CudaError(e, std::string("no CUDA GPU: ") + (e == cudaSuccess ? "device count is 0" : cudaGetErrorString(e)) +
@@ -92,17 +93,28 @@ json device_info(int device, int& major, int& minor, int& sms, std::string& name
     env["gpu_uuid"] = uuid;
   }
   if (env.value("driver", "").empty()) env["driver"] = "CUDA driver " + std::to_string(driver);
-  return {{"type", "hello"}, {"gpu", p.name}, {"cc", std::to_string(p.major) + "." + std::to_string(p.minor)},
-          {"sm_count", p.multiProcessorCount}, {"memory_bytes", p.totalGlobalMem}, {"l2_bytes", p.l2CacheSize},
-          {"cuda_runtime", runtime}, {"cuda_driver", driver}, {"device", device}, {"timing_environment", env}};
+  WorkerHello hello;
+  hello.gpu = p.name;
+  hello.cc = std::to_string(p.major) + "." + std::to_string(p.minor);
+  hello.sm_count = p.multiProcessorCount;
+  hello.memory_bytes = p.totalGlobalMem;
+  hello.l2_bytes = uint64_t(p.l2CacheSize);
+  hello.cuda_runtime = runtime;
+  hello.cuda_driver = driver;
+  hello.device = device;
+  hello.timing_environment = std::move(env);
+  return hello;
 }
 
-// The channel's key, taken out of the job (which is already deleted from disk).
-void take_key(json& job, ResultChannel& channel) {
-  if (auto k = job.find("channel_key"); k != job.end() && k->is_string()) {
+// The channel's key, taken out of the job (which is already deleted from disk) before the job is
+// read as the protocol's (core/worker_protocol.h): a job this worker refuses is refused on the
+// signed channel.
+WorkerJob take_key_and_parse(json& raw, ResultChannel& channel) {
+  if (auto k = raw.find("channel_key"); k != raw.end() && k->is_string()) {
     channel.set_key(k->get<std::string>());
-    job.erase(k);
+    raw.erase(k);
   }
+  return parse_worker_job(raw);
 }
 
 int run(const Args& args, ResultChannel& channel) {
@@ -110,54 +122,54 @@ int run(const Args& args, ResultChannel& channel) {
   std::string name;
   if (args.info) {
     if (!args.job.empty()) {
-      json job = read_job(args.job);
-      take_key(job, channel);
+      json raw = read_job(args.job);
+      take_key_and_parse(raw, channel);
     }
-    channel.emit(device_info(0, major, minor, sms, name));
+    channel.emit(to_json(device_info(0, major, minor, sms, name)));
     channel.emit({{"type", "done"}});
     return 0;
   }
-  json job = read_job(args.job);
-  take_key(job, channel);
+  json raw = read_job(args.job);
+  const WorkerJob job = take_key_and_parse(raw, channel);
   install_sigsys_reporter(channel);
-  const std::string mode = job.at("mode");
-  set_time_limit_scale(job.value("watchdog_scale", 1.0));
-  const json hello = device_info(job.value("device", 0), major, minor, sms, name);
-  channel.emit(hello);
-  auto workload = make_workload(job.at("workload"));
-  workload->configure(job.value("workload_options", json::object()), job.value("tolerances", json::object()));
+  const std::string& mode = job.mode;
+  if (mode == "info") throw InputError("an info job is run with --info");
+  set_time_limit_scale(job.watchdog_scale);
+  const WorkerHello hello = device_info(job.device, major, minor, sms, name);
+  channel.emit(to_json(hello));
+  auto workload = make_workload(job.workload);
+  workload->configure(job.workload_options, job.tolerances);
   Watchdog watchdog(channel);
   WorkerContext ctx{channel, watchdog, *workload};
   ctx.cc_major = major, ctx.cc_minor = minor, ctx.sm_count = sms, ctx.gpu_name = name;
-  ctx.timing_environment = hello.at("timing_environment");
+  ctx.timing_environment = hello.timing_environment;
   channel.emit({{"type", "gpu_state"}, {"state", ctx.nvml.read().to_json()}, {"driver", ctx.nvml.driver_version()}});
 
-  ctx.device = job.value("device", 0);
-  ctx.exclusive_gpu_fd = job.value("exclusive_gpu_fd", -1);
-  if (job.contains("fixed_seed")) ctx.use_fixed_seeds(job.at("fixed_seed").get<uint64_t>());
+  ctx.device = job.device;
+  ctx.exclusive_gpu_fd = job.exclusive_gpu_fd;
+  if (job.fixed_seed) ctx.use_fixed_seeds(*job.fixed_seed);
   // The GPU activity monitor and the in-process instruction counter run only where no other
   // CUDA tool is injected (compute-sanitizer and ncu bring their own).
-  ctx.accounting = mode == "eval" && job.value("accounting", true);
+  ctx.accounting = mode == "eval" && job.accounting;
   if (ctx.accounting) {
     integrity::GpuActivityMonitor::start(ctx.stream.get());
     // The timed part of a split job: the kernels its first worker's counted calls ran, per shape,
     // which this worker's timed calls of the same shape must also run.
-    for (const auto& c : job.value("earlier_counted_kernels", json::array()))
-      integrity::GpuActivityMonitor::instance()->record_earlier_counted_call(shape_label(c.at("shape")),
-                                                                             c.at("kernels").get<std::vector<std::string>>());
-    if (job.contains("count") && job.contains("timing")) {
+    for (const auto& c : job.earlier_counted_kernels.value_or(std::vector<CountedKernels>{}))
+      integrity::GpuActivityMonitor::instance()->record_earlier_counted_call(shape_label(c.shape), c.kernels);
+    if (job.count && job.timing) {
       // Before the candidate loads (the profiler loads its libraries now, not under the candidate's
       // filters): the timed samples' work counters (runner/timed_work.h).
       ctx.work_counters = integrity::WorkCounters::create(nullptr, ctx.device, 8, &ctx.work_counters_unavailable,
                                                           {workload->math_class()});
     }
-    if (job.contains("count")) ctx.counter = integrity::SassCounter::create(ctx.device, &ctx.counter_unavailable);
+    if (job.count) ctx.counter = integrity::SassCounter::create(ctx.device, &ctx.counter_unavailable);
   }
 
   if (mode == "eval") {
     // The library alone first, before any candidate code is in the process.
-    if (job.contains("timing")) run_clean_baseline(ctx, job);
-    ctx.reference_fd = job.value("reference_pool_fd", -1);
+    if (job.timing) run_clean_baseline(ctx, job);
+    ctx.reference_fd = job.reference_pool_fd;
     make_pooled_references(ctx, job);
   }
   // The timed worker asks for the GPU alone just before its first timed sample (time_shape), after
@@ -165,13 +177,13 @@ int run(const Args& args, ResultChannel& channel) {
   // library's clean timings had it alone and gave it back). Its socket is then within the
   // candidate's reach: the grant's token says whose answer it was (judge/timed_grant.h). A
   // worker that times nothing closes it now.
-  if (!job.contains("timing") && ctx.exclusive_gpu_fd >= 0) ::close(std::exchange(ctx.exclusive_gpu_fd, -1));
+  if (!job.timing && ctx.exclusive_gpu_fd >= 0) ::close(std::exchange(ctx.exclusive_gpu_fd, -1));
   std::optional<CandidateLibrary> lib;
-  if (job.contains("candidate")) {
-    const std::filesystem::path so = job.at("candidate").get<std::string>();
+  if (job.candidate) {
+    const std::filesystem::path so = *job.candidate;
     // A Triton candidate's kernels are the cubins its preparation compiled (Triton loads them from
     // the evaluation's cache); its shared object is the judge's shim, with none of its own.
-    const json* triton = job.contains("triton") ? &job.at("triton") : nullptr;
+    const json* triton = job.triton ? &*job.triton : nullptr;
     std::vector<integrity::CubinImage> images;
     if (triton) {
       const auto files = triton->at("images").get<std::vector<std::filesystem::path>>();
@@ -186,14 +198,14 @@ int run(const Args& args, ResultChannel& channel) {
     }
     if (auto* m = integrity::GpuActivityMonitor::instance()) m->expect_candidate_images(std::move(images));
     // The candidate filters go on around the load: its static constructors already run confined.
-    const json sandbox = job.value("sandbox", json::object());
+    const json sandbox = job.sandbox.value_or(json::object());
     channel.emit({{"type", "progress"}, {"stage", "candidate_load"}});
     json report = {{"type", "sandbox"}, {"before_load", confine_before_candidate_load(sandbox)}};
     size_t triton_scratch = 0;
     {
       integrity::CallScope loading(integrity::Actor::candidate_load, "load", "");
       if (triton) triton_scratch = triton_embed::start_session(*triton, channel);
-      lib.emplace(so, job.at("entry").get<std::string>());
+      lib.emplace(so, job.entry);
     }
     triton_embed::give_scratch(triton_scratch);
     report["after_load"] = confine_after_candidate_load(sandbox);
@@ -206,7 +218,7 @@ int run(const Args& args, ResultChannel& channel) {
     // audit: a violation ends the evaluation as forbidden (its stage says why).
     bool clean = run_integrity_audit(ctx, "load", false);
     bool good = true, disciplined = true;
-    if (clean && job.value("stream_discipline", true)) {
+    if (clean && job.stream_discipline) {
       good = disciplined = run_stream_discipline(ctx, job);
       clean = run_integrity_audit(ctx, "stream_discipline", false);
     }
@@ -216,16 +228,15 @@ int run(const Args& args, ResultChannel& channel) {
     }
     // Counted calls also for an incorrect candidate: which targets ran is useful feedback.
     // counted_calls false: the timed part of a split job (the counter stays for the timed sample).
-    if (clean && disciplined && job.contains("count") && job.value("counted_calls", true)) {
+    if (clean && disciplined && job.count && job.counted_calls) {
       good = run_target_count(ctx, job) && good;
       clean = run_integrity_audit(ctx, "target_run", false);
     }
-    if (clean && good && job.contains("timing")) run_timing(ctx, job);
+    if (clean && good && job.timing) run_timing(ctx, job);
     if (ctx.exclusive_gpu_fd >= 0) ::close(std::exchange(ctx.exclusive_gpu_fd, -1));
     if (clean) run_integrity_audit(ctx, "the last stage", true);
   } else if (mode == "single_call") {
-    run_single_call(ctx, job.at("shape"), job.at("flops").get<double>(), job.value("nvtx_range", false),
-                    job.value("check", false), job.value("tolerances", json::object()));
+    run_single_call(ctx, job.shape, job.flops, job.nvtx_range, job.check, job.tolerances);
   } else if (mode == "self_test") {
     run_self_test(ctx, job);
   } else {

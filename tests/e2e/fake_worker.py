@@ -14,7 +14,7 @@ triton (a Triton candidate's job: its "triton" block is checked as the real work
 file read through this sandbox; any shortfall is a fatal event naming it, else ok is played),
 libcache (the library's clean timings as scripted in libcache.json beside this file, read at each start:
 the GPU's timing environment, the library and plan, what a full clean timing and a short check measure;
-a stored timing offered in the job is matched and re-validated as runner/stages.cpp does; a correct 2x
+a stored timing offered in the job is matched and re-validated as runner/stages/clean_baseline_stage.cpp does; a correct 2x
 candidate otherwise; tests/e2e/test_library_timing_cache.cpp).
 Without a key in the job (an older parent) every line is written as bare JSON."""
 import hashlib
@@ -23,6 +23,9 @@ import json
 import os
 import socket
 import sys
+
+# The worker protocol this stand-in speaks (src/core/worker_protocol.h, kWorkerProtocolVersion).
+WORKER_PROTOCOL = 1
 
 
 def main():
@@ -55,7 +58,8 @@ def main():
         raw(signed_line(event))
 
     hello = {"type": "hello", "gpu": "Fake H200", "cc": "9.0", "sm_count": 132, "memory_bytes": 1 << 37,
-             "l2_bytes": 50 << 20, "cuda_runtime": 13000, "cuda_driver": 13000, "device": 0}
+             "l2_bytes": 50 << 20, "cuda_runtime": 13000, "cuda_driver": 13000, "device": 0,
+             "protocol": WORKER_PROTOCOL}
     script = libcache_script() if scenario == "libcache" else None
     if script is not None:
         hello["timing_environment"] = script["env"]

@@ -47,6 +47,7 @@
 #include "core/exclusive_grant.h"
 #include "core/fd_messages.h"
 #include "core/json.h"
+#include "core/worker_protocol.h"
 #include "runner/result_channel.h"
 
 namespace fs = std::filesystem;
@@ -158,7 +159,7 @@ void set_countdown(const fs::path& dir, const char* name, int n) {
 }
 
 int info() {
-  emit({{"type", "hello"}, {"gpu", "simulated GPU 0"}, {"cc", "9.0"}, {"device", 0}});
+  emit({{"type", "hello"}, {"gpu", "simulated GPU 0"}, {"cc", "9.0"}, {"device", 0}, {ptxbench::kWorkerProtocolKey, ptxbench::kWorkerProtocolVersion}});
   emit({{"type", "done"}});
   return 0;
 }
@@ -172,7 +173,7 @@ int probe(int device) {
   ::close(state_lock);
   json state = {{"sm_clock_mhz", throttled ? 1200 : 1980}, {"temperature_c", throttled ? 91 : 55}, {"throttled", throttled}};
   if (throttled) state["clock_event_reasons"] = {"sw_thermal_slowdown"};
-  emit({{"type", "hello"}, {"gpu", "simulated GPU " + std::to_string(device)}, {"cc", "9.0"}});
+  emit({{"type", "hello"}, {"gpu", "simulated GPU " + std::to_string(device)}, {"cc", "9.0"}, {ptxbench::kWorkerProtocolKey, ptxbench::kWorkerProtocolVersion}});
   emit({{"type", "health"}, {"checksum_ok", !sticky}, {"detail", sticky ? "checksum 0xdead != 0x5eed" : "ok"},
         {"calibration_ms", throttled ? 1.3 : 1.0}, {"ecc_uncorrected", 0}, {"gpu_state", state}});
   emit({{"type", "done"}});
@@ -183,7 +184,7 @@ void fill_with(void* data, size_t bytes, void* ctx) { std::memset(data, *static_
 
 // Speaks the reference pool's protocol as the job's script says, through the launch's sandbox.
 int reference_pool(const json& job) {
-  emit({{"type", "hello"}, {"gpu", "simulated GPU 0"}, {"cc", "9.0"}});
+  emit({{"type", "hello"}, {"gpu", "simulated GPU 0"}, {"cc", "9.0"}, {ptxbench::kWorkerProtocolKey, ptxbench::kWorkerProtocolVersion}});
   const int fd = job.value("reference_pool_fd", -1);
   json answers = json::array();
   for (const auto& step : job.at("script")) {
@@ -222,7 +223,7 @@ int stage(const json& job) {
   const int ms = job.value("ms", 5);
   channel_fault = job.value("channel", "");
   const fs::path dir = gpu_dir(device);
-  emit({{"type", "hello"}, {"gpu", "simulated GPU " + std::to_string(device)}, {"cc", "9.0"}});
+  emit({{"type", "hello"}, {"gpu", "simulated GPU " + std::to_string(device)}, {"cc", "9.0"}, {ptxbench::kWorkerProtocolKey, ptxbench::kWorkerProtocolVersion}});
   const bool timed = phase == "timed";
   // Under a lane gate the timed stage starts as the real timed worker does: beside shared stages
   // (holding shared.lock shared for `setup_ms`), then asks for the GPU alone on the handshake

@@ -28,9 +28,9 @@ void say(GpuStageRun& c, const char* list, const std::string& why) {
 
 }  // namespace
 
-void offer_library_timings(GpuStageRun& c, json& job, const json& already_cached) {
+void offer_library_timings(GpuStageRun& c, WorkerJob& job, const json& already_cached) {
   LibraryTimingSource* source = c.options.library_timings.get();
-  if (!source || !job.contains("timing")) return;
+  if (!source || !job.timing) return;
   const LibraryTimingScope scope = scope_of(c);
   summary(c);
   if (!scope.environment.is_object() || scope.environment.value("gpu_uuid", "").empty()) {
@@ -40,21 +40,21 @@ void offer_library_timings(GpuStageRun& c, json& job, const json& already_cached
     return;
   }
   json offered = json::object();
-  for (const auto& item : job.at("timing")) {
-    const std::string key = item.at("shape").dump();
+  for (const auto& item : *job.timing) {
+    const std::string key = item.shape.dump();
     if (already_cached.is_object() && already_cached.contains(key)) continue;
     std::vector<json> rows;
     std::vector<std::string> ignored;
     std::string error;
-    if (!source->find(scope, item.at("shape"), &rows, &ignored, &error)) {
+    if (!source->find(scope, item.shape, &rows, &ignored, &error)) {
       say(c, "store_errors", "reading the stored timings of " + key + " failed: " + error);
       rows.clear();
     }
     for (const auto& why : ignored) say(c, "ignored", "a stored timing of " + key + " ignored: " + why);
     offered[key] = rows;
   }
-  job["library_timing_cache"] = offered;
-  job["library_timing_check_samples"] = c.options.library_check_samples;
+  job.library_timing_cache = offered;
+  job.library_timing_check_samples = c.options.library_check_samples;
 }
 
 void keep_library_timings(GpuStageRun& c, const WorkerRun& run) {

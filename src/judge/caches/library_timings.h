@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/json.h"
+#include "core/worker_protocol.h"
 
 namespace ptxbench {
 
@@ -42,7 +43,7 @@ class LibraryTimingSource {
 
 // Adds the stored timings to `job` (one that times the library alone) when the options name a
 // source; the shapes in `already_cached` (the service's in-memory cache) are left to it.
-void offer_library_timings(GpuStageRun& c, json& job, const json& already_cached = json::object());
+void offer_library_timings(GpuStageRun& c, WorkerJob& job, const json& already_cached = json::object());
 // Stores what `run` measured, and records what happened in the record's environment.
 void keep_library_timings(GpuStageRun& c, const WorkerRun& run);
 

@@ -32,20 +32,20 @@ std::vector<ReferencePlan> plan_references(GpuStageRun& c) {
   std::vector<ReferencePlan> plan;
   ReferencePool& pool = *c.options.reference_pool;
   json not_pooled = json::object();
-  for (auto& item : c.eval_job.at("correctness")) {
-    if (item.value("drawn", false)) continue;
+  for (auto& item : c.eval_job.correctness) {
+    if (item.drawn) continue;
     ReferencePlan p;
-    p.shape = item.at("shape").dump();
+    p.shape = item.shape.dump();
     if (std::string why = pool.why_not_pooled(c.options.device, reference_scope(c), p.shape); !why.empty()) {
       not_pooled[p.shape] = why;
       continue;
     }
-    const int seeds = item.at("seeds");
+    const int seeds = item.seeds;
     p.pooled = pool.take(c.options.device, reference_scope(c), p.shape, c.record.candidate_sha256, seeds);
     p.fresh = seeds - int(p.pooled.size());
-    json seeds_json = json::array();
-    for (const auto& s : p.pooled) seeds_json.push_back(s.seed);
-    item["pool"] = {{"seeds", seeds_json}, {"fresh", p.fresh}};
+    ReferencePoolPlan worker_plan{{}, p.fresh};
+    for (const auto& s : p.pooled) worker_plan.seeds.push_back(s.seed);
+    item.pool = std::move(worker_plan);
     plan.push_back(std::move(p));
   }
   if (!not_pooled.empty()) c.record.environment["reference_pool_not_pooled"] = not_pooled;
@@ -66,14 +66,14 @@ StageStop run_eval_worker(GpuStageRun& c) {
   const ProblemSpec& p = c.problem;
   const EvalOptions& o = c.options;
   c.eval_job = eval_job(c.base_job, p, o, c.seed);
-  if (const auto* targets = p.targets_for(c.record.arch); targets && c.eval_job.contains("count")) {
+  if (const auto* targets = p.targets_for(c.record.arch); targets && c.eval_job.count) {
     c.no_counted_calls = why_no_counted_calls(finished_listing(c.sass), targets->groups);
     if (!c.no_counted_calls.empty()) {
-      c.eval_job.erase("count");  // and with it the secretly counted timed sample
+      c.eval_job.count.reset();  // and with it the secretly counted timed sample
       c.no_counted_sample = "not taken: " + c.no_counted_calls;
     }
   }
-  c.note("correctness: " + std::to_string(c.eval_job.at("correctness").size()) + " shapes x " +
+  c.note("correctness: " + std::to_string(c.eval_job.correctness.size()) + " shapes x " +
          std::to_string(p.correctness_seeds) + " seeds" + (c.no_counted_calls.empty() ? ", counted calls" : "") +
          (o.timing ? ", then timing vs " + p.baseline : ""));
   const bool split = o.lane_gate && o.timing;
@@ -88,7 +88,7 @@ StageStop run_eval_worker(GpuStageRun& c) {
   if (references) launch.reference_session = &*references;
   // One worker times the library alone here (no lane gate): the workspace's stored clean timings
   // go with its job (the split's timed worker gets them in timed_worker_stage.cpp).
-  json job = split ? shared_part_of(c.eval_job) : c.eval_job;
+  WorkerJob job = split ? shared_part_of(c.eval_job) : c.eval_job;
   if (!split) offer_library_timings(c, job);
   c.eval_run = run_sharing_gpu(o.lane_gate, launch, job);
   if (!split) keep_library_timings(c, *c.eval_run);

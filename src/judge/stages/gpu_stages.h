@@ -10,6 +10,7 @@
 
 #include "compile/sass_listing.h"
 #include "core/json.h"
+#include "core/worker_protocol.h"
 #include "judge/evaluator.h"
 #include "judge/stages/stage.h"
 #include "judge/worker_client.h"
@@ -28,14 +29,14 @@ struct GpuStageRun {
   EvaluationRecord& record;
   const ProgressFn& progress;
   uint64_t seed;   // secret, fresh per candidate (worker_jobs.h)
-  json base_job;   // what every job of this candidate carries
+  WorkerJob base_job;  // what every job of this candidate carries
   // Tensor maps the kernels make on the device, sized by the build (Triton: triton_gpu_prepare.h),
   // for the kernels whose counts carry no map the worker captured.
   json device_tensor_maps = json::object();
   // SASS of cubins the worker names in its counts ("<image>/<kernel>"; Triton: triton_gpu_prepare.h).
   SassListing image_listing;
 
-  json eval_job;                       // run_eval_worker's
+  WorkerJob eval_job;                  // run_eval_worker's
   std::optional<WorkerRun> eval_run;   // with a lane gate, the eval job's shared part (judge/stages/timed_split.h)
   std::optional<WorkerRun> timed_run;  // with a lane gate, its timed part, the GPU held alone
   double timed_exclusive_seconds = 0;  // with the GPU alone: the clean timings, and the timing grant to the worker's end

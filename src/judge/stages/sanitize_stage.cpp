@@ -42,7 +42,7 @@ StageStop run_sanitizers(GpuStageRun& c) {
     return {};
   }
   c.note("sanitize: memcheck, racecheck, synccheck on " + shape_to_string(p.sanitize_shape, p.dims));
-  const json job = single_call_job(c.base_job, p, p.sanitize_shape, false, kSanitizerSlowdown, false);
+  const WorkerJob job = single_call_job(c.base_job, p, p.sanitize_shape, false, kSanitizerSlowdown, false);
   std::vector<std::pair<std::string, std::future<ToolRun>>> runs;
   for (const std::string check : {"memcheck", "racecheck", "synccheck"}) {
     auto wrapper = sanitizer_command_prefix(sanitizer, check);

@@ -2,30 +2,31 @@
 
 namespace ptxbench {
 
-json shared_part_of(const json& eval_job) {
-  json j = eval_job;
-  j.erase("timing");
-  j.erase("timing_config");
+WorkerJob shared_part_of(const WorkerJob& eval_job) {
+  WorkerJob j = eval_job;
+  j.timing.reset();
+  j.timing_config.reset();
   return j;
 }
 
-json timed_part_of(const json& eval_job, bool counted_sample) {
-  json j = eval_job;
-  j["correctness"] = json::array();
-  j["stream_discipline"] = false;
-  j["counted_calls"] = false;
-  if (!counted_sample) j.erase("count");
+WorkerJob timed_part_of(const WorkerJob& eval_job, bool counted_sample) {
+  WorkerJob j = eval_job;
+  j.correctness.clear();
+  j.stream_discipline = false;
+  j.counted_calls = false;
+  if (!counted_sample) j.count.reset();
   return j;
 }
 
-json counted_kernels_of(const WorkerRun& run) {
-  json out = json::array();
+std::vector<CountedKernels> counted_kernels_of(const WorkerRun& run) {
+  std::vector<CountedKernels> out;
   for (const auto& ev : run.of_type("target_counts")) {
     if (ev.value("when", "") != "checked call" || !ev.contains("shape")) continue;
-    json kernels = json::array();
+    CountedKernels k{ev.at("shape"), {}};
     for (const auto& fn : ev.value("functions", json::array()))
-      if (fn.is_object() && fn.contains("function")) kernels.push_back(fn.at("function"));
-    out.push_back({{"shape", ev.at("shape")}, {"kernels", kernels}});
+      if (fn.is_object() && fn.contains("function") && fn.at("function").is_string())
+        k.kernels.push_back(fn.at("function").get<std::string>());
+    out.push_back(std::move(k));
   }
   return out;
 }

@@ -39,28 +39,28 @@ StageStop run_timed_worker(GpuStageRun& c) {
   if (!o.lane_gate || !o.timing || !shared_part_passed(*c.eval_run)) return {};
   c.note("timing: exclusive use of GPU " + std::to_string(o.device) + " vs " + p.baseline);
   if (c.no_counted_sample.empty()) c.no_counted_sample = why_no_counted_sample(c);
-  json timed_job = timed_part_of(c.eval_job, c.no_counted_sample.empty());
+  WorkerJob timed_job = timed_part_of(c.eval_job, c.no_counted_sample.empty());
   // Its timed calls must run the kernels the counted calls ran, as in one worker (the audit's
   // counted_call_differs).
-  timed_job["earlier_counted_kernels"] = counted_kernels_of(*c.eval_run);
+  timed_job.earlier_counted_kernels = counted_kernels_of(*c.eval_run);
   const std::string cache_scope = p.name + "|" + c.gpu.value("gpu", "") + "|" + o.timing_config.dump();
   // Waits (up to 2 minutes) for another timed worker timing the same shapes alone: its clean
   // timings are then this one's, and the GPU is not held alone for them twice (the time every
   // lane waits). Claims the ones still missing until this worker has stored them.
   BaselineClaim claim;
   if (o.baseline_cache) {
-    claim = o.baseline_cache->claim(cache_scope, o.device, c.eval_job.at("timing"), std::chrono::seconds(120));
-    timed_job["baseline_alone_cache"] = claim.cached();
+    claim = o.baseline_cache->claim(cache_scope, o.device, to_json(*c.eval_job.timing), std::chrono::seconds(120));
+    timed_job.baseline_alone_cache = claim.cached();
     c.baseline_cache_wait_seconds = claim.waited_seconds();
   }
   // The workspace's stored clean timings, for the shapes the in-memory cache does not hold.
-  offer_library_timings(c, timed_job, timed_job.value("baseline_alone_cache", json::object()));
+  offer_library_timings(c, timed_job, timed_job.baseline_alone_cache.value_or(json::object()));
   // Shared while the worker starts; exclusive once it asks, before its first timed sample.
   TimedWorkerUse use(*o.lane_gate);
   WorkerLaunch launch = c.launch(std::chrono::seconds(900));
   launch.exclusive_gpu = [&use] { use.become_exclusive(); };
   launch.shared_gpu_again = [&use] { use.become_shared(); };
-  c.timed_run = run_worker(launch, timed_job);
+  c.timed_run = run_worker(launch, to_json(timed_job));
   c.timed_exclusive_seconds = use.exclusive_seconds();
   if (c.timed_run->tampered) {
     c.timed_integrity_failure = timed_by(abnormal_end("integrity", *c.timed_run), *c.timed_run);

@@ -45,52 +45,60 @@ uint64_t job_seed(const std::optional<uint64_t>& fixed) {
   return fixed ? *fixed : (uint64_t(rd()) << 32) ^ rd();
 }
 
-json base_job(const ProblemSpec& p, const std::filesystem::path& so, uint64_t seed, int device) {
+WorkerJob base_job(const ProblemSpec& p, const std::filesystem::path& so, uint64_t seed, int device) {
   json tol = json::object();
   for (const auto& [k, t] : p.tolerances) tol[k] = {{"rtol", t.rtol}, {"atol", t.atol}, {"max_rel_l2", t.max_rel_l2}};
-  return {{"workload", p.workload}, {"workload_options", p.workload_options}, {"candidate", std::filesystem::absolute(so).string()},
-          {"entry", p.entry},       {"seed", seed},                            {"device", device},
-          {"tolerances", tol}};
-}
-
-json single_call_job(const json& base, const ProblemSpec& p, const Shape& shape, bool nvtx_range, double watchdog_scale,
-                     bool check) {
-  json job = base;
-  job["mode"] = "single_call";
-  job["shape"] = shape;
-  job["flops"] = p.flop_count(shape);
-  job["nvtx_range"] = nvtx_range;
-  job["watchdog_scale"] = watchdog_scale;
-  job["check"] = check;
+  WorkerJob job;
+  job.workload = p.workload;
+  job.workload_options = p.workload_options;
+  job.candidate = std::filesystem::absolute(so).string();
+  job.entry = p.entry;
+  job.seed = seed;
+  job.device = device;
+  job.tolerances = tol;
   return job;
 }
 
-json eval_job(const json& base, const ProblemSpec& p, const EvalOptions& o, uint64_t seed) {
-  json correctness = json::array();
+WorkerJob single_call_job(const WorkerJob& base, const ProblemSpec& p, const Shape& shape, bool nvtx_range,
+                          double watchdog_scale, bool check) {
+  WorkerJob job = base;
+  job.mode = "single_call";
+  job.shape = shape;
+  job.flops = p.flop_count(shape);
+  job.nvtx_range = nvtx_range;
+  job.watchdog_scale = watchdog_scale;
+  job.check = check;
+  return job;
+}
+
+WorkerJob eval_job(const WorkerJob& base, const ProblemSpec& p, const EvalOptions& o, uint64_t seed) {
+  WorkerJob job = base;
   auto add_checks = [&](const std::vector<Shape>& shapes, bool hidden, bool drawn) {
     for (const auto& s : shapes) {
-      json item = {{"shape", s}, {"seeds", p.correctness_seeds}, {"hidden", hidden}, {"flops", p.flop_count(s)}};
-      if (drawn) item["drawn"] = true;  // fresh per candidate: never pooled
-      correctness.push_back(std::move(item));
+      CorrectnessItem item;
+      item.shape = s;
+      item.seeds = p.correctness_seeds;
+      item.hidden = hidden;
+      item.flops = p.flop_count(s);
+      item.drawn = drawn;  // fresh per candidate: never pooled
+      job.correctness.push_back(std::move(item));
     }
   };
   const std::vector<Shape> drawn = drawn_shapes(p, seed);
   add_checks(p.hidden_shapes, true, false);
   add_checks(drawn, true, true);
   add_checks(p.benchmark_shapes, false, false);
-  json job = base;
-  job["mode"] = "eval";
-  job["accounting"] = o.accounting;
-  if (o.seed) job["fixed_seed"] = *o.seed;
-  job["correctness"] = correctness;
-  job["gate_shape"] = p.probe_shape;
-  job["gate_flops"] = p.flop_count(p.probe_shape);
-  json benchmark = json::array();  // the shapes counted and timed
-  for (const auto& s : p.benchmark_shapes) benchmark.push_back({{"shape", s}, {"flops", p.flop_count(s)}});
-  if (o.probe) job["count"] = benchmark;
+  job.mode = "eval";
+  job.accounting = o.accounting;
+  job.fixed_seed = o.seed;
+  job.gate_shape = p.probe_shape;
+  job.gate_flops = p.flop_count(p.probe_shape);
+  std::vector<ShapeWork> benchmark;  // the shapes counted and timed
+  for (const auto& s : p.benchmark_shapes) benchmark.push_back({s, p.flop_count(s)});
+  if (o.probe) job.count = benchmark;
   if (o.timing) {
-    job["timing"] = benchmark;
-    job["timing_config"] = o.timing_config;
+    job.timing = benchmark;
+    job.timing_config = o.timing_config;
   }
   return job;
 }

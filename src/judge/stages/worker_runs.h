@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/json.h"
+#include "core/worker_protocol.h"
 #include "judge/evaluator.h"
 #include "judge/worker_client.h"
 
@@ -19,7 +20,7 @@ WorkerLaunch worker_launch(const EvalOptions& o, const std::filesystem::path& sh
                            std::vector<std::string> wrapper = {});
 
 // `gate` null: this evaluator owns the GPU.
-WorkerRun run_sharing_gpu(GpuLaneGate* gate, const WorkerLaunch& launch, const json& job);
+WorkerRun run_sharing_gpu(GpuLaneGate* gate, const WorkerLaunch& launch, const WorkerJob& job);
 
 // The tool's own output (--log-file), which the candidate cannot write to, with the run.
 struct ToolRun {
@@ -29,6 +30,6 @@ struct ToolRun {
 
 // `wrapper`: the tool's command prefix (probes/sanitizer_probe.h, probes/ncu_probe.h).
 std::future<ToolRun> start_tool_run(const EvalOptions& o, const std::filesystem::path& shared_object,
-                                    std::vector<std::string> wrapper, json job);
+                                    std::vector<std::string> wrapper, WorkerJob job);
 
 }  // namespace ptxbench

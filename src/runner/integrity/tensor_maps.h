@@ -6,7 +6,7 @@
 // since the harness cannot tell which map an executed instruction used, so that encoding a large
 // map that is never used cannot inflate the bytes. A kernel that was given no known map (a map
 // built by hand, held in global memory, or changed in the kernel) is credited nothing.
-// Plain data and no CUDA: unit-tested on the CPU (tests/unit/test_tensor_maps.cpp).
+// Plain data and no CUDA: unit-tested on the CPU (tests/unit/runner/test_tensor_maps.cpp).
 #pragma once
 #include <cstdint>
 #include <map>

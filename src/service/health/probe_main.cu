@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/json.h"
+#include "core/worker_protocol.h"
 #include "probes/nvml_monitor.h"
 #include "runner/result_channel.h"
 #include "service/health/nvml_library.h"
@@ -110,7 +111,7 @@ int main(int argc, char** argv) {
     return 5;
   }
   emit({{"type", "hello"}, {"gpu", prop.name}, {"cc", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
-        {"device", device}});
+        {"device", device}, {ptxbench::kWorkerProtocolKey, ptxbench::kWorkerProtocolVersion}});
   if (info) {
     emit({{"type", "done"}});
     return 0;

@@ -9,11 +9,16 @@ using namespace ptxbench;
 
 namespace {
 
-json eval_job() {
-  return {{"mode", "eval"}, {"seed", 42}, {"tolerances", {{"C", {{"rtol", 0.01}}}}},
-          {"correctness", json::array({{{"shape", {{"M", 128}}}, {"seeds", 3}}})},
-          {"count", json::array({{{"shape", {{"M", 128}}}}})},
-          {"timing", json::array({{{"shape", {{"M", 4096}}}}})}, {"timing_config", {{"max_seconds", 4}}}};
+WorkerJob eval_job() {
+  WorkerJob j;
+  j.mode = "eval";
+  j.seed = 42;
+  j.tolerances = {{"C", {{"rtol", 0.01}}}};
+  j.correctness = {CorrectnessItem{{{"M", 128}}, 3}};
+  j.count = std::vector<ShapeWork>{{{{"M", 128}}, 1.0}};
+  j.timing = std::vector<ShapeWork>{{{{"M", 4096}}, 2.0}};
+  j.timing_config = json{{"max_seconds", 4}};
+  return j;
 }
 
 WorkerRun run_with(std::vector<json> stages, bool done = true) {
@@ -29,30 +34,32 @@ WorkerRun run_with(std::vector<json> stages, bool done = true) {
 }  // namespace
 
 TEST(TimedSplit, TheSharedPartTimesNothingAndKeepsEverythingElse) {
-  const json s = shared_part_of(eval_job());
+  const json s = to_json(shared_part_of(eval_job()));
+  const json whole = to_json(eval_job());
   EXPECT_FALSE(s.contains("timing"));
   EXPECT_FALSE(s.contains("timing_config"));
-  EXPECT_EQ(s.at("correctness"), eval_job().at("correctness"));
-  EXPECT_EQ(s.at("count"), eval_job().at("count"));
+  EXPECT_EQ(s.at("correctness"), whole.at("correctness"));
+  EXPECT_EQ(s.at("count"), whole.at("count"));
   EXPECT_EQ(s.at("seed"), 42);
 }
 
 TEST(TimedSplit, TheTimedPartIsOnlyTheTimedShapes) {
-  const json t = timed_part_of(eval_job());
+  const json t = to_json(timed_part_of(eval_job()));
+  const json whole = to_json(eval_job());
   EXPECT_TRUE(t.at("correctness").empty());
   EXPECT_FALSE(t.at("stream_discipline").get<bool>());
   EXPECT_FALSE(t.at("counted_calls").get<bool>());
   EXPECT_TRUE(t.contains("count"));  // the counter stays for the secretly counted timed sample
-  EXPECT_EQ(t.at("timing"), eval_job().at("timing"));
-  EXPECT_EQ(t.at("tolerances"), eval_job().at("tolerances"));
+  EXPECT_EQ(t.at("timing"), whole.at("timing"));
+  EXPECT_EQ(t.at("tolerances"), whole.at("tolerances"));
 }
 
 TEST(TimedSplit, WithoutTheCountedSampleTheTimedPartCountsNothing) {
-  const json t = timed_part_of(eval_job(), false);
+  const json t = to_json(timed_part_of(eval_job(), false));
   EXPECT_FALSE(t.contains("count"));  // no counter in the worker, so no counted timed sample
-  EXPECT_EQ(t.at("timing"), eval_job().at("timing"));
+  EXPECT_EQ(t.at("timing"), to_json(eval_job()).at("timing"));
   EXPECT_EQ(expected_stages(t), (std::vector<std::string>{"correctness", "integrity", "timing"}));
-  EXPECT_EQ(expected_stages(timed_part_of(eval_job())),
+  EXPECT_EQ(expected_stages(to_json(timed_part_of(eval_job()))),
             (std::vector<std::string>{"correctness", "integrity", "target_run", "timing"}));
 }
 
@@ -62,10 +69,10 @@ TEST(TimedSplit, TheCountedCallsKernelsGoToTheTimedPart) {
                {"functions", json::array({{{"function", "k1"}, {"pcs", json::array()}}, {{"function", "k2"}, {"pcs", json::array()}}})}},
               {{"type", "target_counts"}, {"when", "timed sample 3"}, {"shape", {{"M", 4096}}},
                {"functions", json::array({{{"function", "k3"}}})}}};
-  const json k = counted_kernels_of(r);
-  ASSERT_EQ(k.size(), 1u) << "a counted timed sample is the timed worker's own: " << k.dump();
-  EXPECT_EQ(k[0].at("shape"), (json{{"M", 128}}));
-  EXPECT_EQ(k[0].at("kernels"), (json{"k1", "k2"}));
+  const std::vector<CountedKernels> k = counted_kernels_of(r);
+  ASSERT_EQ(k.size(), 1u) << "a counted timed sample is the timed worker's own";
+  EXPECT_EQ(k[0].shape, (json{{"M", 128}}));
+  EXPECT_EQ(k[0].kernels, (std::vector<std::string>{"k1", "k2"}));
 }
 
 TEST(TimedSplit, TimingRunsOnlyAfterASharedPartThatPassed) {

@@ -26,13 +26,12 @@ TEST(WorkerJobs, DrawnShapesAreNeverOnesTheFixedListsAlreadyCheck) {
   const ProblemSpec p = gemm_with_a_small_draw_space();
   ASSERT_EQ(p.random_hidden_shapes, 2);
   EvalOptions o;
-  const json base = base_job(p, "candidate.so", 1, 0);
+  const WorkerJob base = base_job(p, "candidate.so", 1, 0);
   std::set<Shape> seen_drawn;
   for (uint64_t seed = 1; seed <= 300; ++seed) {
-    const json job = eval_job(base, p, o, seed);
+    const WorkerJob job = eval_job(base, p, o, seed);
     std::vector<Shape> fixed, drawn;
-    for (const auto& item : job.at("correctness"))
-      (item.value("drawn", false) ? drawn : fixed).push_back(item.at("shape").get<Shape>());
+    for (const auto& item : job.correctness) (item.drawn ? drawn : fixed).push_back(item.shape.get<Shape>());
     ASSERT_EQ(drawn.size(), 2u);
     for (const auto& d : drawn) {
       EXPECT_EQ(std::count(fixed.begin(), fixed.end(), d), 0) << "seed " << seed << " drew a fixed shape " << json(d).dump();

@@ -1,5 +1,5 @@
 // The Hopper knowledge pack (knowledge/hopper/ptx.cuh) must compile for sm_90a and every helper must
-// reach ptxas and come out as the intended SASS. tests/unit/knowledge/hopper_all.cu instantiates
+// reach ptxas and come out as the intended SASS. tests/unit/knowledge/hopper/hopper_all.cu instantiates
 // every function of the pack (every wgmma N, SS and RS, bf16/f16/e4m3/e5m2, every TMA rank, ...);
 // these tests compile it and read the SASS. No GPU is needed.
 #include <gtest/gtest.h>
@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 
 fs::path source_dir() { return PTXBENCH_SOURCE_DIR; }
 fs::path pack_dir() { return source_dir() / "knowledge" / "hopper"; }
-fs::path all_source() { return source_dir() / "tests" / "unit" / "knowledge" / "hopper_all.cu"; }
+fs::path all_source() { return source_dir() / "tests" / "unit" / "knowledge" / "hopper" / "hopper_all.cu"; }
 
 // A scratch directory per use (tests/support/temp_dir.h).
 class ScratchDir : public ptxbench::test::TempDir {

@@ -30,7 +30,7 @@ namespace fs = std::filesystem;
 
 const fs::path kSource = PTXBENCH_SOURCE_DIR;
 const fs::path kPack = kSource / "knowledge" / "blackwell";
-const fs::path kAllHelpers = kSource / "tests" / "unit" / "knowledge_blackwell" / "blackwell_all.cu";
+const fs::path kAllHelpers = kSource / "tests" / "unit" / "knowledge" / "blackwell" / "blackwell_all.cu";
 const fs::path kGemm = kSource / "problems" / "gemm" / "reference" / "tcgen05_blackwell.cu";
 
 // A scratch directory per use (tests/support/temp_dir.h).
