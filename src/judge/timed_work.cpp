@@ -65,20 +65,38 @@ TimedWorkCheck check_timed_work(const std::vector<json>& timing_events, double m
         const Work l = work_of(lib.at("work"), &why);
         library_per_call = {l.tensor_ops / lib_calls, l.tma_bytes / lib_calls, l.other_math_flops / lib_calls};
       }
+      // The harness's own work per sample (inputs, the backward's regenerated forward outputs,
+      // checks): two whole library samples less two library calls.
+      Work harness;
+      const bool harness_known = w.contains("library_samples") && library_in_range > 0;
+      if (harness_known) {
+        const json& ls = w.at("library_samples");
+        const int n = ls.at("samples").get<int>();
+        if (n <= 0) throw InputError("timed_work.library_samples.samples must be positive");
+        const Work all = work_of(ls.at("work"), &why);
+        harness = {std::max(0.0, all.tensor_ops / n - library_per_call.tensor_ops),
+                   std::max(0.0, all.tma_bytes / n - library_per_call.tma_bytes),
+                   std::max(0.0, all.other_math_flops / n - library_per_call.other_math_flops)};
+      }
       if (!why.empty()) {
         out.unavailable = name + ": " + why;
         break;
       }
-      // The candidate's calls: the samples' range less the library's calls in it.
-      const double ops = std::max(0.0, samples.tensor_ops - library_in_range * library_per_call.tensor_ops);
-      const double bytes = std::max(0.0, samples.tma_bytes - library_in_range * library_per_call.tma_bytes);
+      // The candidate's calls: the samples' range less the library's calls and every sample's
+      // harness work.
+      const int samples_in_range = calls + library_in_range;
+      auto candidates = [&](double total, double library, double per_sample) {
+        return std::max(0.0, total - library_in_range * library - samples_in_range * per_sample);
+      };
+      const double ops = candidates(samples.tensor_ops, library_per_call.tensor_ops, harness.tensor_ops);
+      const double bytes = candidates(samples.tma_bytes, library_per_call.tma_bytes, harness.tma_bytes);
       const double flops = t.at("flops").get<double>(), operands = operand_bytes(shape);
       const double tensor = flops > 0 ? ops * kTensorFlopsPerOp / (calls * flops) : 0.0;
       const double tma = operands > 0 ? bytes / (calls * operands) : 0.0;
       // The most FLOPs the FMA and FP64 pipes could have done, per problem FLOP (integer work there
       // too: an upper bound): a kernel doing the math there while wasting warpgroup MMAs on the side
       // reads 1 or more.
-      const double other = std::max(0.0, samples.other_math_flops - library_in_range * library_per_call.other_math_flops);
+      const double other = candidates(samples.other_math_flops, library_per_call.other_math_flops, harness.other_math_flops);
       const double other_share = flops > 0 ? other / (calls * flops) : 0.0;
       json one = {{"shape", shape}, {"candidate_calls", calls}, {"tensor_flop_share", tensor}, {"tma_byte_share", tma},
                   {"other_math_flop_bound", other_share}};
@@ -86,6 +104,10 @@ TimedWorkCheck check_timed_work(const std::vector<json>& timing_events, double m
         one["library"] = {{"calls_in_range", library_in_range},
                           {"tensor_flop_share", library_per_call.tensor_ops * kTensorFlopsPerOp / flops},
                           {"tma_byte_share", operands > 0 ? library_per_call.tma_bytes / operands : 0.0}};
+      if (flops > 0)
+        one["harness_per_sample"] = harness_known ? json{{"tensor_flop_share", harness.tensor_ops * kTensorFlopsPerOp / flops},
+                                                         {"tma_byte_share", operands > 0 ? harness.tma_bytes / operands : 0.0}}
+                                                  : json("not measured");
       if (w.contains("uncounted_types")) one["uncounted_types"] = w.at("uncounted_types");
       if (w.contains("seconds")) one["seconds"] = w.at("seconds");  // the accounting's host time
       tensor_min = std::min(tensor_min, tensor), tma_min = std::min(tma_min, tma);

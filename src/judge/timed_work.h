@@ -1,7 +1,8 @@
 // The target work of the timed calls (issue 30): the worker's range profiler counted, with nothing
 // patched, the target tensor operations and TMA bytes of every timed sample of a shape together,
-// and of a few library calls alone (runner/timed_work.h). Here the judge takes the library's calls
-// out and divides by the candidate's: its average share over every timed call. A kernel that runs
+// of a few library calls alone, and of two whole library samples (runner/timed_work.h). Here the
+// judge takes the library's calls and every sample's harness work out and divides by the
+// candidate's calls: its average share over every timed call. A kernel that runs
 // its target path only in the calls it guesses are counted runs it in few of the timed calls, and
 // its share falls with them; the smallest share over the shapes decides.
 #pragma once

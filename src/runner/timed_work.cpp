@@ -18,7 +18,8 @@ double since(std::chrono::steady_clock::time_point t0) {
 }
 }  // namespace
 
-void TimedWork::open(int library_calls, const std::function<void()>& library_call, cudaStream_t s) {
+void TimedWork::open(int library_calls, const std::function<void()>& library_call, const std::function<void()>& library_samples,
+                     cudaStream_t s) {
   if (!counters_) return;
   const auto t0 = std::chrono::steady_clock::now();
   try {
@@ -29,6 +30,13 @@ void TimedWork::open(int library_calls, const std::function<void()>& library_cal
       for (int i = 0; i < library_calls; ++i) library_call();
       counters_->pop();
       PTXBENCH_CUDA(cudaStreamSynchronize(s));  // before the samples, as after the warm-up calls
+    }
+    if (library_samples) {
+      counters_->push("library_samples");
+      library_samples();
+      counters_->pop();
+      PTXBENCH_CUDA(cudaStreamSynchronize(s));
+      library_samples_ = true;
     }
     counters_->push("samples");
   } catch (const std::exception& e) {
@@ -52,6 +60,7 @@ void TimedWork::close(int candidate_calls, int library_calls_in_range, cudaStrea
       for (const auto& r : ranges) {
         if (r.range == "samples") j["samples"] = call_work_json(r);
         else if (r.range == "library") j["library"] = {{"calls", library_calls_}, {"work", call_work_json(r)}};
+        else if (r.range == "library_samples" && library_samples_) j["library_samples"] = {{"samples", 2}, {"work", call_work_json(r)}};
       }
       j["seconds"] = seconds_ + since(t0);
       if (!j.contains("samples")) error_ = "the range profiler returned no range for the samples";

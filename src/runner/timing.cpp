@@ -241,19 +241,31 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, const Timin
   ctx.take_exclusive_gpu();  // the first timed sample follows (a no-op once taken)
   const GpuState before = ctx.nvml.read();
   const auto t0 = std::chrono::steady_clock::now();
+  // The target work of every timed sample, from the hardware counters with nothing patched
+  // (runner/timed_work.h): the library's calls and two whole library samples are counted first,
+  // with their own sampler, discarded as warm_baseline_alone's are. Where the counters cannot run,
+  // one candidate sample, drawn in secret among those that always run, has its instructions
+  // counted instead (patched: its launches are slower).
+  TimedWork work(count_timed ? ctx.work_counters.get() : nullptr);
+  if (cfg.with_baseline) {
+    work.open(2, [&] {
+      integrity::CallScope call(integrity::Actor::baseline, "warm-up", label);
+      ctx.workload.call_baseline(s);
+    }, [&] {
+      Sampler library(ctx, label, flops, 2);
+      library.sample(Side::baseline);
+      library.sample(Side::baseline);
+      (void)library.harness_json();
+      (void)ctx.workload.timed_check_results(library.slots);
+      (void)ctx.guard.changed(ctx.workload, library.slots);
+    }, s);
+  } else {
+    work.open(0, {}, {}, s);
+  }
   const int capacity = cfg.max_samples * (cfg.with_baseline ? 2 : 1);
   Sampler sm(ctx, label, flops, capacity);
   bool throttled = before.throttled;
   json clocks = json::array();
-  // The target work of every timed sample, from the hardware counters with nothing patched
-  // (runner/timed_work.h). Where they cannot run, one candidate sample, drawn in secret among those
-  // that always run, has its instructions counted instead (patched: its launches are slower).
-  TimedWork work(count_timed ? ctx.work_counters.get() : nullptr);
-  const int library_calls = cfg.with_baseline ? 2 : 0;
-  work.open(library_calls, [&] {
-    integrity::CallScope call(integrity::Actor::baseline, "warm-up", label);
-    ctx.workload.call_baseline(s);
-  }, s);
   const int counted_sample = ctx.counter && count_timed && !ctx.work_counters
                                  ? int(ctx.draw_seed() % uint64_t(std::max(cfg.min_samples, 1))) : -1;
   int candidate_samples = 0;

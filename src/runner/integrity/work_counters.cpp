@@ -279,6 +279,13 @@ std::unique_ptr<WorkCounters> WorkCounters::create(CUcontext ctx, int device, si
     di.pCounterData = s.data.data();
     check(cuptiRangeProfilerCounterDataImageInitialize(&di), "counter data image");
     s.set_config();
+    // A session with no work in it, now: CUPTI's first session makes a file link (a symlink call,
+    // seen on an H100), which the worker's sandbox forbids once the candidate is loaded. The worker
+    // creates the counters before that, so the first session's set-up happens here.
+    c->start();
+    c->push("set-up");
+    c->pop();
+    c->stop();
     return c;
   } catch (const Error& e) {
     if (why) *why = e.what();

@@ -18,8 +18,12 @@ json work(double ops, double load, double store = 0, std::vector<std::string> un
 
 // A shape's timing event: `calls` candidate calls doing `cand_ops` and `cand_bytes` in all, and
 // `lib_calls` library calls in the range, each doing the whole problem on tensor cores.
-json timing_event(int calls, double cand_ops, double cand_bytes, int lib_calls = 4, int m = 8) {
+// Every sample, either side, also holds `harness_ops` and `harness_bytes` of the harness's own work
+// (the backward problems regenerate their forward outputs with the library).
+json timing_event(int calls, double cand_ops, double cand_bytes, int lib_calls = 4, int m = 8, double harness_ops = 0,
+                  double harness_bytes = 0) {
   const double lib_ops = kFlops / kTensorFlopsPerOp, lib_bytes = 3 * kOperands;
+  const int n = calls + lib_calls;
   return {{"shape", {{"M", m}}},
           {"flops", kFlops},
           {"timed_work",
@@ -27,8 +31,12 @@ json timing_event(int calls, double cand_ops, double cand_bytes, int lib_calls =
             {"uncounted_types", {"sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum"}},
             {"candidate_calls", calls},
             {"library_calls", lib_calls},
-            {"samples", work(cand_ops + lib_calls * lib_ops, cand_bytes + lib_calls * lib_bytes * 0.75, lib_calls * lib_bytes * 0.25)},
-            {"library", {{"calls", 2}, {"work", work(2 * lib_ops, 2 * lib_bytes * 0.75, 2 * lib_bytes * 0.25)}}}}}};
+            {"samples", work(cand_ops + lib_calls * lib_ops + n * harness_ops,
+                             cand_bytes + lib_calls * lib_bytes * 0.75 + n * harness_bytes, lib_calls * lib_bytes * 0.25)},
+            {"library", {{"calls", 2}, {"work", work(2 * lib_ops, 2 * lib_bytes * 0.75, 2 * lib_bytes * 0.25)}}},
+            {"library_samples",
+             {{"samples", 2},
+              {"work", work(2 * (lib_ops + harness_ops), 2 * (lib_bytes * 0.75 + harness_bytes), 2 * lib_bytes * 0.25)}}}}}};
 }
 
 TimedWorkCheck check(const std::vector<json>& events) {
@@ -127,7 +135,7 @@ TEST(TimedWork, AMalformedObjectIsAnInputError) {
 TEST(TimedWork, TheWorkerSideCountsNothingWithoutCounters) {
   TimedWork w(nullptr);
   EXPECT_FALSE(w.on());
-  w.open(2, [] { FAIL() << "no library call without counters"; }, nullptr);
+  w.open(2, [] { FAIL() << "no library call without counters"; }, [] { FAIL() << "no library sample either"; }, nullptr);
   w.close(10, 10, nullptr);
   EXPECT_TRUE(w.result().is_null());
   const json j = call_work_json({"samples", 1, 2, 3, 4, 5, {"x"}});
@@ -146,4 +154,20 @@ TEST(TimedWork, WastedWarpgroupMmasBesideSimtMathAreNotTheWork) {
   EXPECT_NEAR(c.shapes[0].at("other_math_flop_bound").get<double>(), 1.2, 1e-9);
   e["timed_work"]["samples"]["other_math_flops"] = 10 * 0.05 * kFlops;  // softmax, epilogue, addresses
   EXPECT_TRUE(check({e}).does_the_work);
+}
+
+TEST(TimedWork, TheHarnesssOwnWorkInEverySampleIsNeverTheCandidates) {
+  // A backward problem: every sample regenerates the forward outputs (0.8 of the FLOPs on tensor
+  // cores, with TMA), the candidate's SIMT kernel does none. Without the harness's share taken out
+  // it would read 1.6 (seen on the H100 before the library samples' range existed).
+  const auto simt = check({timing_event(20, 0, 0, 20, 8, 0.8 * kFlops, 5 * kOperands)});
+  ASSERT_TRUE(simt.counted);
+  EXPECT_FALSE(simt.does_the_work);
+  EXPECT_NEAR(*simt.tensor_flop_share, 0.0, 1e-9);
+  EXPECT_NEAR(*simt.tma_byte_share, 0.0, 1e-9);
+  EXPECT_NEAR(simt.shapes[0].at("harness_per_sample").at("tensor_flop_share").get<double>(), 0.8, 1e-9);
+  const auto honest = check({timing_event(20, 20 * kFlops, 20 * 2 * kOperands, 20, 8, 0.8 * kFlops, 5 * kOperands)});
+  EXPECT_TRUE(honest.does_the_work) << honest.shortfall;
+  EXPECT_NEAR(*honest.tensor_flop_share, 1.0, 1e-9);
+  EXPECT_NEAR(*honest.tma_byte_share, 2.0, 1e-9);
 }
