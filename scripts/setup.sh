@@ -3,8 +3,8 @@
 #   scripts/setup.sh           what the main job needs (scripts/run.sh): quick, no test-only tools
 #   scripts/setup.sh --tests   that, and every test's tools (scripts/test.sh): the llama.cpp server
 #                              (built from source, ~9 minutes once), chromium, redis-server, clang's
-#                              libFuzzer, the Python loaders of the Fixit exports, the training stack
-#                              and Triton (triton_track/setup.sh)
+#                              libFuzzer, clang-format, the Python loaders of the Fixit exports, the
+#                              training stack and Triton (triton_track/setup.sh)
 #   scripts/setup.sh --triton  the main job's tools and Triton's compiler (eval/run --language triton)
 #   Debian packages: compilers, CMake, Ninja, and the libraries in cmake/dependencies.cmake.
 #   PyPI: cuobjdump/nvdisasm (SASS inspection without a GPU toolkit's disassembler), NVML headers,
@@ -33,8 +33,9 @@ APT_PACKAGES=(build-essential cmake ninja-build pkg-config binutils nlohmann-jso
   libtomlplusplus-dev libsqlite3-dev libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libelf-dev
   libssl-dev zlib1g-dev python3-pip libcurl4-openssl-dev libcpp-httplib-dev libhiredis-dev
   bubblewrap libseccomp-dev)
-# Test-only: the HTML report's browser test, the Redis queue tests' servers, the fuzz targets.
-[ "$TESTS" = 1 ] && APT_PACKAGES+=(chromium redis-server clang libfuzzer-14-dev)
+# Test-only: the HTML report's browser test, the Redis queue tests' servers, the fuzz targets, and
+# clang-format for scripts/format.sh --check.
+[ "$TESTS" = 1 ] && APT_PACKAGES+=(chromium redis-server clang libfuzzer-14-dev clang-format)
 PIP_PACKAGES=(nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm nvidia-nvml-dev plotly)
 # Test-only: the Fixit exports' own loaders (tests/fixit/load_exports.py).
 [ "$TESTS" = 1 ] && PIP_PACKAGES+=(datasets)
@@ -120,7 +121,10 @@ if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then
   exit 1
 fi
 
-echo "[setup] configuring and building (build/release)"
-cmake --preset release >/dev/null
-cmake --build --preset release
-echo "[setup] done: build/release/bin/ptxbench"
+# PTXBENCH_PRESET: the CMake preset to build (default release; .ci/run builds `ci`, where warnings
+# are errors).
+PRESET=${PTXBENCH_PRESET:-release}
+echo "[setup] configuring and building (build/$PRESET)"
+cmake --preset "$PRESET" >/dev/null
+cmake --build --preset "$PRESET"
+echo "[setup] done: build/$PRESET/bin/ptxbench"

@@ -283,8 +283,12 @@ void mismatch_section(std::ostringstream& o, const EvaluationRecord& r, const Fe
       const auto elements = number(out, "elements"), bad = number(out, "mismatches"), nonfinite = number(out, "nonfinite");
       const auto rel_l2 = number(out, "rel_l2_err"), max_abs = number(out, "max_abs_err");
       const json* tol = find(out, "tolerance");
-      const auto limit = tol ? number(*tol, "max_rel_l2") : std::nullopt;
-      const bool failed = (bad && *bad > 0) || (nonfinite && *nonfinite > 0) || (rel_l2 && limit && *rel_l2 > *limit);
+      // Plain values, not an optional: GCC 12 at -O3 misreads a conditionally made optional as uninitialized.
+      double limit = 0;
+      bool has_limit = false;
+      if (tol)
+        if (const auto l = number(*tol, "max_rel_l2")) limit = *l, has_limit = true;
+      const bool failed = (bad && *bad > 0) || (nonfinite && *nonfinite > 0) || (rel_l2 && has_limit && *rel_l2 > limit);
       o << "  " << name << ": ";
       if (nonfinite && *nonfinite > 0)
         o << static_cast<long long>(*nonfinite) << " NaN/Inf element(s); ";
@@ -299,7 +303,7 @@ void mismatch_section(std::ostringstream& o, const EvaluationRecord& r, const Fe
         if (auto ratio = number(out, "worst_err_over_tol")) o << " (" << fmt("%.3g", *ratio) << "x the tolerance)";
       }
       if (max_abs) o << "; max abs error " << fmt("%.4g", *max_abs);
-      if (rel_l2) o << ", relative L2 error " << fmt("%.3g", *rel_l2) << (limit ? " (limit " + fmt("%.3g", *limit) + ")" : "");
+      if (rel_l2) o << ", relative L2 error " << fmt("%.3g", *rel_l2) << (has_limit ? " (limit " + fmt("%.3g", limit) + ")" : "");
       o << (failed ? "" : " (passed)") << "\n";
       any = true;
     }

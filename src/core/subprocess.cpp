@@ -197,8 +197,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
       ssize_t got = read(pfds[i].fd, buf, sizeof buf);
       if (got > 0) {
         // The result channel is never truncated: a lost result is worse than a large one.
-        size_t limit = i == 2 ? std::string::npos : options.max_output_bytes;
-        append_bounded(*sinks[i], buf, static_cast<size_t>(got), limit, r.dropped_bytes);
+        const size_t sink_limit = i == 2 ? std::string::npos : options.max_output_bytes;
+        append_bounded(*sinks[i], buf, static_cast<size_t>(got), sink_limit, r.dropped_bytes);
       } else if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) {
         pfds[i].fd = -1;
         --open_pipes;

@@ -39,7 +39,7 @@ void check_worker_protocol(const json& message, std::string_view what);
 // A correctness item's reference-pool plan (judge/caches/reference_pool.h): the seeds of pooled
 // sets to use first, and how many sets the worker makes fresh before the candidate loads.
 struct ReferencePoolPlan {
-  std::vector<uint64_t> seeds;
+  std::vector<uint64_t> seeds{};
   int fresh = 0;
 };
 
@@ -50,7 +50,7 @@ struct CorrectnessItem {
   bool hidden = false;
   bool drawn = false;  // drawn fresh for this candidate: never pooled
   double flops = 0;
-  std::optional<ReferencePoolPlan> pool;
+  std::optional<ReferencePoolPlan> pool{};
 };
 
 // A shape counted or timed.
@@ -62,7 +62,7 @@ struct ShapeWork {
 // The kernels an earlier worker's counted call ran on a shape (the timed part of a split job).
 struct CountedKernels {
   json shape = json::object();
-  std::vector<std::string> kernels;
+  std::vector<std::string> kernels{};
 };
 
 struct WorkerJob {

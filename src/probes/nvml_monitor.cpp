@@ -17,7 +17,12 @@ struct NvmlMonitor::Impl {
   decltype(&nvmlDeviceGetHandleByPciBusId_v2) by_pci = nullptr;
   decltype(&nvmlDeviceGetClockInfo) clock = nullptr;
   decltype(&nvmlDeviceGetMaxClockInfo) max_clock = nullptr;
+  // Deprecated in newer NVML headers, still what every driver this runs on offers (looked up by name).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
   decltype(&nvmlDeviceGetTemperature) temperature = nullptr;
+  decltype(&nvmlDeviceGetApplicationsClock) app_clock = nullptr;  // optional: the timing environment's
+#pragma GCC diagnostic pop
   decltype(&nvmlDeviceGetPowerUsage) power = nullptr;
   decltype(&nvmlDeviceGetEnforcedPowerLimit) power_limit = nullptr;
   decltype(&nvmlDeviceGetCurrentClocksEventReasons) reasons = nullptr;
@@ -26,7 +31,6 @@ struct NvmlMonitor::Impl {
   // optional: the timing environment's (timing_environment)
   decltype(&nvmlDeviceGetUUID) uuid = nullptr;
   decltype(&nvmlDeviceGetPersistenceMode) persistence = nullptr;
-  decltype(&nvmlDeviceGetApplicationsClock) app_clock = nullptr;
   bool ready() const { return error.empty(); }
 };
 

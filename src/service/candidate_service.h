@@ -20,11 +20,11 @@ struct CandidateJob {
   std::string label;                     // for progress lines, e.g. "gemm/3/5"
   // The job's id in a persistent queue (engine_candidate_service.h): the same id is judged once,
   // even across a restart. Empty: a fresh id (judged again every time it is submitted).
-  std::string job_id;
+  std::string job_id{};
   // The folder a file on the command line came from: its relative includes resolve there (on the
   // include path, readable to the build) as they do when the file is judged alone. Empty for a
   // model's reply. A host that lacks the folder (a remote `serve`) builds without it.
-  std::filesystem::path source_folder;
+  std::filesystem::path source_folder{};
 };
 
 // Where the candidate's time went, measured by the service (wall seconds).

@@ -68,7 +68,9 @@ TEST_F(AttentionCli, WgmmaTmaCandidatesCarryTheTargetsInSass) {
     EXPECT_TRUE(r.output["target_static"].get<bool>()) << r.output["static_families"].dump();
     EXPECT_GT(r.output["static_families"].value("HGMMA", 0), 0) << r.output["static_families"].dump();
     EXPECT_GT(r.output["static_families"].value("UTMALDG", 0), 0) << r.output["static_families"].dump();
-    if (p.rfind("mha_bwd", 0) == 0) EXPECT_GT(r.output["static_families"].value("UTMAREDG", 0), 0);
+    if (p.rfind("mha_bwd", 0) == 0) {
+      EXPECT_GT(r.output["static_families"].value("UTMAREDG", 0), 0);
+    }
   }
 }
 

@@ -79,9 +79,13 @@ TEST_F(ExtendedCli, WgmmaTmaReferencesCarryTheirTargetFamiliesInSass) {
     const json families = r.output["static_families"];
     EXPECT_TRUE(r.output["target_static"].get<bool>()) << families.dump();
     EXPECT_GT(families.value(p == "gemm_fp8" ? "QGMMA" : "HGMMA", 0), 0) << families.dump();
-    if (p == "gemm_fp8") EXPECT_EQ(families.value("HGMMA", 0), 0) << families.dump();
+    if (p == "gemm_fp8") {
+      EXPECT_EQ(families.value("HGMMA", 0), 0) << families.dump();
+    }
     EXPECT_GT(families.value("UTMALDG", 0), 0) << families.dump();
-    if (p == "gqa_bwd") EXPECT_GT(families.value("UTMAREDG", 0), 0) << families.dump();
+    if (p == "gqa_bwd") {
+      EXPECT_GT(families.value("UTMAREDG", 0), 0) << families.dump();
+    }
   }
 }
 
@@ -167,7 +171,7 @@ TEST_F(ExtendedCli, RunSuiteRecordsTheSplitOfEveryProblemEndToEnd) {
   EXPECT_EQ(lines, 5);
 
   // The report groups by split, from the workspace and from the export alike.
-  for (const std::string input : {w.string(), jsonl.string()}) {
+  for (const std::string& input : {w.string(), jsonl.string()}) {
     auto rep = run_cli(w, {"report", input, "--group-by", "split", "--format", "csv"});
     ASSERT_EQ(rep.process.exit_code, 0) << rep.process.err;
     EXPECT_TRUE(has(rep.process.out, "held-out")) << input << "\n" << rep.process.out;

@@ -53,7 +53,9 @@ TEST(ServiceCli, EvalOfSeveralFilesGoesThroughTheEngineInOrder) {
   EXPECT_EQ(r.output[0]["verdict"], "forbidden");
   EXPECT_EQ(r.output[2]["verdict"], "forbidden");
   EXPECT_NE(r.output[1]["candidate"]["path"].get<std::string>().find("naive.cu"), std::string::npos) << r.output[1].dump();
-  if (!gpu_present()) EXPECT_EQ(r.output[1]["verdict"], "not_run");
+  if (!gpu_present()) {
+    EXPECT_EQ(r.output[1]["verdict"], "not_run");
+  }
   std::filesystem::remove_all(ws);
 }
 

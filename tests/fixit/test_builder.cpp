@@ -132,7 +132,9 @@ TEST_F(Build, WithoutATeacherAFixWithoutProseIsDroppedSayingWhy) {
   EXPECT_EQ(out.records, 0);
   EXPECT_EQ(out.items.at("dropped"), 2);
   for (const auto& i : items(out.build_id)) {
-    if (i.source["trajectory"] == 0) EXPECT_NE(i.reason.find("no explanation: the fixing reply explains nothing"), std::string::npos) << i.reason;
+    if (i.source["trajectory"] == 0) {
+      EXPECT_NE(i.reason.find("no explanation: the fixing reply explains nothing"), std::string::npos) << i.reason;
+    }
     else EXPECT_NE(i.reason.find("no fix: no later turn of its trajectory fixed it, and no teacher is set"), std::string::npos) << i.reason;
   }
   // With the prose long enough, the trajectory's own words are the explanation.

@@ -95,8 +95,11 @@ TEST(Selection, ClassesOutsideTheRecipeAreNoItemsAndCapsCutWithReasons) {
   const auto st = statuses(s);
   EXPECT_EQ(st.at("selected"), 5);  // 3 incorrect + 2 compile errors
   EXPECT_EQ(st.at("skipped"), 1);
-  for (const auto& i : s.items)
-    if (i.status == "skipped") EXPECT_EQ(i.reason, "capped: class cap 3 (incorrect)");
+  for (const auto& i : s.items) {
+    if (i.status == "skipped") {
+      EXPECT_EQ(i.reason, "capped: class cap 3 (incorrect)");
+    }
+  }
 }
 
 TEST(Selection, PreBalanceTakesSignaturesRoundRobinUpToTheProblemCap) {

@@ -98,7 +98,9 @@ TEST_F(AttentionOnGpu, WgmmaTmaIsCorrectAndExecutesTargets) {
     EXPECT_GT(r["executed_families"].value("HGMMA", 0), 0);
     EXPECT_GT(r["executed_families"].value("UTMALDG", 0), 0);
     // The backward adds its fp32 dQ partials with TMA reduce-add.
-    if (problem.rfind("mha_bwd", 0) == 0) EXPECT_GT(r["executed_families"].value("UTMAREDG", 0), 0);
+    if (problem.rfind("mha_bwd", 0) == 0) {
+      EXPECT_GT(r["executed_families"].value("UTMAREDG", 0), 0);
+    }
   }
 }
 

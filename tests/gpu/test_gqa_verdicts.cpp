@@ -93,7 +93,9 @@ TEST_F(GqaOnGpu, WgmmaTmaIsCorrectAndExecutesTargets) {
     EXPECT_TRUE(r["target_executed"].get<bool>()) << r["executed_families"].dump();
     EXPECT_GT(r["executed_families"].value("HGMMA", 0), 0);
     EXPECT_GT(r["executed_families"].value("UTMALDG", 0), 0);
-    if (problem == "gqa_bwd") EXPECT_GT(r["executed_families"].value("UTMAREDG", 0), 0);
+    if (problem == "gqa_bwd") {
+      EXPECT_GT(r["executed_families"].value("UTMAREDG", 0), 0);
+    }
   }
 }
 

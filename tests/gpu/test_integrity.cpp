@@ -72,7 +72,9 @@ TEST_F(IntegrityOnGpu, AttentionReadingTheSampledRowsIsNotCorrectAndFast) {
   const json r = eval("mha_fwd", "tests/gpu/candidates/attacks/attention_fwd_reads_secrets.cu");
   // Where it finds nothing it runs the honest wgmma reference (about 0.95x cuDNN); its cheating
   // path would be about 1.4x (it spins to 1.15x the hardware floor).
-  if (r["verdict"] == "correct") EXPECT_LT(r["speedup_geomean"].get<double>(), 1.1) << r["reason"];
+  if (r["verdict"] == "correct") {
+    EXPECT_LT(r["speedup_geomean"].get<double>(), 1.1) << r["reason"];
+  }
   else EXPECT_TRUE(r["verdict"] == "incorrect" || r["verdict"] == "forbidden") << r["reason"];
 }
 
@@ -82,13 +84,17 @@ TEST_F(IntegrityOnGpu, CublasLtFoundAmongTheLoadedObjectsIsForbidden) {
   const json r = eval("gemm", "tests/gpu/candidates/attacks/gemm_cublaslt_via_loaded_objects.cu");
   EXPECT_EQ(r["verdict"], "forbidden") << r["reason"];
   // Caught at run time (a library kernel inside the call) unless a static check caught it first.
-  if (stage_of(r, "static")["status"] == "ok") EXPECT_TRUE(has_violation(r, "foreign_kernel")) << violations(r);
+  if (stage_of(r, "static")["status"] == "ok") {
+    EXPECT_TRUE(has_violation(r, "foreign_kernel")) << violations(r);
+  }
 }
 
 TEST_F(IntegrityOnGpu, HiddenPtxLoadedAtRunTimeIsForbidden) {
   const json r = eval("mha_fwd", "tests/gpu/candidates/attacks/attention_fwd_hidden_module.cu");
   EXPECT_EQ(r["verdict"], "forbidden") << r["reason"];
-  if (stage_of(r, "static")["status"] == "ok") EXPECT_TRUE(has_violation(r, "hidden_module")) << violations(r);
+  if (stage_of(r, "static")["status"] == "ok") {
+    EXPECT_TRUE(has_violation(r, "hidden_module")) << violations(r);
+  }
 }
 
 // --- Class 4: behaving differently when counted. ---

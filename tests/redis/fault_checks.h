@@ -72,7 +72,9 @@ inline RunTally check_every_job_accounted(RedisJobQueue& q, const std::string& p
       EXPECT_EQ(json::parse(r->second.second, nullptr, false), o->result) << id << ": the submitter's record differs";
     }
     const json result = o->result.is_object() ? o->result : json::object();  // infra_error: no result
-    if (o->state == JobState::done) EXPECT_EQ(result.value("job", ""), id) << "a result stored under another job's id";
+    if (o->state == JobState::done) {
+      EXPECT_EQ(result.value("job", ""), id) << "a result stored under another job's id";
+    }
     EXPECT_FALSE(result.value("overlap", false)) << id << ": a shared stage ran while the GPU was timing";
     // A fault plays on a job's first attempt only: a result of a later attempt (the first was
     // interrupted by a kill or a stall) is a clean run.

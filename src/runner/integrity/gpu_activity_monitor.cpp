@@ -394,7 +394,7 @@ void GpuActivityMonitor::expect_candidate_images(std::vector<CubinImage> images)
 int GpuActivityMonitor::begin_call(Actor actor, const std::string& what, const std::string& shape, bool counted) {
   std::lock_guard<std::mutex> lock(state_->mu);
   const int index = static_cast<int>(state_->obs.calls.size());
-  state_->obs.calls.push_back({index, actor, what, shape, counted});
+  state_->obs.calls.push_back({index, actor, what, shape, counted, {}});
   state_->actor = actor, state_->call = index, state_->counted = counted;
   return index;
 }

@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "core/error.h"
+#include "runner/integrity/cupti_params.h"
 
 namespace ptxbench::integrity {
 namespace {
@@ -40,19 +41,19 @@ CUcontext current_context() {
 
 std::unique_ptr<SassCounter> SassCounter::create(int device, std::string* why) {
   try {
-    CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+    auto init = cupti_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
     check(cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
-    CUpti_Profiler_DeviceSupported_Params sup{CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
+    auto sup = cupti_params<CUpti_Profiler_DeviceSupported_Params>(CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
     sup.cuDevice = device;
     sup.api = CUPTI_PROFILER_SASS_METRICS;
     check(cuptiProfilerDeviceSupported(&sup), "cuptiProfilerDeviceSupported");
     if (sup.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
       fail("SASS metrics are not supported on this device (architecture " + std::to_string(sup.architecture) +
            ", vGPU " + std::to_string(sup.vGpu) + ", confidential compute " + std::to_string(sup.confidentialCompute) + ")");
-    CUpti_Device_GetChipName_Params chip{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+    auto chip = cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
     chip.deviceIndex = device;
     check(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName");
-    CUpti_SassMetrics_GetProperties_Params prop{CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE};
+    auto prop = cupti_params<CUpti_SassMetrics_GetProperties_Params>(CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE);
     prop.pChipName = chip.pChipName;
     prop.pMetricName = "smsp__sass_inst_executed";
     check(cuptiSassMetricsGetProperties(&prop), "looking up smsp__sass_inst_executed");
@@ -60,7 +61,7 @@ std::unique_ptr<SassCounter> SassCounter::create(int device, std::string* why) {
     c->device_ = device;
     c->metric_id_ = prop.metric.metricId;
     CUpti_SassMetrics_Config config{c->metric_id_, CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU};
-    CUpti_SassMetricsSetConfig_Params set{CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE};
+    auto set = cupti_params<CUpti_SassMetricsSetConfig_Params>(CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE);
     set.pConfigs = &config;
     set.numOfMetricConfig = 1;
     set.deviceIndex = device;
@@ -74,17 +75,17 @@ std::unique_ptr<SassCounter> SassCounter::create(int device, std::string* why) {
 
 SassCounter::~SassCounter() {
   if (enabled_) {
-    CUpti_SassMetricsDisable_Params dis{CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
+    auto dis = cupti_params<CUpti_SassMetricsDisable_Params>(CUpti_SassMetricsDisable_Params_STRUCT_SIZE);
     dis.ctx = current_context();
     cuptiSassMetricsDisable(&dis);
   }
-  CUpti_SassMetricsUnsetConfig_Params unset{CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE};
+  auto unset = cupti_params<CUpti_SassMetricsUnsetConfig_Params>(CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE);
   unset.deviceIndex = device_;
   cuptiSassMetricsUnsetConfig(&unset);
 }
 
 void SassCounter::begin() {
-  CUpti_SassMetricsEnable_Params en{CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
+  auto en = cupti_params<CUpti_SassMetricsEnable_Params>(CUpti_SassMetricsEnable_Params_STRUCT_SIZE);
   en.ctx = current_context();
   // Each kernel is patched at its first launch in the range. Patching every loaded function at the
   // enable instead (0) would hide that launch's extra latency, but on the H200 it failed with
@@ -98,7 +99,7 @@ void SassCounter::begin() {
 std::vector<ExecutedInstruction> SassCounter::end() {
   CUcontext ctx = current_context();
   std::vector<ExecutedInstruction> out;
-  CUpti_SassMetricsGetDataProperties_Params props{CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE};
+  auto props = cupti_params<CUpti_SassMetricsGetDataProperties_Params>(CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE);
   props.ctx = ctx;
   check(cuptiSassMetricsGetDataProperties(&props), "cuptiSassMetricsGetDataProperties");
   if (props.numOfPatchedInstructionRecords && props.numOfInstances) {
@@ -108,7 +109,7 @@ std::vector<ExecutedInstruction> SassCounter::end() {
       data[i].structSize = sizeof(CUpti_SassMetrics_Data);
       data[i].pInstanceValues = &values[i * props.numOfInstances];
     }
-    CUpti_SassMetricsFlushData_Params flush{CUpti_SassMetricsFlushData_Params_STRUCT_SIZE};
+    auto flush = cupti_params<CUpti_SassMetricsFlushData_Params>(CUpti_SassMetricsFlushData_Params_STRUCT_SIZE);
     flush.ctx = ctx;
     flush.numOfPatchedInstructionRecords = props.numOfPatchedInstructionRecords;
     flush.numOfInstances = props.numOfInstances;
@@ -123,7 +124,7 @@ std::vector<ExecutedInstruction> SassCounter::end() {
       std::free(const_cast<char*>(d.functionName));  // CUPTI allocates the names; the caller frees them
     }
   }
-  CUpti_SassMetricsDisable_Params dis{CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
+  auto dis = cupti_params<CUpti_SassMetricsDisable_Params>(CUpti_SassMetricsDisable_Params_STRUCT_SIZE);
   dis.ctx = ctx;
   check(cuptiSassMetricsDisable(&dis), "cuptiSassMetricsDisable");
   enabled_ = false;

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "runner/integrity/cupti_params.h"
 
 namespace ptxbench::integrity {
 namespace {
@@ -81,7 +82,7 @@ namespace {
 class HostConfig {
  public:
   HostConfig(const std::string& chip, const uint8_t* availability) : chip_(chip), availability_(availability) {
-    CUpti_Profiler_Host_Initialize_Params hi{CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+    auto hi = cupti_params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
     hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     hi.pChipName = chip.c_str();
     hi.pCounterAvailabilityImage = const_cast<uint8_t*>(availability);
@@ -90,7 +91,7 @@ class HostConfig {
   }
   ~HostConfig() {
     if (!host_) return;
-    CUpti_Profiler_Host_Deinitialize_Params d{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+    auto d = cupti_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
     d.pHostObject = host_;
     cuptiProfilerHostDeinitialize(&d);
   }
@@ -103,7 +104,7 @@ class HostConfig {
   void add(const std::vector<std::string>& names) {
     std::vector<const char*> ptrs;
     for (const auto& n : names) ptrs.push_back(n.c_str());
-    CUpti_Profiler_Host_ConfigAddMetrics_Params add{CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+    auto add = cupti_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
     add.pHostObject = host_;
     add.ppMetricNames = ptrs.data();
     add.numMetrics = ptrs.size();
@@ -112,7 +113,7 @@ class HostConfig {
     for (const auto& n : names) {
       HostConfig one(chip_, availability_);
       const char* p = n.c_str();
-      CUpti_Profiler_Host_ConfigAddMetrics_Params a1{CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+      auto a1 = cupti_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
       a1.pHostObject = one.host_;
       a1.ppMetricNames = &p;
       a1.numMetrics = 1;
@@ -121,11 +122,11 @@ class HostConfig {
     check(r, "adding the work metrics");
   }
   std::vector<uint8_t> image() const {
-    CUpti_Profiler_Host_GetConfigImageSize_Params size{CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+    auto size = cupti_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
     size.pHostObject = host_;
     check(cuptiProfilerHostGetConfigImageSize(&size), "config image size");
     std::vector<uint8_t> out(size.configImageSize);
-    CUpti_Profiler_Host_GetConfigImage_Params cfg{CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+    auto cfg = cupti_params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
     cfg.pHostObject = host_;
     cfg.configImageSize = out.size();
     cfg.pConfigImage = out.data();
@@ -134,7 +135,7 @@ class HostConfig {
   }
   size_t passes() const {
     auto img = image();
-    CUpti_Profiler_Host_GetNumOfPasses_Params np{CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+    auto np = cupti_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
     np.configImageSize = img.size();
     np.pConfigImage = img.data();
     check(cuptiProfilerHostGetNumOfPasses(&np), "number of passes");
@@ -210,7 +211,7 @@ struct WorkCounters::State {
   // User ranges replayed by nobody: every metric fits one pass (one_pass_work_metrics), so no call
   // runs twice. Set again before each later session, so every session collects pass 0.
   void set_config() {
-    CUpti_RangeProfiler_SetConfig_Params set{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+    auto set = cupti_params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
     set.pRangeProfilerObject = profiler;
     set.configSize = config.size();
     set.pConfig = config.data();
@@ -235,19 +236,19 @@ std::unique_ptr<WorkCounters> WorkCounters::create(CUcontext ctx, int device, si
   s.max_ranges = max_ranges;
   try {
     if (!ctx) ctx = current_context();
-    CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+    auto init = cupti_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
     check(cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
-    CUpti_Device_GetChipName_Params chip{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+    auto chip = cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
     chip.deviceIndex = size_t(device);
     check(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName");
     c->chip_ = chip.pChipName ? chip.pChipName : "";
 
-    CUpti_RangeProfiler_Enable_Params en{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+    auto en = cupti_params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
     en.ctx = ctx;
     check(cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable");
     s.profiler = en.pRangeProfilerObject;
 
-    CUpti_Profiler_GetCounterAvailability_Params avail{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
+    auto avail = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
     avail.ctx = ctx;
     check(cuptiProfilerGetCounterAvailability(&avail), "counter availability size");
     std::vector<uint8_t> image(avail.counterAvailabilityImageSize);
@@ -264,7 +265,7 @@ std::unique_ptr<WorkCounters> WorkCounters::create(CUcontext ctx, int device, si
     s.config = host.image();
     s.host = host.take();
 
-    CUpti_RangeProfiler_GetCounterDataSize_Params ds{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+    auto ds = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
     ds.pRangeProfilerObject = s.profiler;
     ds.pMetricNames = s.name_ptrs.data();
     ds.numMetrics = s.name_ptrs.size();
@@ -272,7 +273,7 @@ std::unique_ptr<WorkCounters> WorkCounters::create(CUcontext ctx, int device, si
     ds.maxNumRangeTreeNodes = uint32_t(max_ranges);
     check(cuptiRangeProfilerGetCounterDataSize(&ds), "counter data size");
     s.data.resize(ds.counterDataSize);
-    CUpti_RangeProfiler_CounterDataImage_Initialize_Params di{CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+    auto di = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
     di.pRangeProfilerObject = s.profiler;
     di.counterDataSize = s.data.size();
     di.pCounterData = s.data.data();
@@ -295,44 +296,44 @@ std::unique_ptr<WorkCounters> WorkCounters::create(CUcontext ctx, int device, si
 WorkCounters::~WorkCounters() {
   if (!s_) return;
   if (s_->started) {
-    CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+    auto stop = cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
     stop.pRangeProfilerObject = s_->profiler;
     cuptiRangeProfilerStop(&stop);
   }
   if (s_->profiler) {
-    CUpti_RangeProfiler_Disable_Params dis{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+    auto dis = cupti_params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
     dis.pRangeProfilerObject = s_->profiler;
     cuptiRangeProfilerDisable(&dis);
   }
   if (s_->host) {
-    CUpti_Profiler_Host_Deinitialize_Params d{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+    auto d = cupti_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
     d.pHostObject = s_->host;
     cuptiProfilerHostDeinitialize(&d);
   }
 }
 
 void WorkCounters::start() {
-  CUpti_RangeProfiler_CounterDataImage_Initialize_Params di{CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+  auto di = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
   di.pRangeProfilerObject = s_->profiler;
   di.counterDataSize = s_->data.size();
   di.pCounterData = s_->data.data();
   check(cuptiRangeProfilerCounterDataImageInitialize(&di), "counter data image");
   if (s_->sessions++ > 0) s_->set_config();
-  CUpti_RangeProfiler_Start_Params st{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+  auto st = cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
   st.pRangeProfilerObject = s_->profiler;
   check(cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart");
   s_->started = true;
 }
 
 void WorkCounters::push(const std::string& range) {
-  CUpti_RangeProfiler_PushRange_Params p{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+  auto p = cupti_params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
   p.pRangeProfilerObject = s_->profiler;
   p.pRangeName = range.c_str();
   check(cuptiRangeProfilerPushRange(&p), "cuptiRangeProfilerPushRange");
 }
 
 void WorkCounters::pop() {
-  CUpti_RangeProfiler_PopRange_Params p{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+  auto p = cupti_params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
   p.pRangeProfilerObject = s_->profiler;
   check(cuptiRangeProfilerPopRange(&p), "cuptiRangeProfilerPopRange");
 }
@@ -340,28 +341,28 @@ void WorkCounters::pop() {
 const std::vector<std::string>& WorkCounters::uncounted() const { return s_->uncounted; }
 
 std::vector<CallWork> WorkCounters::stop() {
-  CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+  auto stop = cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
   stop.pRangeProfilerObject = s_->profiler;
   check(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
   s_->started = false;
-  CUpti_RangeProfiler_DecodeData_Params dec{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+  auto dec = cupti_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
   dec.pRangeProfilerObject = s_->profiler;
   check(cuptiRangeProfilerDecodeData(&dec), "cuptiRangeProfilerDecodeData");
   if (dec.numOfRangeDropped) fail("the range profiler dropped " + std::to_string(dec.numOfRangeDropped) + " ranges");
-  CUpti_RangeProfiler_GetCounterDataInfo_Params info{CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+  auto info = cupti_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
   info.pCounterDataImage = s_->data.data();
   info.counterDataImageSize = s_->data.size();
   check(cuptiRangeProfilerGetCounterDataInfo(&info), "counter data info");
   std::vector<CallWork> out;
   std::vector<double> values(s_->names.size());
   for (size_t r = 0; r < info.numTotalRanges; ++r) {
-    CUpti_RangeProfiler_CounterData_GetRangeInfo_Params ri{CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE};
+    auto ri = cupti_params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
     ri.pCounterDataImage = s_->data.data();
     ri.counterDataImageSize = s_->data.size();
     ri.rangeIndex = r;
     ri.rangeDelimiter = "/";
     check(cuptiRangeProfilerCounterDataGetRangeInfo(&ri), "range info");
-    CUpti_Profiler_Host_EvaluateToGpuValues_Params ev{CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+    auto ev = cupti_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
     ev.pHostObject = s_->host;
     ev.pCounterDataImage = s_->data.data();
     ev.counterDataImageSize = s_->data.size();

@@ -116,7 +116,7 @@ void ServiceEngine::cpu_loop(int index) {
     {
       std::unique_lock lock(mu_);
       space_cv_.wait(lock, [&] {
-        return stopping_ || static_cast<int>(ready_.size()) < options_.ready_limit && (options_.pipelining || in_flight_ == 0);
+        return stopping_ || (static_cast<int>(ready_.size()) < options_.ready_limit && (options_.pipelining || in_flight_ == 0));
       });
       if (stopping_) return;
     }

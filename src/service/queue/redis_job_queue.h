@@ -18,7 +18,7 @@ namespace ptxbench {
 
 struct RedisQueueOptions {
   int max_attempts = 3;  // deliveries per job before it ends as infra_error
-  RedisConnectOptions connection;
+  RedisConnectOptions connection{};
 };
 
 class RedisJobQueue final : public JobQueue {

@@ -141,7 +141,7 @@ TEST(ProblemSpec, UnknownKeysAreRejectedWithFileLineAndKeyPath) {
 // Found by tests/fuzz/fuzz_problem_toml: a line that starts a key with a byte no key may start with
 // (toml++ asserts there in a debug build) is a parse error naming the line, not a crash.
 TEST(ProblemSpec, AKeyStartingWithAStrayByteIsAParseError) {
-  for (const std::string stray : {std::string("\x01"), std::string("\x7f"), std::string("=")}) {
+  for (const std::string& stray : {std::string("\x01"), std::string("\x7f"), std::string("=")}) {
     const std::string e = load_error(replaced(kValid, "title = \"Toy\"", "title = \"Toy\"\n[" + stray + "x]"));
     EXPECT_NE(e.find("problem.toml:4:"), std::string::npos) << e;
     EXPECT_NE(e.find("expected bare key starting character"), std::string::npos) << e;

@@ -91,11 +91,16 @@ TEST(TritonAbi, EveryProblemHasOneMatchingItsCInterface) {
     for (const auto& s : p.benchmark_shapes) {
       const json args = abi->arguments_json(s);
       const json scalars = abi->scalar_values(s);
-      for (const auto& a : args)
-        if (a.contains("shape"))
+      for (const auto& a : args) {
+        if (a.contains("shape")) {
           for (const auto& d : a["shape"]) EXPECT_GT(d.get<long long>(), 0);
-      for (const auto& d : p.dims)
-        if (scalars.contains(d)) EXPECT_EQ(scalars[d].get<long long>(), s.at(d));
+        }
+      }
+      for (const auto& d : p.dims) {
+        if (scalars.contains(d)) {
+          EXPECT_EQ(scalars[d].get<long long>(), s.at(d));
+        }
+      }
     }
   }
 }

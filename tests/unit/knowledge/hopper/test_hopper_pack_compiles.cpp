@@ -120,7 +120,7 @@ TEST_F(HopperPackCompiles, EveryWgmmaShapeAndTmaRankReachesSass) {
   for (int n = 8; n <= 256; n += 8) {
     const std::string s = std::to_string(n);
     // f16 inputs print without a type suffix: HGMMA.64xNx16.F32
-    for (const std::string want : {"HGMMA.64x" + s + "x16.F32.BF16", "HGMMA.64x" + s + "x16.F32",
+    for (const std::string& want : {"HGMMA.64x" + s + "x16.F32.BF16", "HGMMA.64x" + s + "x16.F32",
                                    "QGMMA.64x" + s + "x32.F32.E4M3.E4M3", "QGMMA.64x" + s + "x32.F32.E5M2.E5M2"})
       EXPECT_TRUE(seen.count(want)) << want << " not in the SASS";
   }
@@ -132,7 +132,7 @@ TEST_F(HopperPackCompiles, EveryWgmmaShapeAndTmaRankReachesSass) {
     EXPECT_NE(c.sass.find(modifier), std::string::npos) << modifier;
   for (int rank = 1; rank <= 5; ++rank) {
     const std::string d = std::to_string(rank) + "D";
-    for (const std::string want : {"UTMALDG." + d + " ", "UTMALDG." + d + ".MULTICAST", "UTMASTG." + d,
+    for (const std::string& want : {"UTMALDG." + d + " ", "UTMALDG." + d + ".MULTICAST", "UTMASTG." + d,
                                    "UTMAREDG." + d + ".ADD", "UTMAREDG." + d + ".MIN", "UTMAREDG." + d + ".MAX",
                                    "UTMAPF.L2." + d})
       EXPECT_NE(c.sass.find(want), std::string::npos) << want << " not in the SASS";
