@@ -92,7 +92,8 @@ int main(int argc, char** argv) {
     fs::create_directories(ws);
     test::ScriptedClient client(
         [&](const agent::ChatRequest& r) {
-          return test::cuda_reply("// trajectory " + std::to_string(r.at.trajectory) + " turn " + std::to_string(r.at.turn) + "\n" + source);
+          return test::cuda_reply("// trajectory " + std::to_string(r.at.trajectory) + " turn " +
+                                  std::to_string(r.at.turn) + "\n" + source);
         },
         std::chrono::milliseconds(latency_ms));
     LocalServiceOptions so;
@@ -122,8 +123,8 @@ int main(int argc, char** argv) {
     RunDriverOptions o;
     o.knowledge_root = root.parent_path() / "knowledge";
     o.workspace = ws;
-    std::cerr << "[agent_pipeline] " << mode << ": " << trajectories << " x " << turns << " turns, model latency " << latency_ms
-              << " ms, compile jobs " << service.compile_jobs() << "\n";
+    std::cerr << "[agent_pipeline] " << mode << ": " << trajectories << " x " << turns << " turns, model latency "
+              << latency_ms << " ms, compile jobs " << service.compile_jobs() << "\n";
     const auto t0 = std::chrono::steady_clock::now();
     const RunOutcome outcome = RunDriver(c, {spec}, client, service, store, o).run();
     ModeResult m;
@@ -155,17 +156,20 @@ int main(int argc, char** argv) {
   const double model_chain = turns * latency_ms / 1000.0;
   const double gpu_lane = results.back().gpu_s;
   const double bound = std::max(model_chain, gpu_lane);
-  std::cout << "agent pipeline: " << spec.name << ", " << trajectories << " trajectories x " << turns << " turns, model latency "
-            << latency_ms << " ms, " << (gpu.gpu_stages ? "GPU " + gpu.gpu : "NO GPU STAGES (" + gpu.reason + ")") << "\n";
+  std::cout << "agent pipeline: " << spec.name << ", " << trajectories << " trajectories x " << turns
+            << " turns, model latency " << latency_ms << " ms, "
+            << (gpu.gpu_stages ? "GPU " + gpu.gpu : "NO GPU STAGES (" + gpu.reason + ")") << "\n";
   if (!gpu.gpu_stages)
-    std::cout << "without GPU stages this measures only how model calls overlap compilation (the GPU lane records skips)\n";
-  std::cout << "\nmode        wall s   vs bound   model s (sum)   build+static s (sum)   GPU lane s (sum)   compile jobs\n";
+    std::cout
+        << "without GPU stages this measures only how model calls overlap compilation (the GPU lane records skips)\n";
+  std::cout
+      << "\nmode        wall s   vs bound   model s (sum)   build+static s (sum)   GPU lane s (sum)   compile jobs\n";
   for (const auto& m : results)
-    std::cout << (m.mode + std::string(12 - m.mode.size(), ' ')) << fmt(m.wall_s) << "     " << fmt(m.wall_s / bound, "%.2fx")
-              << "      " << fmt(m.model_s) << "            " << fmt(m.prepare_s) << "                  " << fmt(m.gpu_s)
-              << "              " << m.compile_jobs << "\n";
-  std::cout << "\nbound = max(model chain " << fmt(model_chain) << " s = " << turns << " x " << latency_ms << " ms, GPU lane "
-            << fmt(gpu_lane) << " s) = " << fmt(bound) << " s; goal: pipelined within 10% of it\n";
+    std::cout << (m.mode + std::string(12 - m.mode.size(), ' ')) << fmt(m.wall_s) << "     "
+              << fmt(m.wall_s / bound, "%.2fx") << "      " << fmt(m.model_s) << "            " << fmt(m.prepare_s)
+              << "                  " << fmt(m.gpu_s) << "              " << m.compile_jobs << "\n";
+  std::cout << "\nbound = max(model chain " << fmt(model_chain) << " s = " << turns << " x " << latency_ms
+            << " ms, GPU lane " << fmt(gpu_lane) << " s) = " << fmt(bound) << " s; goal: pipelined within 10% of it\n";
   // Not in the bound, but a floor too when nvcc dominates (few cores, fast GPU stages).
   const double compile_pool = results.back().prepare_s / std::max(1, results.back().compile_jobs);
   std::cout << "compile pool floor: " << fmt(results.back().prepare_s) << " s of build + static checks over "
@@ -175,23 +179,38 @@ int main(int argc, char** argv) {
   // It exceeds the model chain when builds and judgments are not small next to the model's latency.
   const double turn_chain = (results.back().model_s + results.back().prepare_s + results.back().gpu_s) / trajectories;
   const double dependent_bound = std::max(turn_chain, gpu_lane);
-  std::cout << "dependency-aware bound = max(mean trajectory chain " << fmt(turn_chain) << " s of model + build + GPU, GPU lane "
-            << fmt(gpu_lane) << " s) = " << fmt(dependent_bound) << " s; " << results.back().mode << " at "
-            << fmt(results.back().wall_s / dependent_bound, "%.2fx") << " of it\n";
+  std::cout << "dependency-aware bound = max(mean trajectory chain " << fmt(turn_chain)
+            << " s of model + build + GPU, GPU lane " << fmt(gpu_lane) << " s) = " << fmt(dependent_bound) << " s; "
+            << results.back().mode << " at " << fmt(results.back().wall_s / dependent_bound, "%.2fx") << " of it\n";
   if (!gpu.gpu_stages)
     std::cout << "(no GPU stages: the GPU lane's time is the wait for each candidate's cuobjdump SASS scan)\n";
 
-  json j = {{"problem", spec.name}, {"trajectories", trajectories}, {"turns", turns}, {"latency_ms", latency_ms},
-            {"gpu", gpu.gpu}, {"gpu_stages", gpu.gpu_stages}, {"gpu_reason", gpu.reason},
-            {"bound_s", bound}, {"model_chain_s", model_chain}, {"gpu_lane_s", gpu_lane},
-            {"compile_pool_floor_s", compile_pool}, {"trajectory_chain_s", turn_chain},
+  json j = {{"problem", spec.name},
+            {"trajectories", trajectories},
+            {"turns", turns},
+            {"latency_ms", latency_ms},
+            {"gpu", gpu.gpu},
+            {"gpu_stages", gpu.gpu_stages},
+            {"gpu_reason", gpu.reason},
+            {"bound_s", bound},
+            {"model_chain_s", model_chain},
+            {"gpu_lane_s", gpu_lane},
+            {"compile_pool_floor_s", compile_pool},
+            {"trajectory_chain_s", turn_chain},
             {"dependency_aware_bound_s", dependent_bound},
             {"stages", {{"sanitize", !no_sanitize}, {"probe", !no_probe}, {"timing", !no_timing}}}};
   json modes_json = json::array();
   for (const auto& m : results)
-    modes_json.push_back({{"mode", m.mode}, {"wall_s", m.wall_s}, {"wall_over_bound", m.wall_s / bound}, {"model_s_sum", m.model_s},
-                          {"prepare_s_sum", m.prepare_s}, {"gpu_s_sum", m.gpu_s}, {"turns", m.turns},
-                          {"compile_jobs", m.compile_jobs}, {"trajectories_in_flight", m.parallel}, {"states", m.states}});
+    modes_json.push_back({{"mode", m.mode},
+                          {"wall_s", m.wall_s},
+                          {"wall_over_bound", m.wall_s / bound},
+                          {"model_s_sum", m.model_s},
+                          {"prepare_s_sum", m.prepare_s},
+                          {"gpu_s_sum", m.gpu_s},
+                          {"turns", m.turns},
+                          {"compile_jobs", m.compile_jobs},
+                          {"trajectories_in_flight", m.parallel},
+                          {"states", m.states}});
   j["modes"] = modes_json;
   if (!out.empty()) {
     if (fs::path(out).has_parent_path()) fs::create_directories(fs::path(out).parent_path());

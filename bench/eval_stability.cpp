@@ -34,7 +34,10 @@ int main(int argc, char** argv) {
     else if (a == "--out" && i + 1 < argc) out_file = argv[++i];
     else if (a == "--accounting-ab") ab = true;
     else if (!a.empty() && a[0] != '-') candidate = a;
-    else { std::cerr << "usage: eval_stability [--runs N] [--problem NAME] [--out FILE] [--accounting-ab] [candidate.cu]\n"; return 1; }
+    else {
+      std::cerr << "usage: eval_stability [--runs N] [--problem NAME] [--out FILE] [--accounting-ab] [candidate.cu]\n";
+      return 1;
+    }
   }
   const std::string ptxbench = PTXBENCH_BIN_DIR "/ptxbench";
   json results = json::array();
@@ -47,7 +50,8 @@ int main(int argc, char** argv) {
     ProcessOptions opt;
     opt.timeout = std::chrono::minutes(15);
     const bool tracing_off = ab && i % 2 == 1;
-    std::vector<std::string> argv{ptxbench, "--workspace", "/tmp/ptxbench-bench", "eval", "--json", "--no-store", "--problem", problem};
+    std::vector<std::string> argv{ptxbench, "--workspace", "/tmp/ptxbench-bench", "eval",
+                                  "--json", "--no-store",  "--problem",           problem};
     if (ab) argv.push_back("--no-probe");
     if (tracing_off) argv.push_back("--no-accounting");
     argv.push_back(candidate);
@@ -77,12 +81,17 @@ int main(int argc, char** argv) {
     geomeans.push_back(g);
     // Harness time: the whole evaluation less the candidate's own timed kernels (an upper bound:
     // correctness calls and the baseline's samples count as harness time here).
-    json row = {{"run", i + 1}, {"geomean_speedup", g}, {"wall_s", wall}, {"candidate_timed_kernels_s", candidate_s},
-                {"baseline_timed_kernels_s", baseline_s}, {"harness_s", wall - candidate_s},
-                {"harness_less_baseline_s", wall - candidate_s - baseline_s}, {"stage_seconds", stages}};
+    json row = {{"run", i + 1},
+                {"geomean_speedup", g},
+                {"wall_s", wall},
+                {"candidate_timed_kernels_s", candidate_s},
+                {"baseline_timed_kernels_s", baseline_s},
+                {"harness_s", wall - candidate_s},
+                {"harness_less_baseline_s", wall - candidate_s - baseline_s},
+                {"stage_seconds", stages}};
     results.push_back(row);
-    std::printf("run %d: geomean speedup %.4f  wall %.2f s  harness %.2f s (%.2f s without baseline kernels)\n", i + 1, g,
-                wall, wall - candidate_s, wall - candidate_s - baseline_s);
+    std::printf("run %d: geomean speedup %.4f  wall %.2f s  harness %.2f s (%.2f s without baseline kernels)\n", i + 1,
+                g, wall, wall - candidate_s, wall - candidate_s - baseline_s);
     std::fflush(stdout);
   }
   auto spread = [](const std::vector<double>& v) {
@@ -92,7 +101,8 @@ int main(int argc, char** argv) {
     return std::pair{mean, (mx - mn) / mean};
   };
   auto [mean, rel] = spread(geomeans);
-  std::printf("\ngeomean speedup over %d runs: mean %.4f, (max-min)/mean %.2f%% (goal: within 1%%)\n", runs, mean, 100 * rel);
+  std::printf("\ngeomean speedup over %d runs: mean %.4f, (max-min)/mean %.2f%% (goal: within 1%%)\n", runs, mean,
+              100 * rel);
   json shapes = json::object();
   for (const auto& [k, v] : per_shape) {
     auto [m, r] = spread(v);
@@ -113,7 +123,8 @@ int main(int argc, char** argv) {
       const double con = mean_of(c[0]), coff = mean_of(c[1]), bon = mean_of(b[0]), boff = mean_of(b[1]);
       std::printf("  %-28s candidate %.4f / %.4f ms (%.4f)   baseline %.4f / %.4f ms (%.4f)\n", k.c_str(), con, coff,
                   con / coff, bon, boff, bon / boff);
-      ab_json[k] = {{"candidate_on_ms", con}, {"candidate_off_ms", coff}, {"baseline_on_ms", bon}, {"baseline_off_ms", boff}};
+      ab_json[k] = {
+          {"candidate_on_ms", con}, {"candidate_off_ms", coff}, {"baseline_on_ms", bon}, {"baseline_off_ms", boff}};
     }
   }
   std::vector<double> harness;
@@ -121,8 +132,9 @@ int main(int argc, char** argv) {
   std::sort(harness.begin(), harness.end());
   std::printf("harness time per candidate (median of runs): %.2f s (goal: under 2 s)\n", harness[harness.size() / 2]);
   if (!out_file.empty())
-    std::ofstream(out_file) << json{{"candidate", candidate}, {"runs", results}, {"geomean_mean", mean},
-                                    {"geomean_rel_range", rel}, {"per_shape", shapes},
-                                    {"accounting_ab", ab_json}}.dump(2) << "\n";
+    std::ofstream(out_file) << json{{"candidate", candidate},   {"runs", results},     {"geomean_mean", mean},
+                                    {"geomean_rel_range", rel}, {"per_shape", shapes}, {"accounting_ab", ab_json}}
+                                   .dump(2)
+                            << "\n";
   return 0;
 }

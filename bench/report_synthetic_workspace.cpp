@@ -39,7 +39,9 @@ struct Stmt {
     }
   }
   ~Stmt() { sqlite3_finalize(st); }
-  void text(int i, const std::string& s) { sqlite3_bind_text(st, i, s.c_str(), static_cast<int>(s.size()), SQLITE_TRANSIENT); }
+  void text(int i, const std::string& s) {
+    sqlite3_bind_text(st, i, s.c_str(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+  }
   void step(sqlite3* db) {
     if (sqlite3_step(st) != SQLITE_DONE) {
       std::cerr << "step: " << sqlite3_errmsg(db) << "\n";
@@ -67,10 +69,12 @@ int main(int argc, char** argv) {
     std::cerr << "usage: report_synthetic_workspace --out DIR [--turns N]\n";
     return 1;
   }
-  const std::vector<std::string> models = {"anthropic:claude-opus-4-8", "google:gemini-3.1-pro", "zai:glm-5.2", "vllm:qwen3.6-27b"};
+  const std::vector<std::string> models = {"anthropic:claude-opus-4-8", "google:gemini-3.1-pro", "zai:glm-5.2",
+                                           "vllm:qwen3.6-27b"};
   const std::vector<std::string> problems = {"gemm", "mha_fwd", "mha_fwd_causal", "mha_bwd", "mha_bwd_causal"};
   const int turns = 8;
-  const int trajectories = static_cast<int>(std::ceil(double(turns_wanted) / double(models.size() * problems.size() * turns)));
+  const int trajectories =
+      static_cast<int>(std::ceil(double(turns_wanted) / double(models.size() * problems.size() * turns)));
   const auto file = std::filesystem::path(out) / "ptxbench.db";
   std::filesystem::create_directories(out);
   std::filesystem::remove(file);
@@ -81,16 +85,23 @@ int main(int argc, char** argv) {
   exec(db, "BEGIN");
   std::mt19937_64 rng(42);
   std::uniform_real_distribution<double> u(0, 1);
-  Stmt run_st(db, "INSERT INTO runs VALUES (?1, '2026-12-01T00:00:00.000Z', '2026-12-01T01:00:00.000Z', 'complete', '', ?2, 'sm_90a', "
-                  "'params,ptx,contract', 'gemm,mha_fwd,mha_fwd_causal,mha_bwd,mha_bwd_causal', ?3, 8, '', '{}', ?4)");
+  Stmt run_st(db,
+              "INSERT INTO runs VALUES (?1, '2026-12-01T00:00:00.000Z', '2026-12-01T01:00:00.000Z', 'complete', '', "
+              "?2, 'sm_90a', "
+              "'params,ptx,contract', 'gemm,mha_fwd,mha_fwd_causal,mha_bwd,mha_bwd_causal', ?3, 8, '', '{}', ?4)");
   Stmt traj_st(db, "INSERT INTO trajectories VALUES (?1, ?2, ?3, 8, 'complete')");
   Stmt cand_st(db, "INSERT INTO candidates VALUES (?1, ?2, ?3, '')");
-  Stmt eval_st(db, "INSERT INTO evaluations (created_at, problem, arch, gpu, candidate_sha256, verdict, target_executed, speedup_geomean, "
-                   "record_json) VALUES ('2026-12-01T00:00:00Z', ?1, 'sm_90a', 'NVIDIA H200', ?2, ?3, ?4, ?5, ?6)");
-  Stmt turn_st(db, "INSERT INTO turns VALUES (?1, ?2, ?3, ?4, 'done', ?5, 'ok', 1, ?6, '{}', ?7, 0, ?8, NULL, ?9, NULL, ?10, ?11, "
-                   "'feedback/1', '{}', 20000, 3000, ?12, ?13, NULL, 30, 0, 1, 20, 0, 12, '', '', '')");
+  Stmt eval_st(db,
+               "INSERT INTO evaluations (created_at, problem, arch, gpu, candidate_sha256, verdict, target_executed, "
+               "speedup_geomean, "
+               "record_json) VALUES ('2026-12-01T00:00:00Z', ?1, 'sm_90a', 'NVIDIA H200', ?2, ?3, ?4, ?5, ?6)");
+  Stmt turn_st(
+      db,
+      "INSERT INTO turns VALUES (?1, ?2, ?3, ?4, 'done', ?5, 'ok', 1, ?6, '{}', ?7, 0, ?8, NULL, ?9, NULL, ?10, ?11, "
+      "'feedback/1', '{}', 20000, 3000, ?12, ?13, NULL, 30, 0, 1, 20, 0, 12, '', '', '')");
   const json provenance = {{"harness", {{"version", "0.1.0"}, {"commit", std::string(40, '0')}, {"dirty", false}}},
-                           {"nvcc", "13.0.88"}, {"gpu", {{"name", "NVIDIA H200"}, {"hello", {{"cuda_driver", 13000}}}}}};
+                           {"nvcc", "13.0.88"},
+                           {"gpu", {{"name", "NVIDIA H200"}, {"hello", {{"cuda_driver", 13000}}}}}};
   const char* errors[] = {"compile_error", "runtime_error", "incorrect", "sanitizer_error", "incorrect", "no_code"};
   const std::string filler(2800, 'x');
   long written = 0;
@@ -112,7 +123,8 @@ int main(int argc, char** argv) {
           const bool target = correct && u(rng) < 0.8;
           const std::string state = correct ? "correct" : errors[static_cast<size_t>(u(rng) * 6)];
           const std::string sha = run + "/" + p + "/" + std::to_string(t) + "/" + std::to_string(k);
-          const std::string code = "// " + sha + "\n#include <cuda.h>\nextern \"C\" cudaError_t ptxbench_" + p + "(...) {\n  // " + filler + "\n}\n";
+          const std::string code = "// " + sha + "\n#include <cuda.h>\nextern \"C\" cudaError_t ptxbench_" + p +
+                                   "(...) {\n  // " + filler + "\n}\n";
           cand_st.text(1, sha), cand_st.text(2, code);
           sqlite3_bind_int(cand_st.st, 3, static_cast<int>(code.size()));
           cand_st.step(db);
@@ -150,7 +162,8 @@ int main(int argc, char** argv) {
           sqlite3_bind_int(turn_st.st, 3, t);
           sqlite3_bind_int(turn_st.st, 4, k);
           turn_st.text(5, state);
-          if (state == "no_code") sqlite3_bind_null(turn_st.st, 6), sqlite3_bind_null(turn_st.st, 7), sqlite3_bind_null(turn_st.st, 8);
+          if (state == "no_code")
+            sqlite3_bind_null(turn_st.st, 6), sqlite3_bind_null(turn_st.st, 7), sqlite3_bind_null(turn_st.st, 8);
           else turn_st.text(6, sha), sqlite3_bind_int64(turn_st.st, 7, eval_id), turn_st.text(8, state);
           if (correct) sqlite3_bind_int(turn_st.st, 9, target ? 1 : 0), sqlite3_bind_double(turn_st.st, 10, speedup);
           else sqlite3_bind_null(turn_st.st, 9), sqlite3_bind_null(turn_st.st, 10);
@@ -166,7 +179,7 @@ int main(int argc, char** argv) {
   }
   exec(db, "COMMIT");
   sqlite3_close(db);
-  std::printf("%ld turns (%zu models x %zu problems x %d trajectories x %d turns) in %s\n", written, models.size(), problems.size(),
-              trajectories, turns, file.c_str());
+  std::printf("%ld turns (%zu models x %zu problems x %d trajectories x %d turns) in %s\n", written, models.size(),
+              problems.size(), trajectories, turns, file.c_str());
   return 0;
 }

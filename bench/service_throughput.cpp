@@ -15,14 +15,15 @@
 // shared stages only, no GPU stage), the gate's own busy fraction, the verdicts, and for every
 // correct candidate its speedup against the sequential configuration's (the goal: within 1%).
 //
-//   service_throughput [--problems gemm,mha_fwd,...] [--configs sequential,all_on,all_on/6,all_on:min_samples=10,...] [--lanes 3]
+//   service_throughput [--problems gemm,mha_fwd,...] [--configs sequential,all_on,all_on/6,all_on:min_samples=10,...]
+//   [--lanes 3]
 //                      [--repeat N] [--out bench-results/service_throughput.json]
 // `all_on/6` is all_on with 6 shared lanes; `all_on:min_samples=10` is all_on with that timing rule
-// (runner/timing.h) changed, its speedups still compared with the sequential run's default rules. `--repeat N` queues every candidate N times, each time
-// as a new file (a comment line added: a distinct candidate by its hash, as an agent's next
-// attempt is), the way a run of many candidates per problem fills the queue; the sequential
-// configuration judges the first copy only (one candidate at a time, its rate does not depend on
-// the queue's length) and every copy is compared with it.
+// (runner/timing.h) changed, its speedups still compared with the sequential run's default rules. `--repeat N` queues
+// every candidate N times, each time as a new file (a comment line added: a distinct candidate by its hash, as an
+// agent's next attempt is), the way a run of many candidates per problem fills the queue; the sequential configuration
+// judges the first copy only (one candidate at a time, its rate does not depend on the queue's length) and every copy
+// is compared with it.
 #include <CLI/CLI.hpp>
 
 #include <array>
@@ -59,8 +60,8 @@ struct ConfigResult {
   double wall_s = 0, nvml_busy = -1, gate_busy = -1, gate_timed = -1, gate_draining = -1;
   long long exclusive_grants = 0;
   long long cache_hits = 0;
-  int sequential_reruns = 0;  // infra_error verdicts of the sequential run, run again
-  json reference_pool = json::object();  // judge/caches/reference_pool.h stats at the end
+  int sequential_reruns = 0;                 // infra_error verdicts of the sequential run, run again
+  json reference_pool = json::object();      // judge/caches/reference_pool.h stats at the end
   json busy_by_gate_state = json::object();  // BusySampler::by_gate_state
   std::vector<EvaluationRecord> records;
 };
@@ -141,8 +142,7 @@ std::string self_contained(const fs::path& file) {
   for (std::string line; std::getline(in, line);) {
     if (line.rfind(prefix, 0) == 0 && line.size() > prefix.size() + 1 && line.back() == '"')
       out << read(file.parent_path() / line.substr(10, line.size() - 11)) << "\n";
-    else
-      out << line << "\n";
+    else out << line << "\n";
   }
   return out.str();
 }
@@ -161,7 +161,8 @@ std::vector<Item> repeated(const std::vector<Item>& queue, int repeat) {
 // the baseline's description in its timing stage.
 double library_plan_seconds(const json& baseline) {
   // Named copies: a range-for over `value(...).items()` iterates a temporary already destroyed.
-  const json plans = baseline.value("plans", json::object()), plan_seconds = baseline.value("plan_seconds", json::object());
+  const json plans = baseline.value("plans", json::object()),
+             plan_seconds = baseline.value("plan_seconds", json::object());
   double s = 0;
   for (const auto& [label, p] : plans.items())
     if (p.is_object()) s += p.value("build_seconds", 0.0);
@@ -170,7 +171,8 @@ double library_plan_seconds(const json& baseline) {
   return s;
 }
 
-std::vector<Item> mixed_queue(const ProblemRegistry& reg, const std::vector<std::string>& problems, const fs::path& source_dir) {
+std::vector<Item> mixed_queue(const ProblemRegistry& reg, const std::vector<std::string>& problems,
+                              const fs::path& source_dir) {
   std::vector<Item> items;
   for (const auto& p : problems)
     for (const char* ref : {"naive", "wgmma_tma"}) {
@@ -197,8 +199,8 @@ struct ConfigSpec {
 ConfigSpec parse_config(const std::string& name, int default_lanes) {
   static const std::set<std::string> kKinds{"sequential", "pipelining_off", "sharing_off", "caching_off", "all_on"};
   // The numeric TimingConfig keys (with_baseline would time without speedups).
-  static const std::set<std::string> kTimingKeys{"warmup_calls",      "min_samples",       "max_samples",
-                                                 "target_median_error", "max_seconds",     "slow_min_samples",
+  static const std::set<std::string> kTimingKeys{"warmup_calls",           "min_samples",       "max_samples",
+                                                 "target_median_error",    "max_seconds",       "slow_min_samples",
                                                  "slow_candidate_seconds", "clean_min_samples", "clean_max_seconds"};
   ConfigSpec c;
   c.name = name;
@@ -211,7 +213,8 @@ ConfigSpec parse_config(const std::string& name, int default_lanes) {
     if (!kTimingKeys.count(key)) {
       std::string known;
       for (const auto& k : kTimingKeys) known += (known.empty() ? "" : ", ") + k;
-      throw std::runtime_error("configuration '" + name + "': '" + key + "' is not a timing rule (one of " + known + ")");
+      throw std::runtime_error("configuration '" + name + "': '" + key + "' is not a timing rule (one of " + known +
+                               ")");
     }
     double v = 0;
     size_t used = 0;
@@ -221,15 +224,17 @@ ConfigSpec parse_config(const std::string& name, int default_lanes) {
       used = 0;
     }
     if (eq == std::string::npos || used == 0 || used != kv.size() - eq - 1 || !(v > 0))
-      throw std::runtime_error("configuration '" + name + "': write :" + key + "=NUMBER with a number above 0, not '" + kv + "'");
+      throw std::runtime_error("configuration '" + name + "': write :" + key + "=NUMBER with a number above 0, not '" +
+                               kv + "'");
     if (v == std::floor(v)) c.timing_config[key] = static_cast<long long>(v);
     else c.timing_config[key] = v;
     at = next;
   }
   c.kind = base.substr(0, base.find('/'));
   if (!kKinds.count(c.kind))
-    throw std::runtime_error("unknown configuration '" + name +
-                             "' (sequential, pipelining_off, sharing_off, caching_off, all_on, or one of the last two /LANES)");
+    throw std::runtime_error(
+        "unknown configuration '" + name +
+        "' (sequential, pipelining_off, sharing_off, caching_off, all_on, or one of the last two /LANES)");
   if (!c.timing_config.empty() && c.kind == "sequential")
     throw std::runtime_error("configuration '" + name + "': the sequential run keeps the default timing rules");
   c.lanes = default_lanes;
@@ -241,7 +246,8 @@ ConfigSpec parse_config(const std::string& name, int default_lanes) {
       c.lanes = 0;
     }
     if (c.lanes < 1 || c.kind == "sequential")
-      throw std::runtime_error("configuration '" + name + "': write CONFIG/LANES with a lane count of at least 1 "
+      throw std::runtime_error("configuration '" + name +
+                               "': write CONFIG/LANES with a lane count of at least 1 "
                                "(sequential takes none)");
   }
   return c;
@@ -255,13 +261,17 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
   const ConfigResult* base = nullptr;
   for (const auto& r : results)
     if (r.name == "sequential") base = &r;
-  json j = {{"candidates", items.size()}, {"distinct_candidates", distinct}, {"gpu", results.empty() || results[0].records.empty() ? "" : results[0].records[0].gpu},
-            {"caching", "the library's clean timings, and input sets with references for the fixed correctness shapes "
-                        "(judge/caches/reference_pool.h); caching_off turns both off"},
+  json j = {{"candidates", items.size()},
+            {"distinct_candidates", distinct},
+            {"gpu", results.empty() || results[0].records.empty() ? "" : results[0].records[0].gpu},
+            {"caching",
+             "the library's clean timings, and input sets with references for the fixed correctness shapes "
+             "(judge/caches/reference_pool.h); caching_off turns both off"},
             {"configs", json::array()}};
-  if (print_table) std::printf("%-15s %8s %12s %10s %10s %8s %8s %8s %s\n", "config", "wall s", "evals/GPU-h", "NVML busy",
-              "gate busy", "x seq", "alone s", "drain s",
-              "verdicts / max |speedup diff| vs sequential; pooled checks; reference+check s");
+  if (print_table)
+    std::printf("%-15s %8s %12s %10s %10s %8s %8s %8s %s\n", "config", "wall s", "evals/GPU-h", "NVML busy",
+                "gate busy", "x seq", "alone s", "drain s",
+                "verdicts / max |speedup diff| vs sequential; pooled checks; reference+check s");
   for (const auto& r : results) {
     const double per_hour = r.wall_s > 0 ? r.records.size() * 3600.0 / r.wall_s : 0;
     int same = 0;
@@ -269,7 +279,9 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
     json cands = json::array();
     for (size_t i = 0; i < r.records.size(); ++i) {
       const auto& rec = r.records[i];
-      json c = {{"label", items[i].label}, {"verdict", to_string(rec.verdict)}, {"reason", rec.reason},
+      json c = {{"label", items[i].label},
+                {"verdict", to_string(rec.verdict)},
+                {"reason", rec.reason},
                 {"speedup", rec.speedup_geomean.value_or(0)}};
       // The whole record where the verdict may be the service's doing, to see why.
       const size_t bi = i % distinct;  // the sequential run judged the first copy of each
@@ -325,7 +337,8 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
             if (const json st = shape.value(side, json::object()); st.is_object())
               timed_calls_s += st.value("total_ms", 0.0) / 1e3, samples += st.value("samples", 0);
           const json h = shape.value("harness_gpu_ms", json::object());
-          harness_gpu_s += samples * (h.value("before_call_median_ms", 0.0) + h.value("after_call_median_ms", 0.0)) / 1e3;
+          harness_gpu_s +=
+              samples * (h.value("before_call_median_ms", 0.0) + h.value("after_call_median_ms", 0.0)) / 1e3;
         }
         no_counted_sample += t->detail.contains("counted_timed_sample");
         exclusive_wait_s += t->detail.value("exclusive_wait_seconds", 0.0);
@@ -349,7 +362,8 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
           pooled_checks += check.value("reference", "").rfind("pooled", 0) == 0;
           ++checks;
         }
-      if (const auto pool = rec.environment.find("reference_pool"); pool != rec.environment.end() && pool->contains("worker"))
+      if (const auto pool = rec.environment.find("reference_pool");
+          pool != rec.environment.end() && pool->contains("worker"))
         pool_making_s += pool->at("worker").value("seconds", 0.0);
     }
     // Candidates whose calls went uncounted (their SASS held nothing to count: why_no_counted_calls).
@@ -365,28 +379,48 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
       return std::string(out);
     };
     const double drain_s = r.gate_draining >= 0 ? r.gate_draining * r.wall_s : 0;
-    if (print_table) std::printf("%-15s %8.1f %12.1f %10s %10s %8.2f %8.1f %8.1f %d/%zu same, %.2f%%; %d/%d pooled; %.1f s\n",
-                r.name.c_str(), r.wall_s, per_hour, percent(r.nvml_busy).c_str(), percent(r.gate_busy).c_str(), ratio,
-                alone_s, drain_s, same, r.records.size(), 100 * worst_diff, pooled_checks, checks, reference_s);
-    j["configs"].push_back({{"name", r.name}, {"wall_s", r.wall_s}, {"evaluations_per_gpu_hour", per_hour},
-                            {"nvml_busy_fraction", r.nvml_busy}, {"nvml_busy_by_gate_state", r.busy_by_gate_state},
+    if (print_table)
+      std::printf("%-15s %8.1f %12.1f %10s %10s %8.2f %8.1f %8.1f %d/%zu same, %.2f%%; %d/%d pooled; %.1f s\n",
+                  r.name.c_str(), r.wall_s, per_hour, percent(r.nvml_busy).c_str(), percent(r.gate_busy).c_str(), ratio,
+                  alone_s, drain_s, same, r.records.size(), 100 * worst_diff, pooled_checks, checks, reference_s);
+    j["configs"].push_back({{"name", r.name},
+                            {"wall_s", r.wall_s},
+                            {"evaluations_per_gpu_hour", per_hour},
+                            {"nvml_busy_fraction", r.nvml_busy},
+                            {"nvml_busy_by_gate_state", r.busy_by_gate_state},
                             {"gate_busy_fraction", r.gate_busy},
-                            {"gate_exclusive_fraction", r.gate_timed}, {"gpu_alone_seconds", alone_s},
-                            {"gate_draining_fraction", r.gate_draining}, {"gpu_draining_seconds", drain_s}, {"exclusive_grants", r.exclusive_grants},
-                            {"exclusive_wait_seconds", exclusive_wait_s}, {"library_plan_seconds", plan_s},
-                            {"timed_workers_exclusive_seconds", held_s}, {"exclusive_settle_seconds", settle_s},
-                            {"timed_sampling_seconds", sampling_s}, {"timed_calls_seconds", timed_calls_s},
-                            {"sampling_harness_gpu_seconds", harness_gpu_s}, {"counted_sample_seconds", counted_s},
-                            {"clean_baseline_seconds", clean_s}, {"later_shapes_set_up_seconds", later_set_up_s},
+                            {"gate_exclusive_fraction", r.gate_timed},
+                            {"gpu_alone_seconds", alone_s},
+                            {"gate_draining_fraction", r.gate_draining},
+                            {"gpu_draining_seconds", drain_s},
+                            {"exclusive_grants", r.exclusive_grants},
+                            {"exclusive_wait_seconds", exclusive_wait_s},
+                            {"library_plan_seconds", plan_s},
+                            {"timed_workers_exclusive_seconds", held_s},
+                            {"exclusive_settle_seconds", settle_s},
+                            {"timed_sampling_seconds", sampling_s},
+                            {"timed_calls_seconds", timed_calls_s},
+                            {"sampling_harness_gpu_seconds", harness_gpu_s},
+                            {"counted_sample_seconds", counted_s},
+                            {"clean_baseline_seconds", clean_s},
+                            {"later_shapes_set_up_seconds", later_set_up_s},
                             {"baseline_drift_retiming_seconds", drift_retiming_s},
-                            {"timed_without_counted_sample", no_counted_sample}, {"calls_not_counted", calls_not_counted}, {"correctness_call_seconds", check_call_s},
-                            {"correctness_reference_and_check_seconds", reference_s}, {"correctness_checks", checks},
+                            {"timed_without_counted_sample", no_counted_sample},
+                            {"calls_not_counted", calls_not_counted},
+                            {"correctness_call_seconds", check_call_s},
+                            {"correctness_reference_and_check_seconds", reference_s},
+                            {"correctness_checks", checks},
                             {"correctness_checks_with_pooled_reference", pooled_checks},
                             {"pooled_reference_handover_seconds", pooled_handover_s},
-                            {"reference_pool_making_seconds", pool_making_s}, {"reference_pool", r.reference_pool},
-                            {"baseline_cache_hits", r.cache_hits}, {"baseline_cache_wait_seconds", cache_wait_s}, {"sequential_infra_reruns", r.sequential_reruns},
-                            {"throughput_vs_sequential", ratio}, {"verdicts_same_as_sequential", same},
-                            {"max_abs_speedup_diff_vs_sequential", worst_diff}, {"stage_seconds", stage_seconds},
+                            {"reference_pool_making_seconds", pool_making_s},
+                            {"reference_pool", r.reference_pool},
+                            {"baseline_cache_hits", r.cache_hits},
+                            {"baseline_cache_wait_seconds", cache_wait_s},
+                            {"sequential_infra_reruns", r.sequential_reruns},
+                            {"throughput_vs_sequential", ratio},
+                            {"verdicts_same_as_sequential", same},
+                            {"max_abs_speedup_diff_vs_sequential", worst_diff},
+                            {"stage_seconds", stage_seconds},
                             {"candidates", cands}});
   }
   // Where NVML's busy fraction is lost: its share of the wall time and NVML's figure within each
@@ -404,22 +438,26 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
   // rest (the host between samples, NVML reads, the counted sample's instrumented call).
   if (print_table)
     for (const auto& c : j["configs"])
-      std::printf("%-15s timed workers held the GPU alone %.1f s: sample loops %.1f s (timed calls %.1f s, harness GPU work "
-                  "%.1f s, counted samples %.1f s); library clean timings %.1f s; later shapes' set-up %.1f s; library "
-                  "re-timed after a drift %.1f s\n",
-                  c.value("name", "").c_str(), c.value("timed_workers_exclusive_seconds", 0.0),
-                  c.value("timed_sampling_seconds", 0.0), c.value("timed_calls_seconds", 0.0),
-                  c.value("sampling_harness_gpu_seconds", 0.0), c.value("counted_sample_seconds", 0.0),
-                  c.value("clean_baseline_seconds", 0.0), c.value("later_shapes_set_up_seconds", 0.0),
-                  c.value("baseline_drift_retiming_seconds", 0.0));
+      std::printf(
+          "%-15s timed workers held the GPU alone %.1f s: sample loops %.1f s (timed calls %.1f s, harness GPU work "
+          "%.1f s, counted samples %.1f s); library clean timings %.1f s; later shapes' set-up %.1f s; library "
+          "re-timed after a drift %.1f s\n",
+          c.value("name", "").c_str(), c.value("timed_workers_exclusive_seconds", 0.0),
+          c.value("timed_sampling_seconds", 0.0), c.value("timed_calls_seconds", 0.0),
+          c.value("sampling_harness_gpu_seconds", 0.0), c.value("counted_sample_seconds", 0.0),
+          c.value("clean_baseline_seconds", 0.0), c.value("later_shapes_set_up_seconds", 0.0),
+          c.value("baseline_drift_retiming_seconds", 0.0));
   fs::create_directories(fs::path(out).parent_path());
   std::ofstream(out) << j.dump(2) << "\n";
   // Every record in full beside the table, one JSON line each, to see where any time went.
   std::ofstream lines(fs::path(out).replace_extension(".records.jsonl"));
   for (const auto& r : results)
     for (size_t i = 0; i < r.records.size(); ++i)
-      lines << json{{"config", r.name}, {"label", items[r.name == "sequential" ? i % distinct : i].label},
-                    {"record", to_json(r.records[i])}}.dump() << "\n";
+      lines << json{{"config", r.name},
+                    {"label", items[r.name == "sequential" ? i % distinct : i].label},
+                    {"record", to_json(r.records[i])}}
+                   .dump()
+            << "\n";
   if (print_table) std::cerr << "written " << out << "\n";
 }
 
@@ -436,7 +474,8 @@ int main(int argc, char** argv) {
   app.add_option("--problems", problems, "Problems whose references make the queue")->delimiter(',');
   app.add_option("--configs", configs, "Configurations, in order")->delimiter(',');
   app.add_option("--lanes", lanes, "Shared lanes in all_on and caching_off (all_on/N: N lanes)");
-  app.add_option("--repeat", repeat, "Queue every candidate this many times, each copy a new file")->check(CLI::Range(1, 20));
+  app.add_option("--repeat", repeat, "Queue every candidate this many times, each copy a new file")
+      ->check(CLI::Range(1, 20));
   app.add_option("--device", device, "CUDA device");
   app.add_option("--out", out, "JSON results");
   app.add_option("--workspaces", workspace_root, "A fresh workspace per configuration under here");
@@ -448,7 +487,8 @@ int main(int argc, char** argv) {
   if (!specs.count("gemm")) specs.emplace("gemm", reg.load("gemm"));
   const std::vector<Item> queue = mixed_queue(reg, problems, source_dir);
   const std::vector<Item> items = repeated(queue, repeat);
-  std::cerr << "service_throughput: " << items.size() << " candidates (" << queue.size() << " distinct), configurations:";
+  std::cerr << "service_throughput: " << items.size() << " candidates (" << queue.size()
+            << " distinct), configurations:";
   for (const auto& c : configs) std::cerr << " " << c;
   std::cerr << "\n";
 
@@ -463,7 +503,7 @@ int main(int argc, char** argv) {
   std::vector<ConfigResult> results;
   for (const auto& spec : specs_to_run) {
     const std::string& name = spec.name;
-    const std::string &kind = spec.kind;
+    const std::string& kind = spec.kind;
     const int config_lanes = spec.lanes;
     const json& timing_config = spec.timing_config;
     fs::path ws = fs::path(workspace_root) / kind;
@@ -489,8 +529,8 @@ int main(int argc, char** argv) {
         // twice, as the service re-queues one: the baseline's verdicts are then the candidates'.
         EvaluationRecord rec = evaluate_with_infra_retries([&] { return ev.evaluate(specs.at(it.problem), f); }, 3,
                                                            [&](int, const std::string& why) {
-                                                             std::cerr << "  " << name << " " << it.label << ": infra_error ("
-                                                                       << why << "), run again\n";
+                                                             std::cerr << "  " << name << " " << it.label
+                                                                       << ": infra_error (" << why << "), run again\n";
                                                              ++r.sequential_reruns;
                                                            });
         r.records.push_back(std::move(rec));
@@ -508,7 +548,9 @@ int main(int argc, char** argv) {
       EngineCandidateService service(so, {});
       busy.watch([&service] {
         const json g = service.snapshot()["gpus"][0];
-        return g.value("timing", false) ? GateState::alone : g.value("shared_users", 0) > 0 ? GateState::shared : GateState::none;
+        return g.value("timing", false)         ? GateState::alone
+               : g.value("shared_users", 0) > 0 ? GateState::shared
+                                                : GateState::none;
       });
       std::vector<CandidateTicket> tickets;
       for (const auto& it : items) tickets.push_back(service.submit({&specs.at(it.problem), it.source, it.label}));

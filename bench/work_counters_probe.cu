@@ -31,12 +31,12 @@
 
 namespace {
 
-#define CHECK(x)                                                                              \
-  do {                                                                                        \
-    if (int r_ = int(x); r_ != 0) {                                                           \
-      std::fprintf(stderr, "%s:%d: %s failed with %d\n", __FILE__, __LINE__, #x, r_);         \
-      std::exit(1);                                                                           \
-    }                                                                                         \
+#define CHECK(x)                                                                      \
+  do {                                                                                \
+    if (int r_ = int(x); r_ != 0) {                                                   \
+      std::fprintf(stderr, "%s:%d: %s failed with %d\n", __FILE__, __LINE__, #x, r_); \
+      std::exit(1);                                                                   \
+    }                                                                                 \
   } while (0)
 
 __global__ void empty_kernel(int* p) {
@@ -74,7 +74,8 @@ struct Gemm {
     CHECK(cudaMemset(B, 0x3c, bytes));
     cublasLtMatmulPreference_t p{};
     CHECK(cublasLtMatmulPreferenceCreate(&p));
-    CHECK(cublasLtMatmulPreferenceSetAttribute(p, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof ws_bytes));
+    CHECK(
+        cublasLtMatmulPreferenceSetAttribute(p, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof ws_bytes));
     cublasLtMatmulHeuristicResult_t r{};
     int got = 0;
     CHECK(cublasLtMatmulAlgoGetHeuristic(h, desc, a, b, c, c, p, 1, &r, &got));
@@ -132,15 +133,20 @@ nlohmann::json launch_latency(cudaStream_t s) {
 }
 
 nlohmann::json work_json(const ptxbench::integrity::CallWork& w, double flops = 0, double bytes = 0) {
-  nlohmann::json j = {{"tensor_ops", w.tensor_ops}, {"tensor_insts", w.tensor_insts}, {"tma_load_bytes", w.tma_load_bytes},
-                      {"tma_store_bytes", w.tma_store_bytes}, {"other_math_flops", w.other_math_flops}, {"unreadable", w.unreadable}};
+  nlohmann::json j = {{"tensor_ops", w.tensor_ops},
+                      {"tensor_insts", w.tensor_insts},
+                      {"tma_load_bytes", w.tma_load_bytes},
+                      {"tma_store_bytes", w.tma_store_bytes},
+                      {"other_math_flops", w.other_math_flops},
+                      {"unreadable", w.unreadable}};
   if (flops > 0) j["tensor_ops_per_flop"] = w.tensor_ops / flops;
   if (flops > 0) j["other_math_bound_per_flop"] = w.other_math_flops / flops;
   if (bytes > 0) j["tma_load_per_operand_byte"] = w.tma_load_bytes / bytes;
   return j;
 }
 
-const ptxbench::integrity::CallWork* find(const std::vector<ptxbench::integrity::CallWork>& v, const std::string& name) {
+const ptxbench::integrity::CallWork* find(const std::vector<ptxbench::integrity::CallWork>& v,
+                                          const std::string& name) {
   for (const auto& w : v)
     if (w.range == name) return &w;
   return nullptr;
@@ -236,9 +242,11 @@ int main() {
     out["ranges"] = nlohmann::json::object();
     if (auto* r = find(w, "one_gemm")) out["ranges"]["one_gemm"] = work_json(*r, flops, bytes);
     if (auto* r = find(w, "ten_gemms")) out["ranges"]["ten_gemms"] = work_json(*r, 10 * flops, 10 * bytes);
-    if (auto* r = find(w, "small_only")) out["ranges"]["small_only"] = work_json(*r, 30 * small_flops, 30 * small_bytes);
+    if (auto* r = find(w, "small_only"))
+      out["ranges"]["small_only"] = work_json(*r, 30 * small_flops, 30 * small_bytes);
     if (auto* r = find(w, "latency")) out["ranges"]["latency"] = work_json(*r);
-    if (auto* r = find(w, "simt_gemm")) out["ranges"]["simt_gemm"] = work_json(*r, 2.0 * 1024 * 1024 * 1024, 2.0 * 4 * 1024 * 1024);
+    if (auto* r = find(w, "simt_gemm"))
+      out["ranges"]["simt_gemm"] = work_json(*r, 2.0 * 1024 * 1024 * 1024, 2.0 * 4 * 1024 * 1024);
     auto* mixed = find(w, "mixed");
     auto* sm = find(w, "small_only");
     if (mixed && sm) {
@@ -279,9 +287,11 @@ int main() {
       }
     }
     const double base = median(none);
-    nlohmann::json c = {{"none_median_ms", base}, {"one_range_median_ms", median(one_range)},
+    nlohmann::json c = {{"none_median_ms", base},
+                        {"one_range_median_ms", median(one_range)},
                         {"range_per_sample_median_ms", median(per_sample)},
-                        {"one_range_ratio", median(one_range) / base}, {"range_per_sample_ratio", median(per_sample) / base}};
+                        {"one_range_ratio", median(one_range) / base},
+                        {"range_per_sample_ratio", median(per_sample) / base}};
     if (!err.empty()) c["error"] = err;
     out[gm == &g ? "cost_large" : "cost_small"] = c;
   }

@@ -9,8 +9,8 @@
 extern "C" {
 #endif
 
-cudaError_t ptxbench_gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C,
-                          int M, int N, int K, cudaStream_t stream);
+cudaError_t ptxbench_gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N, int K,
+                          cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -21,19 +21,19 @@ namespace {
 
 using GemmFn = decltype(&ptxbench_gemm);
 
-#define PTXBENCH_CUBLAS(call)                                                                        \
-  do {                                                                                               \
-    cublasStatus_t st_ = (call);                                                                     \
-    if (st_ != CUBLAS_STATUS_SUCCESS)                                                                \
-      ::ptxbench::fail(std::string(#call) + " failed: cuBLAS status " + std::to_string(int(st_)));   \
+#define PTXBENCH_CUBLAS(call)                                                                      \
+  do {                                                                                             \
+    cublasStatus_t st_ = (call);                                                                   \
+    if (st_ != CUBLAS_STATUS_SUCCESS)                                                              \
+      ::ptxbench::fail(std::string(#call) + " failed: cuBLAS status " + std::to_string(int(st_))); \
   } while (0)
 
 // fp32 SIMT reference: 128x128 tile, 256 threads, 8x8 outputs per thread (strided by 16 so the
 // shared-memory reads of a warp hit distinct banks). M, N multiples of 128 and K of 16 (the
 // problem's constraints are stricter).
 constexpr int RB = 128, RK = 16;
-__global__ void __launch_bounds__(256) reference_gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C,
-                                                      int M, int N, int K) {
+__global__ void __launch_bounds__(256)
+    reference_gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, float* C, int M, int N, int K) {
   __shared__ float As[RK][RB + 4];
   __shared__ float Bs[RK][RB + 4];
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
@@ -76,7 +76,9 @@ __global__ void random_signs(float* r, int n, uint64_t seed) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
     uint64_t x = seed ^ (uint64_t(i) * 0x9e3779b97f4a7c15ull);
-    x ^= x >> 31; x *= 0xbf58476d1ce4e5b9ull; x ^= x >> 29;
+    x ^= x >> 31;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 29;
     r[i] = (x >> 63) ? 1.f : -1.f;
   }
 }
@@ -125,7 +127,10 @@ __global__ void freivalds_verdict(const float* y, const float* c2, const float* 
   if (m >= M) return;
   float diff = fabsf(y[m] - z[m]);
   float tol = 0.05f * sqrtf(c2[m]) + 1e-4f * (fabsf(z[m]) + 1.f);
-  if (!isfinite(y[m]) || !isfinite(c2[m])) { atomicAdd(&slot->nonfinite_rows, 1u); return; }
+  if (!isfinite(y[m]) || !isfinite(c2[m])) {
+    atomicAdd(&slot->nonfinite_rows, 1u);
+    return;
+  }
   if (!(diff <= tol)) atomicAdd(&slot->bad_rows, 1u);
   float ratio = diff / tol;
   atomicMax(reinterpret_cast<unsigned*>(&slot->worst_ratio), __float_as_uint(ratio));
@@ -183,8 +188,9 @@ class GemmWorkload final : public Workload {
   json baseline_info() const override {
     json engines = json::object();
     for (const auto& [label, kernels] : kernels_) engines[label] = kernels;
-    return {{"library", "cuBLASLt"}, {"version", cublasLtGetVersion()}, {"compute", "CUBLAS_COMPUTE_32F"},
-            {"algorithm", "first heuristic result"}, {"workspace_bytes", kWorkspace}, {"kernels", engines},
+    return {{"library", "cuBLASLt"},           {"version", cublasLtGetVersion()},
+            {"compute", "CUBLAS_COMPUTE_32F"}, {"algorithm", "first heuristic result"},
+            {"workspace_bytes", kWorkspace},   {"kernels", engines},
             {"plan_seconds", plan_seconds_}};
   }
 
@@ -303,10 +309,12 @@ class GemmWorkload final : public Workload {
     cublasLtMatmulPreference_t pref;
     PTXBENCH_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
     size_t ws = kWorkspace;
-    PTXBENCH_CUBLAS(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+    PTXBENCH_CUBLAS(
+        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
     cublasLtMatmulHeuristicResult_t result{};
     int found = 0;
-    PTXBENCH_CUBLAS(cublasLtMatmulAlgoGetHeuristic(lt_, op_, a_layout_, b_layout_, c_layout_, c_layout_, pref, 1, &result, &found));
+    PTXBENCH_CUBLAS(
+        cublasLtMatmulAlgoGetHeuristic(lt_, op_, a_layout_, b_layout_, c_layout_, c_layout_, pref, 1, &result, &found));
     cublasLtMatmulPreferenceDestroy(pref);
     if (found == 0) fail("cuBLASLt found no algorithm for this GEMM");
     algo_ = result.algo;

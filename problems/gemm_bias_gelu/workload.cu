@@ -36,10 +36,14 @@ struct Judged {
   size_t mismatches = 0;
   bool passed = false;
   json to_json() const {
-    return {{"worst_over_tolerance", worst_ratio}, {"mismatches", mismatches}, {"rel_l2_err", rel_l2}, {"would_pass", passed}};
+    return {{"worst_over_tolerance", worst_ratio},
+            {"mismatches", mismatches},
+            {"rel_l2_err", rel_l2},
+            {"would_pass", passed}};
   }
 };
-Judged judge_host(const std::vector<float>& out, const std::vector<float>& ref, double rtol, double atol, double max_rel_l2) {
+Judged judge_host(const std::vector<float>& out, const std::vector<float>& ref, double rtol, double atol,
+                  double max_rel_l2) {
   double sum_sq = 0;
   for (float r : ref) sum_sq += double(r) * r;
   const double abs_tol = atol * std::sqrt(sum_sq / double(ref.size()));
@@ -84,7 +88,9 @@ class GemmBiasGeluWorkload final : public Workload {
   }
 
   std::vector<InputView> inputs() const override {
-    return {{"A", A_.get(), d_.a_elements() * 2}, {"B", B_.get(), d_.b_elements() * 2}, {"bias", bias_.get(), size_t(d_.N) * 2}};
+    return {{"A", A_.get(), d_.a_elements() * 2},
+            {"B", B_.get(), d_.b_elements() * 2},
+            {"bias", bias_.get(), size_t(d_.N) * 2}};
   }
 
   void poison_outputs(cudaStream_t s) override {
@@ -95,7 +101,9 @@ class GemmBiasGeluWorkload final : public Workload {
     return reinterpret_cast<BiasGeluFn>(entry)(A_.get(), B_.get(), bias_.get(), C_.get(), d_.M, d_.N, d_.K, s);
   }
 
-  void call_baseline(cudaStream_t s) override { lt_.run(A_.get(), B_.get(), C_.get(), d_, nullptr, nullptr, bias_.get(), s); }
+  void call_baseline(cudaStream_t s) override {
+    lt_.run(A_.get(), B_.get(), C_.get(), d_, nullptr, nullptr, bias_.get(), s);
+  }
 
   json baseline_info() const override { return lt_.info(); }
 

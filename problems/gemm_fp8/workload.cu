@@ -56,7 +56,9 @@ class GemmFp8Workload final : public Workload {
   }
 
   std::vector<InputView> inputs() const override {
-    return {{"A", A_.get(), d_.a_elements()}, {"B", B_.get(), d_.b_elements()}, {"scale_a", scale_a(), 4},
+    return {{"A", A_.get(), d_.a_elements()},
+            {"B", B_.get(), d_.b_elements()},
+            {"scale_a", scale_a(), 4},
             {"scale_b", scale_b(), 4}};
   }
 
@@ -70,7 +72,9 @@ class GemmFp8Workload final : public Workload {
                                               C_.get(), d_.M, d_.N, d_.K, s);
   }
 
-  void call_baseline(cudaStream_t s) override { lt_.run(A_.get(), B_.get(), C_.get(), d_, scale_a(), scale_b(), nullptr, s); }
+  void call_baseline(cudaStream_t s) override {
+    lt_.run(A_.get(), B_.get(), C_.get(), d_, scale_a(), scale_b(), nullptr, s);
+  }
 
   json baseline_info() const override { return lt_.info(); }
 
@@ -119,7 +123,10 @@ class GemmFp8Workload final : public Workload {
     // e4m3 products are exact in fp32; fp32 accumulation over K terms, then two fp32 roundings of the
     // scale: error well under (K + 2) * 2^-24 of sum |a_k b_k|.
     const bool passed = max_rel <= (d_.K + 2) * std::ldexp(1.0, -24) && rel_l2 < 1e-5;
-    return {{"max_err_over_sum_abs_products", max_rel}, {"rel_l2_err", rel_l2}, {"scale_a", sc[0]}, {"scale_b", sc[1]},
+    return {{"max_err_over_sum_abs_products", max_rel},
+            {"rel_l2_err", rel_l2},
+            {"scale_a", sc[0]},
+            {"scale_b", sc[1]},
             {"passed", passed}};
   }
 

@@ -20,9 +20,9 @@ extern "C" {
 #endif
 
 cudaError_t ptxbench_gqa_bwd(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
-                             const __nv_bfloat16* O, const __nv_bfloat16* dO, const float* LSE,
-                             __nv_bfloat16* dQ, __nv_bfloat16* dK, __nv_bfloat16* dV, int B, int Hq, int Hkv, int S,
-                             int D, void* workspace, size_t workspace_bytes, cudaStream_t stream);
+                             const __nv_bfloat16* O, const __nv_bfloat16* dO, const float* LSE, __nv_bfloat16* dQ,
+                             __nv_bfloat16* dK, __nv_bfloat16* dV, int B, int Hq, int Hkv, int S, int D,
+                             void* workspace, size_t workspace_bytes, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -13,8 +13,8 @@ using BackwardFn = decltype(&ptxbench_gqa_bwd);
 class GqaBackwardWorkload final : public attention::BackwardWorkload {
  public:
   cudaError_t call_candidate(void* entry, cudaStream_t s) override {
-    return reinterpret_cast<BackwardFn>(entry)(q(), k(), v(), o(), d_o(), lse(), dq(), dk(), dv(), d().B, d().H, d().Hkv,
-                                               d().S, d().D, workspace(), workspace_bytes(), s);
+    return reinterpret_cast<BackwardFn>(entry)(q(), k(), v(), o(), d_o(), lse(), dq(), dk(), dv(), d().B, d().H,
+                                               d().Hkv, d().S, d().D, workspace(), workspace_bytes(), s);
   }
 
  protected:

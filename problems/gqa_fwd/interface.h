@@ -13,9 +13,8 @@
 extern "C" {
 #endif
 
-cudaError_t ptxbench_gqa_fwd(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
-                             __nv_bfloat16* O, float* LSE, int B, int Hq, int Hkv, int S, int D,
-                             cudaStream_t stream);
+cudaError_t ptxbench_gqa_fwd(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, __nv_bfloat16* O,
+                             float* LSE, int B, int Hq, int Hkv, int S, int D, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -18,7 +18,9 @@ class MhaBackwardWorkload final : public attention::BackwardWorkload {
   }
 
  protected:
-  attention::Dims dims(const WorkloadShape& shape, bool causal) const override { return attention::dims_of(shape, causal); }
+  attention::Dims dims(const WorkloadShape& shape, bool causal) const override {
+    return attention::dims_of(shape, causal);
+  }
 };
 
 PTXBENCH_REGISTER_WORKLOAD("mha_bwd", MhaBackwardWorkload, "cudnn");

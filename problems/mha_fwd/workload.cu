@@ -17,7 +17,9 @@ class MhaForwardWorkload final : public attention::ForwardWorkload {
   }
 
  protected:
-  attention::Dims dims(const WorkloadShape& shape, bool causal) const override { return attention::dims_of(shape, causal); }
+  attention::Dims dims(const WorkloadShape& shape, bool causal) const override {
+    return attention::dims_of(shape, causal);
+  }
 };
 
 PTXBENCH_REGISTER_WORKLOAD("mha_fwd", MhaForwardWorkload, "cudnn");

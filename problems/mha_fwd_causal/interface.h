@@ -12,8 +12,8 @@
 extern "C" {
 #endif
 
-cudaError_t ptxbench_mha_fwd(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
-                             __nv_bfloat16* O, float* LSE, int B, int H, int S, int D, cudaStream_t stream);
+cudaError_t ptxbench_mha_fwd(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, __nv_bfloat16* O,
+                             float* LSE, int B, int H, int S, int D, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

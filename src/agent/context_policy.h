@@ -14,7 +14,7 @@
 namespace ptxbench {
 
 struct TurnMemory {
-  int turn = 0;  // 0-based
+  int turn = 0;          // 0-based
   std::string reply;     // the assistant's answer text
   std::string feedback;  // the feedback text sent after it
   std::string state;     // verdict, no_code or provider state
@@ -29,7 +29,7 @@ struct ContextPolicy {
 
 struct ContextPlan {
   std::vector<agent::ChatMessage> messages;  // user first, alternating, the last one the user's
-  json record = json::object();  // {"full_turns", "full": [..], "one_line": [..], "bytes_cut": n}
+  json record = json::object();              // {"full_turns", "full": [..], "one_line": [..], "bytes_cut": n}
 };
 
 ContextPlan build_context(const std::string& problem_text, const std::vector<TurnMemory>& history,

@@ -48,7 +48,8 @@ std::string language_of(const std::string& info) {
   if (b == std::string::npos) return "";
   size_t e = info.find_first_of(" \t}", b);
   std::string lang = info.substr(b, e == std::string::npos ? std::string::npos : e - b);
-  std::transform(lang.begin(), lang.end(), lang.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(lang.begin(), lang.end(), lang.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return lang;
 }
 
@@ -73,9 +74,16 @@ bool names_entry(const std::string& text, const std::string& entry) {
 }  // namespace
 
 json ExtractedCode::to_json() const {
-  return {{"version", kExtractorVersion}, {"found", found}, {"language", language}, {"blocks", blocks},
-          {"eligible_blocks", eligible_blocks}, {"chosen", chosen}, {"rule", rule},
-          {"unterminated", unterminated}, {"crlf", crlf}, {"bytes", code.size()}};
+  return {{"version", kExtractorVersion},
+          {"found", found},
+          {"language", language},
+          {"blocks", blocks},
+          {"eligible_blocks", eligible_blocks},
+          {"chosen", chosen},
+          {"rule", rule},
+          {"unterminated", unterminated},
+          {"crlf", crlf},
+          {"bytes", code.size()}};
 }
 
 ExtractedCode extract_code(const std::string& reply, const std::string& entry_symbol, Language language) {
@@ -118,7 +126,9 @@ ExtractedCode extract_code(const std::string& reply, const std::string& entry_sy
   if (open && blocks.back().text.ends_with("\n\n")) blocks.back().text.pop_back();
 
   const size_t prose_begin = out.prose.find_first_not_of(" \t\n");
-  out.prose = prose_begin == std::string::npos ? "" : out.prose.substr(prose_begin, out.prose.find_last_not_of(" \t\n") - prose_begin + 1);
+  out.prose = prose_begin == std::string::npos
+                  ? ""
+                  : out.prose.substr(prose_begin, out.prose.find_last_not_of(" \t\n") - prose_begin + 1);
   out.blocks = static_cast<int>(blocks.size());
   const std::string kind = language == Language::triton ? "Python" : "C/C++/CUDA";
   int naming = -1, largest = -1;
@@ -130,7 +140,8 @@ ExtractedCode extract_code(const std::string& reply, const std::string& entry_sy
     if (largest < 0 || b.text.size() >= blocks[static_cast<size_t>(largest)].text.size()) largest = i;
   }
   if (naming < 0 && largest < 0) {
-    out.rule = out.blocks ? "no " + kind + " code block (" + std::to_string(out.blocks) + " block(s) in other languages or empty)"
+    out.rule = out.blocks ? "no " + kind + " code block (" + std::to_string(out.blocks) +
+                                " block(s) in other languages or empty)"
                           : "no code block in the reply";
     return out;
   }

@@ -22,21 +22,22 @@ namespace ptxbench {
 inline constexpr const char* kExtractorVersion = "extractor/1";
 
 struct ExtractedCode {
-  bool found = false;          // false: no_code
-  std::string code;            // the block's text, ending in a newline
-  std::string language;        // the chosen block's tag, "" when untagged
-  int blocks = 0;              // fenced blocks in the reply, any language
-  int eligible_blocks = 0;     // C/C++/CUDA or untagged blocks
-  int chosen = -1;             // 0-based index of the chosen block among all blocks
-  std::string rule;            // which part of the rule chose it (or why nothing was taken)
-  bool unterminated = false;   // the chosen block had no closing fence
-  bool crlf = false;           // line endings were normalized
+  bool found = false;         // false: no_code
+  std::string code;           // the block's text, ending in a newline
+  std::string language;       // the chosen block's tag, "" when untagged
+  int blocks = 0;             // fenced blocks in the reply, any language
+  int eligible_blocks = 0;    // C/C++/CUDA or untagged blocks
+  int chosen = -1;            // 0-based index of the chosen block among all blocks
+  std::string rule;           // which part of the rule chose it (or why nothing was taken)
+  bool unterminated = false;  // the chosen block had no closing fence
+  bool crlf = false;          // line endings were normalized
   // The reply's lines outside every fenced block (fence lines dropped), trimmed: what the model
   // said about its code (Fixit keeps it as the explanation). Not part of to_json().
   std::string prose;
   json to_json() const;
 };
 
-ExtractedCode extract_code(const std::string& reply, const std::string& entry_symbol, Language language = Language::cuda);
+ExtractedCode extract_code(const std::string& reply, const std::string& entry_symbol,
+                           Language language = Language::cuda);
 
 }  // namespace ptxbench

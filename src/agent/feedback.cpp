@@ -104,7 +104,8 @@ std::string group_name(const std::vector<std::string>& group) {
 }
 
 // "*GMMA yes (HGMMA 48); UTMALDG|UTMASTG|UTMAREDG NO"
-std::string groups_line(const std::vector<std::vector<std::string>>& groups, const std::map<std::string, long long>& found) {
+std::string groups_line(const std::vector<std::vector<std::string>>& groups,
+                        const std::map<std::string, long long>& found) {
   std::string s;
   for (const auto& group : groups) {
     std::string hits;
@@ -125,14 +126,16 @@ void work_lines(std::ostringstream& o, const EvaluationRecord& r, const ArchTarg
   if (r.tensor_flop_share) {
     std::snprintf(line, sizeof line, "- share of the FLOPs done by warpgroup MMA: %.0f%%", *r.tensor_flop_share * 100);
     o << line;
-    if (targets && targets->work.tensor_flop_share > 0) o << " (at least " << int(targets->work.tensor_flop_share * 100 + 0.5) << "% needed)";
+    if (targets && targets->work.tensor_flop_share > 0)
+      o << " (at least " << int(targets->work.tensor_flop_share * 100 + 0.5) << "% needed)";
     o << "\n";
   }
   if (r.tma_byte_share) {
     std::snprintf(line, sizeof line, "- bytes moved by TMA copies: %.3gx the operands' bytes", *r.tma_byte_share);
     o << line;
     if (targets && targets->work.tma_byte_share > 0) {
-      std::snprintf(line, sizeof line, " (at least %.3gx needed; each copy counts its kernel's smallest tensor-map box)",
+      std::snprintf(line, sizeof line,
+                    " (at least %.3gx needed; each copy counts its kernel's smallest tensor-map box)",
                     targets->work.tma_byte_share);
       o << line;
     }
@@ -140,7 +143,8 @@ void work_lines(std::ostringstream& o, const EvaluationRecord& r, const ArchTarg
   }
   if (!r.target_executed.has_value()) o << "- whether they did the work: unknown\n";
   else if (!*r.target_executed)
-    o << "  -> the target instructions ran but did not do the work: " << (r.stage("target_run") ? r.stage("target_run")->message : "") << "\n";
+    o << "  -> the target instructions ran but did not do the work: "
+      << (r.stage("target_run") ? r.stage("target_run")->message : "") << "\n";
 }
 
 void targets_section(std::ostringstream& o, const EvaluationRecord& r, const FeedbackContext& c) {
@@ -148,10 +152,10 @@ void targets_section(std::ostringstream& o, const EvaluationRecord& r, const Fee
   const StageResult* st = r.stage("static");
   if (!st || st->status != StageStatus::ok) return;
   o << "\nTarget instructions (every group must execute):\n";
-  if (targets)
-    o << "- in the SASS of the built file: " << groups_line(targets->groups, r.static_families) << "\n";
+  if (targets) o << "- in the SASS of the built file: " << groups_line(targets->groups, r.static_families) << "\n";
   else
-    o << "- in the SASS of the built file: " << (r.target_static ? "every target group present" : "target groups missing") << "\n";
+    o << "- in the SASS of the built file: "
+      << (r.target_static ? "every target group present" : "target groups missing") << "\n";
   const StageResult* tr = r.stage("target_run");
   if (!tr) {
     o << "- executed at run time: not measured\n";
@@ -164,7 +168,8 @@ void targets_section(std::ostringstream& o, const EvaluationRecord& r, const Fee
       << (seen ? "" : "  -> the kernel that ran does not use every target group") << "\n";
     if (seen) work_lines(o, r, targets);
   } else if (tr->status == StageStatus::failed && text(tr->detail, "verdict") == "infra_error") {
-    o << "- executed at run time: unknown (the instruction counter failed on the harness side: " << tr->message << ")\n";
+    o << "- executed at run time: unknown (the instruction counter failed on the harness side: " << tr->message
+      << ")\n";
   } else if (tr->status == StageStatus::ok) {
     o << "- executed at run time: unknown\n";
   } else {
@@ -177,9 +182,10 @@ void speed_section(std::ostringstream& o, const EvaluationRecord& r, const Feedb
   const std::string lib = library_name(r, c.problem);
   o << "\nSpeed against " << lib << " (median time per call; speedup = library time / your time):\n";
   for (const auto& t : r.timing) {
-    o << "- " << shape_text(t.shape, c.problem) << ": " << fmt("%.4f", t.median_ms) << " ms vs " << fmt("%.4f", t.baseline_median_ms)
-      << " ms -> " << fmt("%.3fx", t.speedup) << " (" << fmt("%.1f", t.tflops) << " vs " << fmt("%.1f", t.baseline_tflops)
-      << " TFLOP/s)" << (t.throttled ? " [GPU throttled during sampling]" : "") << "\n";
+    o << "- " << shape_text(t.shape, c.problem) << ": " << fmt("%.4f", t.median_ms) << " ms vs "
+      << fmt("%.4f", t.baseline_median_ms) << " ms -> " << fmt("%.3fx", t.speedup) << " (" << fmt("%.1f", t.tflops)
+      << " vs " << fmt("%.1f", t.baseline_tflops) << " TFLOP/s)"
+      << (t.throttled ? " [GPU throttled during sampling]" : "") << "\n";
   }
   if (r.speedup_geomean) o << "Geometric mean speedup: " << fmt("%.3fx", *r.speedup_geomean) << "\n";
 }
@@ -197,12 +203,16 @@ void compile_section(std::ostringstream& o, const EvaluationRecord& r) {
     if (static_cast<int>(errors.size()) >= kMaxCompileErrors) continue;
     std::string file = map_build_paths(text(d, "file"), r);
     const auto line = number(d, "line").value_or(0);
-    std::string where = file.empty() ? "" : file + (line > 0 ? ":" + std::to_string(static_cast<long long>(line)) : "") + ": ";
+    std::string where =
+        file.empty() ? "" : file + (line > 0 ? ":" + std::to_string(static_cast<long long>(line)) : "") + ": ";
     if (file.ends_with(".ptx")) where += "(a line of the generated PTX) ";
     errors.push_back(where + sev + ": " + map_build_paths(text(d, "message"), r));
   }
   if (!errors.empty()) {
-    o << "First errors" << (total > static_cast<int>(errors.size()) ? " (" + std::to_string(errors.size()) + " of " + std::to_string(total) + ")" : "")
+    o << "First errors"
+      << (total > static_cast<int>(errors.size())
+              ? " (" + std::to_string(errors.size()) + " of " + std::to_string(total) + ")"
+              : "")
       << ":\n";
     for (const auto& e : errors) o << "  " << e << "\n";
     return;
@@ -242,7 +252,8 @@ void runtime_section(std::ostringstream& o, const EvaluationRecord& r) {
   int dropped = 0;
   auto lines = first_lines(text(f->detail, "output"), kMaxOutputLines, &dropped);
   if (!lines.empty()) {
-    o << "Your program's output (stdout/stderr" << (dropped ? ", first " + std::to_string(lines.size()) + " lines" : "") << "):\n";
+    o << "Your program's output (stdout/stderr" << (dropped ? ", first " + std::to_string(lines.size()) + " lines" : "")
+      << "):\n";
     for (const auto& l : lines) o << "  " << l << "\n";
   }
 }
@@ -280,7 +291,8 @@ void mismatch_section(std::ostringstream& o, const EvaluationRecord& r, const Fe
     bool any = false;
     for (const auto& out : detail ? array(*detail, "outputs") : array(json::object(), "x")) {
       const std::string name = text(out, "output", "output");
-      const auto elements = number(out, "elements"), bad = number(out, "mismatches"), nonfinite = number(out, "nonfinite");
+      const auto elements = number(out, "elements"), bad = number(out, "mismatches"),
+                 nonfinite = number(out, "nonfinite");
       const auto rel_l2 = number(out, "rel_l2_err"), max_abs = number(out, "max_abs_err");
       const json* tol = find(out, "tolerance");
       // Plain values, not an optional: GCC 12 at -O3 misreads a conditionally made optional as uninitialized.
@@ -288,12 +300,13 @@ void mismatch_section(std::ostringstream& o, const EvaluationRecord& r, const Fe
       bool has_limit = false;
       if (tol)
         if (const auto l = number(*tol, "max_rel_l2")) limit = *l, has_limit = true;
-      const bool failed = (bad && *bad > 0) || (nonfinite && *nonfinite > 0) || (rel_l2 && has_limit && *rel_l2 > limit);
+      const bool failed =
+          (bad && *bad > 0) || (nonfinite && *nonfinite > 0) || (rel_l2 && has_limit && *rel_l2 > limit);
       o << "  " << name << ": ";
-      if (nonfinite && *nonfinite > 0)
-        o << static_cast<long long>(*nonfinite) << " NaN/Inf element(s); ";
+      if (nonfinite && *nonfinite > 0) o << static_cast<long long>(*nonfinite) << " NaN/Inf element(s); ";
       if (bad && elements)
-        o << static_cast<long long>(*bad) << " of " << static_cast<long long>(*elements) << " elements out of tolerance";
+        o << static_cast<long long>(*bad) << " of " << static_cast<long long>(*elements)
+          << " elements out of tolerance";
       if (const json* w = find(out, "worst"); w && failed) {
         o << "; worst at";
         for (const char* k : {"row", "col", "index"})
@@ -303,7 +316,8 @@ void mismatch_section(std::ostringstream& o, const EvaluationRecord& r, const Fe
         if (auto ratio = number(out, "worst_err_over_tol")) o << " (" << fmt("%.3g", *ratio) << "x the tolerance)";
       }
       if (max_abs) o << "; max abs error " << fmt("%.4g", *max_abs);
-      if (rel_l2) o << ", relative L2 error " << fmt("%.3g", *rel_l2) << (has_limit ? " (limit " + fmt("%.3g", limit) + ")" : "");
+      if (rel_l2)
+        o << ", relative L2 error " << fmt("%.3g", *rel_l2) << (has_limit ? " (limit " + fmt("%.3g", limit) + ")" : "");
       o << (failed ? "" : " (passed)") << "\n";
       any = true;
     }
@@ -313,7 +327,8 @@ void mismatch_section(std::ostringstream& o, const EvaluationRecord& r, const Fe
 
 std::string not_run_reason(const EvaluationRecord& r) {
   for (const char* s : {"correctness", "sanitize", "timing"})
-    if (const auto* st = r.stage(s); st && st->status == StageStatus::skipped && !st->message.empty()) return st->message;
+    if (const auto* st = r.stage(s); st && st->status == StageStatus::skipped && !st->message.empty())
+      return st->message;
   return r.reason;
 }
 
@@ -325,7 +340,8 @@ std::string header(const FeedbackContext& c, const std::string& state) {
 
 std::string footer(const FeedbackContext& c) {
   if (c.turns > 0 && c.turn + 1 >= c.turns) return "";
-  return "\nReply with the complete improved file in one ```" + std::string(code_fence_language(c.language)) + " block.\n";
+  return "\nReply with the complete improved file in one ```" + std::string(code_fence_language(c.language)) +
+         " block.\n";
 }
 
 }  // namespace
@@ -334,7 +350,8 @@ std::string map_build_paths(const std::string& s, const EvaluationRecord& r) {
   std::string out = s;
   auto replace_all = [&](const std::string& from, const std::string& to) {
     if (from.empty()) return;
-    for (size_t at = out.find(from); at != std::string::npos; at = out.find(from, at + to.size())) out.replace(at, from.size(), to);
+    for (size_t at = out.find(from); at != std::string::npos; at = out.find(from, at + to.size()))
+      out.replace(at, from.size(), to);
   };
   replace_all(r.candidate_path, r.language == "triton" ? "candidate.py" : "candidate.cu");
   if (r.candidate_sha256.size() == 64) replace_all(r.candidate_sha256 + ".", "candidate.");
@@ -348,7 +365,8 @@ std::string render_feedback(const EvaluationRecord& r, const FeedbackContext& c)
   const std::string verdict(to_string(r.verdict));
   o << header(c, verdict);
   if (c.reused && c.reused_from_turn)
-    o << "(This file is identical to the one of turn " << (*c.reused_from_turn + 1) << "; its result is repeated, not re-measured.)\n\n";
+    o << "(This file is identical to the one of turn " << (*c.reused_from_turn + 1)
+      << "; its result is repeated, not re-measured.)\n\n";
   else if (c.reused)
     o << "(This file is identical to one already judged in this run; its result is repeated, not re-measured.)\n\n";
   switch (r.verdict) {
@@ -390,13 +408,15 @@ std::string render_no_kernel_feedback(const std::string& state, const std::strin
   } else if (state == "truncated") {
     o << "Your reply was cut off at the output token limit before any code block.\n";
   } else if (state == "refused") {
-    o << "The reply was refused or filtered by the provider" << (provider_error.empty() ? "" : ": " + provider_error) << ".\n";
+    o << "The reply was refused or filtered by the provider" << (provider_error.empty() ? "" : ": " + provider_error)
+      << ".\n";
   } else if (state == "reasoning_only") {
     o << "The reply held reasoning but no answer: the output token budget ran out before the answer.\n";
   } else if (state == "empty") {
     o << "The reply was empty.\n";
   } else if (state == "request_too_large") {
-    o << "The request was too large for the model's context" << (provider_error.empty() ? "" : " (" + provider_error + ")") << ".\n";
+    o << "The request was too large for the model's context"
+      << (provider_error.empty() ? "" : " (" + provider_error + ")") << ".\n";
   } else {
     o << "The provider returned an error" << (provider_error.empty() ? "" : ": " + provider_error) << ".\n";
   }

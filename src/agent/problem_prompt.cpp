@@ -25,7 +25,9 @@ std::string code_list(const std::vector<std::string>& items, const std::string& 
 std::string target_instructions_text(const ProblemSpec& p, const std::string& arch) {
   const ArchInfo& a = arch_info(arch);
   const ArchTargets* t = p.targets_for(arch);
-  if (!t) throw InputError(p.dir.string() + "/problem.toml: no [targets." + arch + "] table, so the problem cannot be posed for " + arch);
+  if (!t)
+    throw InputError(p.dir.string() + "/problem.toml: no [targets." + arch +
+                     "] table, so the problem cannot be posed for " + arch);
   std::ostringstream o;
   o << "The file is compiled for `" << arch << "` only: " << a.title << ".";
   if (!t->ptx.empty()) o << " The target instructions are PTX " << code_list(t->ptx, "and") << ".";
@@ -92,7 +94,8 @@ std::string render_prompt_template(const std::string& text, const std::filesyste
     else {
       std::string known = "build_command, target_instructions, benchmark_shapes";
       for (const auto& [k, v] : more) known += ", " + k;
-      throw InputError(file.string() + ":" + std::to_string(line) + ": unknown placeholder {{" + name + "}} (known: " + known + ")");
+      throw InputError(file.string() + ":" + std::to_string(line) + ": unknown placeholder {{" + name +
+                       "}} (known: " + known + ")");
     }
     pos = close + 2;
   }

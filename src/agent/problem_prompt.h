@@ -17,14 +17,16 @@
 namespace ptxbench {
 
 // For Language::triton: agent/triton_prompt.h.
-std::string render_problem_prompt(const ProblemSpec& problem, const std::string& arch, Language language = Language::cuda);
+std::string render_problem_prompt(const ProblemSpec& problem, const std::string& arch,
+                                  Language language = Language::cuda);
 std::string render_triton_problem_prompt(const ProblemSpec& problem, const std::string& arch);  // triton_prompt.cpp
 
 // The template machinery: `text` (read from `file`, named in errors) with the placeholders above
 // and `more` filled in.
 std::string read_prompt_file(const std::filesystem::path& file);
-std::string render_prompt_template(const std::string& text, const std::filesystem::path& file, const ProblemSpec& problem,
-                                   const std::string& arch, const std::map<std::string, std::string>& more);
+std::string render_prompt_template(const std::string& text, const std::filesystem::path& file,
+                                   const ProblemSpec& problem, const std::string& arch,
+                                   const std::map<std::string, std::string>& more);
 
 // The pieces, for tests and for other texts that quote them.
 std::string target_instructions_text(const ProblemSpec& problem, const std::string& arch);

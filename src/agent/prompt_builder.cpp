@@ -48,7 +48,8 @@ std::set<KnowledgeComponent> parse_components(const std::string& list) {
     if (item == "params") out.insert(KnowledgeComponent::params);
     else if (item == "ptx") out.insert(KnowledgeComponent::ptx);
     else if (item == "contract") out.insert(KnowledgeComponent::contract);
-    else if (item == "all") out.insert({KnowledgeComponent::params, KnowledgeComponent::ptx, KnowledgeComponent::contract});
+    else if (item == "all")
+      out.insert({KnowledgeComponent::params, KnowledgeComponent::ptx, KnowledgeComponent::contract});
     else throw InputError("unknown knowledge component '" + item + "' (use params, ptx, contract, all or none)");
   }
   return out;

@@ -39,8 +39,9 @@ RescoreOutcome rescore_run(RunStore& store, const std::string& run_id, const std
       continue;
     }
     const TurnRow& first = *group.front();
-    jobs.push_back({group, service.submit({spec, source, first.problem + "/" + std::to_string(first.trajectory) + "/" +
-                                                             std::to_string(first.turn) + " (rescore)"})});
+    jobs.push_back({group, service.submit({spec, source,
+                                           first.problem + "/" + std::to_string(first.trajectory) + "/" +
+                                               std::to_string(first.turn) + " (rescore)"})});
   }
   for (auto& job : jobs) {
     CandidateResult result;
@@ -56,8 +57,8 @@ RescoreOutcome rescore_run(RunStore& store, const std::string& run_id, const std
     const EvaluationRecord& r = result.record;
     if (r.verdict == Verdict::infra_error) {
       ++out.infra_errors;
-      progress.message("infra_error while rescoring " + job.turns.front()->problem + " " + r.candidate_sha256.substr(0, 12) +
-                       ": " + r.reason + " (its old judgment is kept)");
+      progress.message("infra_error while rescoring " + job.turns.front()->problem + " " +
+                       r.candidate_sha256.substr(0, 12) + ": " + r.reason + " (its old judgment is kept)");
       continue;
     }
     bool first = true;
@@ -69,7 +70,7 @@ RescoreOutcome rescore_run(RunStore& store, const std::string& run_id, const std
       t->state = *t->verdict;
       t->target_static = r.target_static;
       t->target_executed = r.target_executed;
-      t->target_correct = r.verdict == Verdict::not_run ? std::nullopt
+      t->target_correct = r.verdict == Verdict::not_run   ? std::nullopt
                           : r.verdict != Verdict::correct ? std::optional<bool>(false)
                                                           : r.target_executed;
       t->speedup_geomean = r.speedup_geomean;

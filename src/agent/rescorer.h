@@ -15,10 +15,10 @@
 namespace ptxbench {
 
 struct RescoreOutcome {
-  int candidates = 0;       // distinct candidates judged
-  int turns = 0;            // turns given a new evaluation
-  int pending_skipped = 0;  // turns still "judging" (resume the run to judge them)
-  int infra_errors = 0;     // candidates whose new judgment failed in the harness (old judgment kept)
+  int candidates = 0;                  // distinct candidates judged
+  int turns = 0;                       // turns given a new evaluation
+  int pending_skipped = 0;             // turns still "judging" (resume the run to judge them)
+  int infra_errors = 0;                // candidates whose new judgment failed in the harness (old judgment kept)
   std::map<std::string, int> changed;  // "not_run -> correct" -> turns
   std::vector<std::string> errors;     // store failures, harness faults (each also printed)
 };

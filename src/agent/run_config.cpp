@@ -91,12 +91,13 @@ void for_each_key(const toml::table& t, const std::filesystem::path& file, const
 }  // namespace
 
 void check_model_arg_name(const std::string& key, const std::string& at) {
-  static const std::set<std::string> kSecretNames{"api_key", "key", "token", "secret", "password", "authorization",
-                                                  "access_token", "bearer"};
+  static const std::set<std::string> kSecretNames{"api_key",  "key",           "token",        "secret",
+                                                  "password", "authorization", "access_token", "bearer"};
   std::string lower = key;
   for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (kSecretNames.count(lower) || lower.ends_with("_key") || lower.ends_with("_token") || lower.ends_with("_secret"))
-    throw InputError(at + ": '" + key + "' would store a secret with the run; name the environment variable that "
+    throw InputError(at + ": '" + key +
+                     "' would store a secret with the run; name the environment variable that "
                      "holds it instead (e.g. api_key_env=OPENAI_API_KEY)");
 }
 
@@ -123,8 +124,10 @@ int parse_context_turns(const std::string& s) {
 }
 
 void validate_run_config(const RunConfig& c) {
-  if (c.model.empty()) throw InputError("no model given: use --model PROVIDER:MODEL (or model = \"...\" in the run config)");
-  if (c.trajectories < 1) throw InputError("trajectories must be at least 1 (got " + std::to_string(c.trajectories) + ")");
+  if (c.model.empty())
+    throw InputError("no model given: use --model PROVIDER:MODEL (or model = \"...\" in the run config)");
+  if (c.trajectories < 1)
+    throw InputError("trajectories must be at least 1 (got " + std::to_string(c.trajectories) + ")");
   if (c.turns < 1) throw InputError("turns must be at least 1 (got " + std::to_string(c.turns) + ")");
   if (c.context_turns < -1) throw InputError("context_turns must be 0 or more, or 'all'");
   if (c.max_infra_errors < 0) throw InputError("max_infra_errors must be 0 or more");
@@ -135,13 +138,18 @@ void validate_run_config(const RunConfig& c) {
   if (c.problems.empty()) throw InputError("no problems given: use --problems LIST or all");
   if (!language_from_string(c.language)) throw InputError("language must be cuda or triton (got '" + c.language + "')");
   for (const auto& [k, v] : c.model_args.items()) check_model_arg_name(k, "model argument");
-  if (c.repair_notes.k < 1 || c.repair_notes.k > 20) throw InputError("repair notes: k must be in 1..20 (got " + std::to_string(c.repair_notes.k) + ")");
+  if (c.repair_notes.k < 1 || c.repair_notes.k > 20)
+    throw InputError("repair notes: k must be in 1..20 (got " + std::to_string(c.repair_notes.k) + ")");
   if (c.repair_notes.source.empty() && (c.repair_notes.with_fixed_kernel || c.repair_notes.same_problem))
     throw InputError("--with-fixed-kernel and --notes-same-problem need --repair-notes NOTES");
 }
 
 json RepairNotesConfig::to_json() const {
-  return {{"source", source}, {"sha256", sha256}, {"k", k}, {"with_fixed_kernel", with_fixed_kernel}, {"same_problem", same_problem}};
+  return {{"source", source},
+          {"sha256", sha256},
+          {"k", k},
+          {"with_fixed_kernel", with_fixed_kernel},
+          {"same_problem", same_problem}};
 }
 
 std::string RepairNotesConfig::condition() const {
@@ -151,7 +159,8 @@ std::string RepairNotesConfig::condition() const {
 
 json RunConfig::to_json() const {
   json p = json::object();
-  for (const auto& [m, t] : prices) p[m] = {{"input_per_mtok", t.input_per_mtok}, {"output_per_mtok", t.output_per_mtok}};
+  for (const auto& [m, t] : prices)
+    p[m] = {{"input_per_mtok", t.input_per_mtok}, {"output_per_mtok", t.output_per_mtok}};
   json s = json::object();
   for (const auto& [problem, split] : splits) s[problem] = split;
   return {{"model", model},
@@ -172,7 +181,8 @@ json RunConfig::to_json() const {
           {"limit", limit ? json(*limit) : json(nullptr)},
           {"run_name", run_name},
           {"rejudge", rejudge},
-          {"evaluation", {{"gpu", use_gpu}, {"sanitize", sanitize}, {"probe", probe}, {"timing", timing}, {"device", device}}},
+          {"evaluation",
+           {{"gpu", use_gpu}, {"sanitize", sanitize}, {"probe", probe}, {"timing", timing}, {"device", device}}},
           {"prices", p},
           {"repair_notes", repair_notes.to_json()}};
 }
@@ -187,9 +197,26 @@ std::optional<TokenPrices> RunConfig::prices_for_model() const {
 
 RunConfig load_run_config_file(const std::filesystem::path& file, RunConfig c) {
   const toml::table root = parse_toml_file(file);
-  const std::set<std::string> top{"model", "problems", "suite", "arch", "language", "trajectories", "turns", "knowledge", "context_turns",
-                                  "max_infra_errors", "infra_retry_delay_s", "parallel", "compile_jobs", "limit",
-                                  "run_name", "rejudge", "model_args", "evaluation", "prices", "repair_notes"};
+  const std::set<std::string> top{"model",
+                                  "problems",
+                                  "suite",
+                                  "arch",
+                                  "language",
+                                  "trajectories",
+                                  "turns",
+                                  "knowledge",
+                                  "context_turns",
+                                  "max_infra_errors",
+                                  "infra_retry_delay_s",
+                                  "parallel",
+                                  "compile_jobs",
+                                  "limit",
+                                  "run_name",
+                                  "rejudge",
+                                  "model_args",
+                                  "evaluation",
+                                  "prices",
+                                  "repair_notes"};
   for_each_key(root, file, "", top, [&](const std::string& key, const toml::node& v, const std::string& at) {
     if (key == "model") c.model = string_of(v, at);
     else if (key == "problems") c.problems = split_list(list_of(v, at));
@@ -199,7 +226,8 @@ RunConfig load_run_config_file(const std::filesystem::path& file, RunConfig c) {
     else if (key == "trajectories") c.trajectories = int_of(v, at);
     else if (key == "turns") c.turns = int_of(v, at);
     else if (key == "knowledge") c.knowledge = list_of(v, at);
-    else if (key == "context_turns") c.context_turns = v.is_string() ? parse_context_turns(string_of(v, at)) : int_of(v, at);
+    else if (key == "context_turns")
+      c.context_turns = v.is_string() ? parse_context_turns(string_of(v, at)) : int_of(v, at);
     else if (key == "max_infra_errors") c.max_infra_errors = int_of(v, at);
     else if (key == "infra_retry_delay_s") c.infra_retry_delay_s = number_of(v, at);
     else if (key == "parallel") c.parallel = int_of(v, at);

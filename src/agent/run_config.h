@@ -29,8 +29,8 @@ struct TokenPrices {
 // Prompt-time supervision (fixit/repair_notes.h): after a failing turn, the feedback carries the
 // top-k repair notes retrieved for it. The notes' content hash is part of the run's identity.
 struct RepairNotesConfig {
-  std::string source;        // "": none; a Fixit build id of the workspace, or a `fixit export --format records` file
-  std::string sha256;        // of the notes loaded (set when the run starts)
+  std::string source;  // "": none; a Fixit build id of the workspace, or a `fixit export --format records` file
+  std::string sha256;  // of the notes loaded (set when the run starts)
   int k = 3;
   bool with_fixed_kernel = false;
   bool same_problem = false;  // notes of the problem being solved too (the paper's in-distribution condition)
@@ -40,25 +40,25 @@ struct RepairNotesConfig {
 };
 
 struct RunConfig {
-  std::string model;                  // PROVIDER:MODEL
-  json model_args = json::object();   // provider options ([model_args] and --model-arg k=v)
+  std::string model;                 // PROVIDER:MODEL
+  json model_args = json::object();  // provider options ([model_args] and --model-arg k=v)
   std::vector<std::string> problems{"all"};
   // The suite the problems come from (suites/<name>.toml), and each problem's split there ("train"
   // or "held-out"); empty without a suite. Stored with the run, so reports group by split.
   std::string suite;
   std::map<std::string, std::string> splits;
   std::string arch = "sm_90a";
-  std::string language = "cuda";      // the candidates' language (core/language.h)
-  int trajectories = 12, turns = 8;   // the paper's budget: 12 trajectories x 8 turns per problem
+  std::string language = "cuda";     // the candidates' language (core/language.h)
+  int trajectories = 12, turns = 8;  // the paper's budget: 12 trajectories x 8 turns per problem
   std::string knowledge = "params,ptx,contract";
-  int context_turns = 3;              // K of the context policy; -1: all
-  int max_infra_errors = 10;          // infra errors tolerated in one invocation before the run stops
-  double infra_retry_delay_s = 5;     // wait before retrying after an infra error
-  int parallel = 0;                   // trajectories in flight; 0: all of them
-  int compile_jobs = 0;               // nvcc processes at once; 0: one per core
-  std::optional<int> limit;           // at most this many new counted turns in this invocation
-  std::string run_name;               // empty: derived from the identity
-  bool rejudge = false;               // re-judge identical candidates within the run
+  int context_turns = 3;           // K of the context policy; -1: all
+  int max_infra_errors = 10;       // infra errors tolerated in one invocation before the run stops
+  double infra_retry_delay_s = 5;  // wait before retrying after an infra error
+  int parallel = 0;                // trajectories in flight; 0: all of them
+  int compile_jobs = 0;            // nvcc processes at once; 0: one per core
+  std::optional<int> limit;        // at most this many new counted turns in this invocation
+  std::string run_name;            // empty: derived from the identity
+  bool rejudge = false;            // re-judge identical candidates within the run
   bool use_gpu = true, sanitize = true, probe = true, timing = true;
   int device = 0;
   std::map<std::string, TokenPrices> prices;  // by "PROVIDER:MODEL" or "MODEL"

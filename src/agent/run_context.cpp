@@ -8,8 +8,8 @@
 
 namespace ptxbench {
 
-RunContext::RunContext(RunConfig c, RunInfo r, agent::ModelClient& cl, CandidateService& sv, RunStore& st, RunProgress& pr,
-                       std::filesystem::path workspace)
+RunContext::RunContext(RunConfig c, RunInfo r, agent::ModelClient& cl, CandidateService& sv, RunStore& st,
+                       RunProgress& pr, std::filesystem::path workspace)
     : config(std::move(c)),
       run(std::move(r)),
       client(cl),
@@ -69,8 +69,8 @@ bool RunContext::infra_error(const std::string& what, const std::string& problem
                              " (fix the cause and run the same command again to resume)");
     return false;
   }
-  progress.retry("infrastructure error " + std::to_string(n) + "/" + std::to_string(config.max_infra_errors) + " (" + what +
-                 "); retrying in " + std::to_string(static_cast<int>(config.infra_retry_delay_s)) + " s");
+  progress.retry("infrastructure error " + std::to_string(n) + "/" + std::to_string(config.max_infra_errors) + " (" +
+                 what + "); retrying in " + std::to_string(static_cast<int>(config.infra_retry_delay_s)) + " s");
   return true;
 }
 
@@ -93,10 +93,11 @@ void RunContext::store_failed(const DbStatus& status, const std::string& what, c
   std::filesystem::create_directories(dir, ec);
   const auto file = dir / (run.id + "-" + std::to_string(getpid()) + "-" + std::to_string(n) + ".json");
   std::ofstream out(file);
-  out << json{{"run", run.id}, {"what", what}, {"error", status.error}, {"data", unstored}}.dump(1, ' ', false,
-                                                                                                json::error_handler_t::replace)
+  out << json{{"run", run.id}, {"what", what}, {"error", status.error}, {"data", unstored}}.dump(
+             1, ' ', false, json::error_handler_t::replace)
       << "\n";
-  const std::string saved = out ? "; the data is saved in " + file.string() : "; it could not be saved to " + file.string() + " either";
+  const std::string saved =
+      out ? "; the data is saved in " + file.string() : "; it could not be saved to " + file.string() + " either";
   stop("store_error", "could not store " + what + ": " + status.error + saved);
 }
 

@@ -116,24 +116,27 @@ RunOutcome RunDriver::run() {
   for (const auto& pp : prompts)
     for (int i = 0; i < run.trajectories; ++i) {
       const auto& turns = by_trajectory[{pp.spec->name, i}];
-      const bool finished = static_cast<int>(turns.size()) >= run.turns && (turns.empty() || turns.back().phase == "done");
+      const bool finished =
+          static_cast<int>(turns.size()) >= run.turns && (turns.empty() || turns.back().phase == "done");
       if (finished) ++complete;
       else todo.push_back({&pp, i});
     }
   progress.set_done(complete, done_turns, states);
 
-  ctx.event(outcome.created ? "start" : "resume",
-            std::string(outcome.created ? "started" : "resumed") + " by " + harness_version() + " (" + harness_commit() +
-                "): " + std::to_string(todo.size()) + " trajectories to run, " + std::to_string(done_turns) + " turns stored");
-  progress.message(std::string(outcome.created ? "new run" : "resuming run") + ": " + config_.model + ", " + config_.arch +
-                   ", " + std::to_string(problems_.size()) + " problem(s) x " + std::to_string(run.trajectories) +
-                   " trajectories x " + std::to_string(run.turns) + " turns, knowledge " + config_.knowledge +
+  ctx.event(outcome.created ? "start" : "resume", std::string(outcome.created ? "started" : "resumed") + " by " +
+                                                      harness_version() + " (" + harness_commit() +
+                                                      "): " + std::to_string(todo.size()) + " trajectories to run, " +
+                                                      std::to_string(done_turns) + " turns stored");
+  progress.message(std::string(outcome.created ? "new run" : "resuming run") + ": " + config_.model + ", " +
+                   config_.arch + ", " + std::to_string(problems_.size()) + " problem(s) x " +
+                   std::to_string(run.trajectories) + " trajectories x " + std::to_string(run.turns) +
+                   " turns, knowledge " + config_.knowledge +
                    (done_turns ? ", " + std::to_string(done_turns) + " turns already stored" : ""));
   if (!outcome.gpu.gpu_stages)
-    progress.message("NO GPU STAGE WILL RUN: " + outcome.gpu.reason +
-                     ". Candidates are built and statically checked only (verdicts compile_error, forbidden or not_run).");
-  else
-    progress.message("GPU: " + outcome.gpu.gpu);
+    progress.message(
+        "NO GPU STAGE WILL RUN: " + outcome.gpu.reason +
+        ". Candidates are built and statically checked only (verdicts compile_error, forbidden or not_run).");
+  else progress.message("GPU: " + outcome.gpu.gpu);
 
   {
     std::lock_guard lock(mutex_);
@@ -154,7 +157,8 @@ RunOutcome RunDriver::run() {
       TrajectoryRunner(ctx, *task.first, task.second, by_trajectory[{task.first->spec->name, task.second}]).run();
     }
   };
-  const size_t n_threads = config_.parallel > 0 ? std::min(todo.size(), static_cast<size_t>(config_.parallel)) : todo.size();
+  const size_t n_threads =
+      config_.parallel > 0 ? std::min(todo.size(), static_cast<size_t>(config_.parallel)) : todo.size();
   std::atomic<bool> finished{false};
   std::thread ticker([&] {
     while (!finished.load()) {
@@ -174,7 +178,8 @@ RunOutcome RunDriver::run() {
   progress.finish();
 
   std::vector<TrajectoryRow> trajectories;
-  if (auto s = store_.load_trajectories(run.id, &trajectories); !s.ok) throw Error("reading the run's trajectories: " + s.error);
+  if (auto s = store_.load_trajectories(run.id, &trajectories); !s.ok)
+    throw Error("reading the run's trajectories: " + s.error);
   bool all_complete = true;
   for (const auto& t : trajectories) {
     bool in_run = false;
@@ -196,7 +201,8 @@ RunOutcome RunDriver::run() {
   }
   if (auto s = store_.set_run_status(run.id, outcome.status, outcome.stop_reason); !s.ok)
     progress.message("could not store the run's status: " + s.error);
-  ctx.event(outcome.status == "complete" ? "complete" : "stopped", outcome.status == "complete" ? "every trajectory finished" : outcome.stop_reason);
+  ctx.event(outcome.status == "complete" ? "complete" : "stopped",
+            outcome.status == "complete" ? "every trajectory finished" : outcome.stop_reason);
   if (auto s = store_.get_run(run.id, &outcome.run); !s.ok) outcome.run = run;
   return outcome;
 }

@@ -20,12 +20,12 @@
 namespace ptxbench {
 
 struct RunOutcome {
-  RunInfo run;              // as stored at the end
-  std::string status;       // complete, stopped
-  std::string stop_kind;    // limit, quota, infra_errors, client_error, store_error, interrupted ("" when complete)
+  RunInfo run;            // as stored at the end
+  std::string status;     // complete, stopped
+  std::string stop_kind;  // limit, quota, infra_errors, client_error, store_error, interrupted ("" when complete)
   std::string stop_reason;
-  int new_turns = 0;        // counted turns started in this invocation
-  bool created = false;     // a new run (else resumed)
+  int new_turns = 0;     // counted turns started in this invocation
+  bool created = false;  // a new run (else resumed)
   bool store_failed = false;
   GpuDescription gpu;
 };
@@ -33,8 +33,8 @@ struct RunOutcome {
 struct RunDriverOptions {
   std::filesystem::path knowledge_root;
   std::filesystem::path workspace;
-  std::ostream* progress_stream = nullptr;  // stderr by default
-  bool interactive = false;                 // redraw the progress line in place (a terminal)
+  std::ostream* progress_stream = nullptr;    // stderr by default
+  bool interactive = false;                   // redraw the progress line in place (a terminal)
   const fixit::RepairNotes* notes = nullptr;  // loaded for config.repair_notes (its sha256 set in the config)
 };
 

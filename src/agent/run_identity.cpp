@@ -25,8 +25,10 @@ json run_identity(const RunConfig& c) {
   // Repair notes change what the model is shown: their content (not where they were read from),
   // k and the switches (runs without notes keep their ids).
   if (!c.repair_notes.source.empty())
-    id["repair_notes"] = {{"sha256", c.repair_notes.sha256}, {"k", c.repair_notes.k},
-                          {"with_fixed_kernel", c.repair_notes.with_fixed_kernel}, {"same_problem", c.repair_notes.same_problem}};
+    id["repair_notes"] = {{"sha256", c.repair_notes.sha256},
+                          {"k", c.repair_notes.k},
+                          {"with_fixed_kernel", c.repair_notes.with_fixed_kernel},
+                          {"same_problem", c.repair_notes.same_problem}};
   return id;
 }
 

@@ -2,8 +2,8 @@
 
 namespace ptxbench {
 
-RunProgress::RunProgress(std::string run_id, int trajectories_total, int turns_total, std::ostream& out, bool interactive,
-                         std::function<ServiceLoad()> load)
+RunProgress::RunProgress(std::string run_id, int trajectories_total, int turns_total, std::ostream& out,
+                         bool interactive, std::function<ServiceLoad()> load)
     : run_id_(std::move(run_id)),
       trajectories_total_(trajectories_total),
       turns_total_(turns_total),
@@ -30,8 +30,9 @@ std::string RunProgress::line_locked() const {
   }
   if (load_) {
     const ServiceLoad l = load_();
-    s += ", compiling " + std::to_string(l.compiling) + (l.compile_queued ? "+" + std::to_string(l.compile_queued) + " queued" : "") +
-         ", GPU queue " + std::to_string(l.gpu_queued) + (l.judging ? " (+1 on the GPU lane)" : "");
+    s += ", compiling " + std::to_string(l.compiling) +
+         (l.compile_queued ? "+" + std::to_string(l.compile_queued) + " queued" : "") + ", GPU queue " +
+         std::to_string(l.gpu_queued) + (l.judging ? " (+1 on the GPU lane)" : "");
   }
   s += ", retries " + std::to_string(retries_);
   return s;

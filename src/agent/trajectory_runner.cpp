@@ -20,7 +20,10 @@ std::string label(const std::string& problem, int trajectory, int turn) {
 json request_json(const agent::ChatRequest& r, const ContextPlan& plan) {
   json messages = json::array();
   for (const auto& m : r.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
-  return {{"system_sha256", content_sha256(r.system)}, {"messages", messages}, {"options", r.options}, {"context", plan.record}};
+  return {{"system_sha256", content_sha256(r.system)},
+          {"messages", messages},
+          {"options", r.options},
+          {"context", plan.record}};
 }
 
 ModelCallRow call_row(const RunContext& ctx, const agent::ChatRequest& req, const agent::ChatReply& reply,
@@ -46,10 +49,11 @@ ModelCallRow call_row(const RunContext& ctx, const agent::ChatRequest& req, cons
   c.request = request_json(req, plan);
   // Clients without a wire (replay, files) send no bytes: the canonical request is what was "sent".
   c.request_is_canonical = reply.request_body.empty();
-  c.request_bytes = c.request_is_canonical
-                        ? json{{"system", req.system}, {"messages", c.request["messages"]}, {"options", req.options}}.dump(
-                              -1, ' ', false, json::error_handler_t::replace)
-                        : reply.request_body;
+  c.request_bytes =
+      c.request_is_canonical
+          ? json{{"system", req.system}, {"messages", c.request["messages"]}, {"options", req.options}}.dump(
+                -1, ' ', false, json::error_handler_t::replace)
+          : reply.request_body;
   c.system_text = req.system;
   c.response_bytes = reply.response_body;
   c.content = reply.content;
@@ -58,8 +62,8 @@ ModelCallRow call_row(const RunContext& ctx, const agent::ChatRequest& req, cons
 }
 
 json call_json(const ModelCallRow& c) {
-  return {{"problem", c.problem}, {"trajectory", c.trajectory}, {"turn", c.turn}, {"outcome", c.outcome},
-          {"content", c.content}, {"reasoning", c.reasoning},     {"error", c.error}};
+  return {{"problem", c.problem}, {"trajectory", c.trajectory}, {"turn", c.turn},  {"outcome", c.outcome},
+          {"content", c.content}, {"reasoning", c.reasoning},   {"error", c.error}};
 }
 
 std::optional<bool> target_correct_of(const EvaluationRecord& r) {
@@ -70,7 +74,8 @@ std::optional<bool> target_correct_of(const EvaluationRecord& r) {
 
 }  // namespace
 
-TrajectoryRunner::TrajectoryRunner(RunContext& ctx, const ProblemPrompt& problem, int trajectory, std::vector<TurnRow> stored)
+TrajectoryRunner::TrajectoryRunner(RunContext& ctx, const ProblemPrompt& problem, int trajectory,
+                                   std::vector<TurnRow> stored)
     : ctx_(ctx), problem_(problem), trajectory_(trajectory), stored_(std::move(stored)) {}
 
 void TrajectoryRunner::remember(const TurnRow& t, std::string reply) {
@@ -84,16 +89,17 @@ bool TrajectoryRunner::restore_history() {
       // without calling the model.
       std::string source;
       if (!t.candidate_sha256) {
-        ctx_.store_failed(DbStatus::failure("turn " + label(t.problem, t.trajectory, t.turn) + " is judging but has no candidate"),
-                          "a resumed turn", json::object());
+        ctx_.store_failed(
+            DbStatus::failure("turn " + label(t.problem, t.trajectory, t.turn) + " is judging but has no candidate"),
+            "a resumed turn", json::object());
         return false;
       }
       if (auto s = ctx_.store.candidate_source(*t.candidate_sha256, &source); !s.ok) {
         ctx_.store_failed(s, "reading the candidate of turn " + label(t.problem, t.trajectory, t.turn), json::object());
         return false;
       }
-      ctx_.event("resume_judging", "judging the stored reply of turn " + label(t.problem, t.trajectory, t.turn), t.problem,
-                 t.trajectory, t.turn);
+      ctx_.event("resume_judging", "judging the stored reply of turn " + label(t.problem, t.trajectory, t.turn),
+                 t.problem, t.trajectory, t.turn);
       if (!judge_and_finish(t, source)) return false;
     }
     std::string reply;
@@ -134,20 +140,24 @@ std::optional<agent::ChatReply> TrajectoryRunner::counted_reply(int turn, const 
     const auto t0 = std::chrono::steady_clock::now();
     agent::ChatReply reply;
     try {
-      reply = ctx_.client.complete(req, [&](const std::string& line) { ctx_.progress.retry(label(problem, trajectory_, turn) + ": " + line); });
+      reply = ctx_.client.complete(
+          req, [&](const std::string& line) { ctx_.progress.retry(label(problem, trajectory_, turn) + ": " + line); });
     } catch (const std::exception& e) {
       // A client that throws breaks its contract (outcomes are values): stop the run, saying so.
       reply.outcome = ProviderOutcome::infra_error;
       reply.error = std::string("the model client failed: ") + e.what();
       reply.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       ModelCallRow failed = call_row(ctx_, req, reply, plan, attempt, started);
-      if (auto s = ctx_.store.record_model_call(failed); !s.ok) ctx_.store_failed(s, "a failed model call", call_json(failed));
+      if (auto s = ctx_.store.record_model_call(failed); !s.ok)
+        ctx_.store_failed(s, "a failed model call", call_json(failed));
       ctx_.stop("client_error", label(problem, trajectory_, turn) + ": " + reply.error);
       return std::nullopt;
     }
-    if (reply.seconds <= 0) reply.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (reply.seconds <= 0)
+      reply.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     *call = call_row(ctx_, req, reply, plan, attempt, started);
-    if (reply.outcome != ProviderOutcome::infra_error && reply.outcome != ProviderOutcome::quota_exhausted) return reply;
+    if (reply.outcome != ProviderOutcome::infra_error && reply.outcome != ProviderOutcome::quota_exhausted)
+      return reply;
     if (auto s = ctx_.store.record_model_call(*call); !s.ok) {
       ctx_.store_failed(s, "a model call", call_json(*call));
       return std::nullopt;
@@ -157,7 +167,8 @@ std::optional<agent::ChatReply> TrajectoryRunner::counted_reply(int turn, const 
                              "); nothing is lost: run the same command again to resume");
       return std::nullopt;
     }
-    if (!ctx_.infra_error("model call for " + label(problem, trajectory_, turn) + ": " + reply.error, problem, trajectory_, turn))
+    if (!ctx_.infra_error("model call for " + label(problem, trajectory_, turn) + ": " + reply.error, problem,
+                          trajectory_, turn))
       return std::nullopt;
     if (!ctx_.wait_unless_stopped(ctx_.config.infra_retry_delay_s)) return std::nullopt;
   }
@@ -193,9 +204,11 @@ bool TrajectoryRunner::next_turn(int turn) {
     code = extract_code(reply->content, spec.entry, *language_from_string(ctx_.config.language));
     t.extraction = code.to_json();
   } else {
-    t.extraction = {{"version", kExtractorVersion}, {"found", false}, {"rule", "no answer to extract from (" + call.outcome + ")"}};
+    t.extraction = {
+        {"version", kExtractorVersion}, {"found", false}, {"rule", "no answer to extract from (" + call.outcome + ")"}};
   }
-  const FeedbackContext fctx{&spec, turn, ctx_.run.turns, false, std::nullopt, *language_from_string(ctx_.config.language)};
+  const FeedbackContext fctx{&spec, turn,         ctx_.run.turns,
+                             false, std::nullopt, *language_from_string(ctx_.config.language)};
   if (code.found) {
     t.phase = "judging";
     t.state = "pending";
@@ -259,7 +272,8 @@ bool TrajectoryRunner::judge_and_finish(TurnRow& t, const std::string& source) {
       try {
         result = ctx_.service.submit({&spec, source, label(spec.name, t.trajectory, t.turn)}).wait();
       } catch (const std::exception& e) {
-        if (!ctx_.infra_error("judging " + label(spec.name, t.trajectory, t.turn) + ": " + e.what(), spec.name, t.trajectory, t.turn) ||
+        if (!ctx_.infra_error("judging " + label(spec.name, t.trajectory, t.turn) + ": " + e.what(), spec.name,
+                              t.trajectory, t.turn) ||
             !ctx_.wait_unless_stopped(ctx_.config.infra_retry_delay_s))
           return give_up();
         continue;
@@ -292,15 +306,17 @@ bool TrajectoryRunner::judge_and_finish(TurnRow& t, const std::string& source) {
   t.target_executed = record.target_executed;
   t.target_correct = target_correct_of(record);
   t.speedup_geomean = record.speedup_geomean;
-  FeedbackContext fctx{&spec, t.turn, ctx_.run.turns, t.reused_evaluation, std::nullopt, *language_from_string(ctx_.config.language)};
+  FeedbackContext fctx{
+      &spec, t.turn, ctx_.run.turns, t.reused_evaluation, std::nullopt, *language_from_string(ctx_.config.language)};
   if (reuse && reuse->trajectory == t.trajectory && reuse->problem == t.problem) fctx.reused_from_turn = reuse->turn;
   t.feedback = render_feedback(record, fctx);
   t.feedback_version = kFeedbackVersion;
   add_repair_notes(t, record, spec, source);
   t.finished_at = utc_timestamp_ms();
   if (auto s = ctx_.store.finish_turn(t, new_record ? &record : nullptr); !s.ok) {
-    ctx_.store_failed(s, "the judgment of turn " + label(spec.name, t.trajectory, t.turn),
-                      {{"turn", label(spec.name, t.trajectory, t.turn)}, {"record", to_json(record)}, {"feedback", t.feedback}});
+    ctx_.store_failed(
+        s, "the judgment of turn " + label(spec.name, t.trajectory, t.turn),
+        {{"turn", label(spec.name, t.trajectory, t.turn)}, {"record", to_json(record)}, {"feedback", t.feedback}});
     return give_up();
   }
   if (owner) ctx_.cache.publish(spec.name, sha, {*t.evaluation_id, t.problem, t.trajectory, t.turn});

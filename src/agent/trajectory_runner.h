@@ -27,7 +27,8 @@ class TrajectoryRunner {
   bool judge_and_finish(TurnRow& turn, const std::string& source);
   // With repair notes: the top-k notes for a failing turn appended to its feedback, and which were
   // shown (ids, scores, what the rules excluded) recorded in the turn's context.
-  void add_repair_notes(TurnRow& turn, const EvaluationRecord& record, const ProblemSpec& spec, const std::string& source) const;
+  void add_repair_notes(TurnRow& turn, const EvaluationRecord& record, const ProblemSpec& spec,
+                        const std::string& source) const;
   void remember(const TurnRow& turn, std::string reply);
 
   RunContext& ctx_;

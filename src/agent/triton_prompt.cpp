@@ -26,8 +26,8 @@ std::string arguments_text(const ProblemSpec& p, const TritonAbi& abi) {
     if (a.is_buffer()) {
       std::string shape;
       for (const auto& d : a.shape) shape += (shape.empty() ? "" : ", ") + d;
-      o << "- `" << a.name << "`: a device buffer of `" << a.dtype << "`, shape `[" << shape << "]`, contiguous and row-major"
-        << (a.output ? " (an output)" : "") << "\n";
+      o << "- `" << a.name << "`: a device buffer of `" << a.dtype << "`, shape `[" << shape
+        << "]`, contiguous and row-major" << (a.output ? " (an output)" : "") << "\n";
     } else {
       o << "- `" << a.name << "`: a Python int" << (a.value.empty() ? "" : " (" + a.value + ")") << "\n";
     }
@@ -71,7 +71,8 @@ const std::regex& rules_list() {
 
 std::string render_triton_problem_prompt(const ProblemSpec& p, const std::string& arch) {
   const auto abi = load_triton_abi(p);
-  if (!abi) throw InputError("problem '" + p.name + "' has no Triton interface (problems/" + p.name + "/triton/abi.toml)");
+  if (!abi)
+    throw InputError("problem '" + p.name + "' has no Triton interface (problems/" + p.name + "/triton/abi.toml)");
   const std::map<std::string, std::string> more{{"triton_signature", signature_block(p, *abi)},
                                                 {"triton_arguments", arguments_text(p, *abi)},
                                                 {"triton_rules", rules_text()}};
@@ -79,11 +80,13 @@ std::string render_triton_problem_prompt(const ProblemSpec& p, const std::string
   if (std::filesystem::exists(own)) return render_prompt_template(read_prompt_file(own), own, p, arch, more);
 
   std::string text = read_prompt_file(p.prompt_file());
-  const std::string where = p.prompt_file().string() + " (deriving the Triton prompt; or write problems/" + p.name +
-                            "/triton/prompt.md)";
-  if (!std::regex_search(text, c_signature())) throw InputError(where + ": no \"Write a CUDA C++ file that implements\" signature block");
+  const std::string where =
+      p.prompt_file().string() + " (deriving the Triton prompt; or write problems/" + p.name + "/triton/prompt.md)";
+  if (!std::regex_search(text, c_signature()))
+    throw InputError(where + ": no \"Write a CUDA C++ file that implements\" signature block");
   if (!std::regex_search(text, rules_list())) throw InputError(where + ": no \"Rules:\" list");
-  text = std::regex_replace(text, c_signature(), "Write one Python file with Triton kernels that implements\n\n{{triton_signature}}",
+  text = std::regex_replace(text, c_signature(),
+                            "Write one Python file with Triton kernels that implements\n\n{{triton_signature}}",
                             std::regex_constants::format_first_only);
   text = std::regex_replace(text, rules_list(), "{{triton_rules}}", std::regex_constants::format_first_only);
   text = std::regex_replace(text, std::regex(R"(Pointers are device pointers from\s+`cudaMalloc`\.)"),

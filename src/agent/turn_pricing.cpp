@@ -6,7 +6,8 @@ std::optional<double> call_cost_usd(const std::optional<TokenPrices>& prices, st
                                     std::optional<long long> output_tokens) {
   if (!prices || !input_tokens || !output_tokens) return std::nullopt;
   return (static_cast<double>(*input_tokens) * prices->input_per_mtok +
-          static_cast<double>(*output_tokens) * prices->output_per_mtok) / 1e6;
+          static_cast<double>(*output_tokens) * prices->output_per_mtok) /
+         1e6;
 }
 
 }  // namespace ptxbench

@@ -2,7 +2,8 @@
 
 namespace ptxbench::cli {
 
-std::vector<std::string> options_after_subcommand(const std::vector<std::string>& args, const std::set<std::string>& subcommands,
+std::vector<std::string> options_after_subcommand(const std::vector<std::string>& args,
+                                                  const std::set<std::string>& subcommands,
                                                   const GlobalOptionNames& globals) {
   std::vector<std::string> head, moved;
   for (size_t i = 0; i < args.size(); ++i) {

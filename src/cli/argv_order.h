@@ -14,7 +14,8 @@ struct GlobalOptionNames {
 };
 
 // args without the program name; returns them reordered (unchanged when no subcommand is found).
-std::vector<std::string> options_after_subcommand(const std::vector<std::string>& args, const std::set<std::string>& subcommands,
+std::vector<std::string> options_after_subcommand(const std::vector<std::string>& args,
+                                                  const std::set<std::string>& subcommands,
                                                   const GlobalOptionNames& globals);
 
 }  // namespace ptxbench::cli

@@ -58,7 +58,8 @@ struct TempWorkspace {
   fs::path path;
   TempWorkspace() {
     std::string t = (fs::temp_directory_path() / "ptxbench-eval-XXXXXX").string();
-    if (!mkdtemp(t.data())) throw InputError(std::string("cannot create a temporary workspace: ") + std::strerror(errno));
+    if (!mkdtemp(t.data()))
+      throw InputError(std::string("cannot create a temporary workspace: ") + std::strerror(errno));
     path = t;
   }
   ~TempWorkspace() {
@@ -69,7 +70,8 @@ struct TempWorkspace {
 
 void log_details(const EvaluationRecord& r) {
   if (const auto* b = r.stage("build")) spdlog::debug("build command: {}", b->detail.value("command", ""));
-  for (const auto& s : r.stages) spdlog::debug("stage {}: {} ({:.2f} s) {}", s.name, to_string(s.status), s.seconds, s.message);
+  for (const auto& s : r.stages)
+    spdlog::debug("stage {}: {} ({:.2f} s) {}", s.name, to_string(s.status), s.seconds, s.message);
   if (r.environment.contains("sandbox")) spdlog::debug("sandbox: {}", r.environment["sandbox"].dump());
 }
 
@@ -95,12 +97,15 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
     language = language_of_file(files.front());
     for (const auto& f : files)
       if (language_of_file(f) != language)
-        throw InputError("the files mix Triton (.py) and CUDA candidates: judge each language in its own eval, or pass --language");
+        throw InputError(
+            "the files mix Triton (.py) and CUDA candidates: judge each language in its own eval, or pass --language");
   }
   if (language == Language::triton) {
-    if (a.engine.names_a_queue()) throw InputError("--language triton does not go through the engine's queue yet: drop --queue/--submit-only");
+    if (a.engine.names_a_queue())
+      throw InputError("--language triton does not go through the engine's queue yet: drop --queue/--submit-only");
     for (const auto& s : specs)
-      if (!load_triton_abi(s)) throw InputError("problem '" + s.name + "' has no Triton interface (problems/" + s.name + "/triton/abi.toml)");
+      if (!load_triton_abi(s))
+        throw InputError("problem '" + s.name + "' has no Triton interface (problems/" + s.name + "/triton/abi.toml)");
   }
 
   std::optional<TempWorkspace> temp;
@@ -174,8 +179,8 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
     auto service = make_candidate_service(sf, [](const std::string& line) { spdlog::debug("{}", line); });
     std::vector<CandidateTicket> tickets;
     for (size_t i = 0; i < files.size(); ++i)
-      tickets.push_back(service->submit({&specs[i], read_file_bytes(files[i], "candidate"), files[i], {},
-                                         fs::absolute(files[i]).parent_path()}));
+      tickets.push_back(service->submit(
+          {&specs[i], read_file_bytes(files[i], "candidate"), files[i], {}, fs::absolute(files[i]).parent_path()}));
     for (; index < files.size(); ++index) {
       EvaluationRecord r = tickets[index].wait().record;
       r.candidate_path = files[index];
@@ -183,11 +188,13 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
       report(std::move(r));
     }
   } else {
-    auto judge = make_judge(opt, [&](const std::string& line) { spdlog::info("[{}/{}] {}", index + 1, files.size(), line); });
+    auto judge =
+        make_judge(opt, [&](const std::string& line) { spdlog::info("[{}/{}] {}", index + 1, files.size(), line); });
     for (; index < files.size(); ++index) {
       spdlog::info("[{}/{}] {} on {}", index + 1, files.size(), files[index], specs[index].name);
       // An infra_error is never the candidate's: judged again, up to --max-attempts runs in all.
-      report(evaluate_with_infra_retries([&] { return judge->evaluate(specs[index], files[index]); }, a.engine.max_attempts,
+      report(evaluate_with_infra_retries([&] { return judge->evaluate(specs[index], files[index]); },
+                                         a.engine.max_attempts,
                                          [&](int attempt, const std::string& why) {
                                            spdlog::warn("[{}/{}] infra_error ({}): attempt {} of {}", index + 1,
                                                         files.size(), why, attempt, a.engine.max_attempts);
@@ -201,16 +208,18 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
 
 void add_eval_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   auto a = std::make_shared<EvalArgs>();
-  auto* cmd = app.add_subcommand("eval", "Judge candidate .cu files: build, static checks, sanitizers, correctness, "
-                                         "executed target instructions, timing vs the library baseline");
+  auto* cmd = app.add_subcommand("eval",
+                                 "Judge candidate .cu files: build, static checks, sanitizers, correctness, "
+                                 "executed target instructions, timing vs the library baseline");
   cmd->add_option("files", a->files, "Candidate .cu files (default: the problem's reference/wgmma_tma.cu)");
   cmd->add_option("-p,--problem", a->problem,
                   "Problem name (see 'ptxbench problems'); default: the problem whose folder holds the file, or whose "
                   "entry point it defines");
   cmd->add_option("--arch", a->arch, "Target architecture")->check(arch_validator())->capture_default_str();
-  cmd->add_option("--language", a->language,
-                  "The candidates' language: cuda (CUDA C++ with PTX) or triton (one Python file with @triton.jit kernels; "
-                  "judged by the same stages); default: by the files' extension, .py is triton")
+  cmd->add_option(
+         "--language", a->language,
+         "The candidates' language: cuda (CUDA C++ with PTX) or triton (one Python file with @triton.jit kernels; "
+         "judged by the same stages); default: by the files' extension, .py is triton")
       ->check(CLI::IsMember(language_names()));
   cmd->add_flag("--json", a->json, "Print each evaluation record on stdout as one JSON line, as it finishes");
   cmd->add_flag("--no-gpu", a->no_gpu, "Build and run static checks only");
@@ -236,10 +245,13 @@ void add_eval_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
                   "A folder the candidates' relative includes may read, not on the include path (repeatable)")
       ->check(CLI::ExistingDirectory)
       ->allow_extra_args(false);
-  cmd->add_flag("--sequential", a->sequential, "Several files one after another in this process, not through the service's engine");
+  cmd->add_flag("--sequential", a->sequential,
+                "Several files one after another in this process, not through the service's engine");
   add_engine_flags(cmd, a->engine);
-  cmd->footer("Exit codes: 0 correct, 1 bad input, 2 not run (no GPU), 10 compile_error, 11 forbidden, "
-              "12 runtime_error, 13 sanitizer_error, 14 incorrect, 20 infra_error or a record not stored (worst over all files).");
+  cmd->footer(
+      "Exit codes: 0 correct, 1 bad input, 2 not run (no GPU), 10 compile_error, 11 forbidden, "
+      "12 runtime_error, 13 sanitizer_error, 14 incorrect, 20 infra_error or a record not stored (worst over all "
+      "files).");
   cmd->callback([a, &g, &code] { run_eval(*a, g, code); });
 }
 

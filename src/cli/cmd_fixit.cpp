@@ -57,12 +57,15 @@ std::optional<TokenPrices> parse_prices(const std::string& s) {
 
 void build_command(const BuildArgs& a, const GlobalOptions& g, ExitCode& code) {
   ProblemRegistry registry(problems_root(g));
-  const fixit::Recipe recipe = fixit::RecipeRegistry(fixit::RecipeRegistry::default_root(registry.root())).load(a.recipe);
+  const fixit::Recipe recipe =
+      fixit::RecipeRegistry(fixit::RecipeRegistry::default_root(registry.root())).load(a.recipe);
   const SuiteSpec suite = SuiteRegistry(SuiteRegistry::default_root(registry.root())).load(recipe.suite, registry);
   fixit::SuiteSplits splits{suite.name, suite.splits()};
   if (a.local && a.engine.names_a_queue())
-    throw InputError("fixit build: --local judges in this process, so --queue/--submit-only cannot apply: give one or the other");
-  if (a.runs.empty()) throw InputError("--runs: give at least one run (a run id, a `runs export` JSONL file, or a workspace)");
+    throw InputError(
+        "fixit build: --local judges in this process, so --queue/--submit-only cannot apply: give one or the other");
+  if (a.runs.empty())
+    throw InputError("--runs: give at least one run (a run id, a `runs export` JSONL file, or a workspace)");
 
   const fs::path db = database_path(g, false);
   std::vector<fixit::SourceTurn> turns;
@@ -73,7 +76,8 @@ void build_command(const BuildArgs& a, const GlobalOptions& g, ExitCode& code) {
       // Teacher prompts, extraction and judging here are CUDA's: a Triton run's turns would be
       // judged as the wrong language, so they are refused, saying so.
       if (t.language != "cuda")
-        throw InputError("--runs " + spec + ": run " + t.run + " is a " + t.language + " run; fixit build takes CUDA runs only so far");
+        throw InputError("--runs " + spec + ": run " + t.run + " is a " + t.language +
+                         " run; fixit build takes CUDA runs only so far");
       turns.push_back(std::move(t));
     }
   }
@@ -121,7 +125,8 @@ void build_command(const BuildArgs& a, const GlobalOptions& g, ExitCode& code) {
   sf.engine = !a.local;  // the GPU profiling service's engine, in process (or --queue / --submit-only)
   sf.compile_jobs = a.compile_jobs;
   sf.engine_flags = a.engine;
-  const ProgressFn quiet = g.verbose ? ProgressFn([](const std::string& l) { std::cerr << "  " << l << "\n"; }) : ProgressFn();
+  const ProgressFn quiet =
+      g.verbose ? ProgressFn([](const std::string& l) { std::cerr << "  " << l << "\n"; }) : ProgressFn();
   std::unique_ptr<CandidateService> service = make_candidate_service(sf, quiet);
 
   FixitStore store(db);
@@ -137,24 +142,28 @@ void build_command(const BuildArgs& a, const GlobalOptions& g, ExitCode& code) {
   std::mutex m;
   StopSignals signals([&](const char* name) {
     std::lock_guard lock(m);
-    builder.request_stop(std::string("interrupted by ") + name + ": run the same command to resume (again to quit at once)");
+    builder.request_stop(std::string("interrupted by ") + name +
+                         ": run the same command to resume (again to quit at once)");
   });
   const fixit::BuildOutcome out = builder.run(turns);
   if (a.json) {
     std::cout << out.to_json().dump(2) << "\n";
   } else {
-    std::cout << "Fixit build " << out.build_id << " (" << recipe.name << ": " << recipe.title << "): " << out.status << "\n";
+    std::cout << "Fixit build " << out.build_id << " (" << recipe.name << ": " << recipe.title << "): " << out.status
+              << "\n";
     std::cout << "  turns read " << out.turns_read << "; items";
     for (const auto& [k, v] : out.items) std::cout << " " << k << " " << v;
-    std::cout << "\n  records " << out.records << " (" << out.records_in_dataset << " in the dataset; " << out.new_records
-              << " new in this invocation); teacher calls " << out.teacher_calls << ", $" << out.teacher_cost_usd << "; "
-              << out.seconds << " s" << (out.new_records ? " (" + std::to_string(out.seconds / double(out.new_records)) + " s per new record)" : "")
+    std::cout << "\n  records " << out.records << " (" << out.records_in_dataset << " in the dataset; "
+              << out.new_records << " new in this invocation); teacher calls " << out.teacher_calls << ", $"
+              << out.teacher_cost_usd << "; " << out.seconds << " s"
+              << (out.new_records ? " (" + std::to_string(out.seconds / double(out.new_records)) + " s per new record)"
+                                  : "")
               << "\n";
     for (const auto& [k, v] : out.reasons) std::cout << "  " << v << " item(s): " << k << "\n";
     if (!out.gpu.gpu_stages) std::cout << "  NO GPU STAGE RAN: " << out.gpu.reason << "\n";
     if (!out.stop_reason.empty()) std::cout << "  stopped: " << out.stop_reason << "\n";
-    std::cout << "  see `ptxbench fixit stats --build " << out.build_id << " --items`, export with `ptxbench fixit export --build "
-              << out.build_id << " --format trl -o FILE`\n";
+    std::cout << "  see `ptxbench fixit stats --build " << out.build_id
+              << " --items`, export with `ptxbench fixit export --build " << out.build_id << " --format trl -o FILE`\n";
   }
   code.value = out.status == "complete" ? 0 : kExitRunStopped;
 }
@@ -182,24 +191,37 @@ void write_text(const std::string& path, const std::string& text) {
 }  // namespace
 
 void add_fixit_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
-  auto* cmd = app.add_subcommand("fixit", "Fixit: turn runs' failures into judged training records, export them, count them");
+  auto* cmd =
+      app.add_subcommand("fixit", "Fixit: turn runs' failures into judged training records, export them, count them");
   cmd->require_subcommand(1);
 
   auto b = std::make_shared<BuildArgs>();
-  auto* build = cmd->add_subcommand("build", "Make Fixit records from runs' failing turns (every fix judged before it is kept)");
-  build->add_option("--runs", b->runs, "Runs to learn from: run ids of the workspace, `runs export` JSONL files, or other "
-                                       "workspaces (DIR or DIR/ptxbench.db, optionally #RUN)")->delimiter(',')->required();
+  auto* build =
+      cmd->add_subcommand("build", "Make Fixit records from runs' failing turns (every fix judged before it is kept)");
+  build
+      ->add_option("--runs", b->runs,
+                   "Runs to learn from: run ids of the workspace, `runs export` JSONL files, or other "
+                   "workspaces (DIR or DIR/ptxbench.db, optionally #RUN)")
+      ->delimiter(',')
+      ->required();
   build->add_option("--recipe", b->recipe, "Recipe: a name in recipes/ (s0..s6) or a path to a .toml file")->required();
   build->add_option("--teacher", b->teacher, "Teacher model PROVIDER:MODEL (default: the recipe's)");
-  build->add_option("--teacher-arg", b->teacher_args, "Teacher client option KEY=VALUE (repeatable; replaces the recipe's)");
-  build->add_option("--teacher-price", b->teacher_price, "INPUT,OUTPUT USD per million tokens, for the cost of teacher calls");
+  build->add_option("--teacher-arg", b->teacher_args,
+                    "Teacher client option KEY=VALUE (repeatable; replaces the recipe's)");
+  build->add_option("--teacher-price", b->teacher_price,
+                    "INPUT,OUTPUT USD per million tokens, for the cost of teacher calls");
   build->add_flag("--no-teacher", b->no_teacher, "Fixes only from later turns of the same trajectory");
   build->add_option("--build-name", b->build_name, "Name the build (default: the recipe and a hash of its inputs)");
-  build->add_option("--parallel", b->parallel, "Items in flight at once (teacher calls and judgments)")->check(CLI::Range(1, 256))
+  build->add_option("--parallel", b->parallel, "Items in flight at once (teacher calls and judgments)")
+      ->check(CLI::Range(1, 256))
       ->capture_default_str();
-  build->add_option("--max-infra-errors", b->max_infra_errors, "Teacher or harness infra errors before this invocation stops")
-      ->check(CLI::Range(1, 100000))->capture_default_str();
-  build->add_flag("--local", b->local, "Judge with the in-process compile pool and one GPU lane instead of the service engine");
+  build
+      ->add_option("--max-infra-errors", b->max_infra_errors,
+                   "Teacher or harness infra errors before this invocation stops")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  build->add_flag("--local", b->local,
+                  "Judge with the in-process compile pool and one GPU lane instead of the service engine");
   build->add_flag("--no-gpu", b->no_gpu, "Build and check fixes statically only (items stay pending)");
   build->add_flag("--no-sanitize", b->no_sanitize, "Skip compute-sanitizer when judging fixes");
   build->add_flag("--no-probe", b->no_probe, "Skip counting the executed target instructions");
@@ -209,20 +231,26 @@ void add_fixit_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   build->add_option("--worker", b->worker, "Path to ptxbench-worker (default: beside ptxbench)");
   build->add_flag("--json", b->json, "Print the outcome as JSON");
   add_engine_flags(build, b->engine);
-  build->footer("Exit codes: 0 complete, 1 bad input, 3 stopped with items pending (run the same command again), 20 store failure.");
+  build->footer(
+      "Exit codes: 0 complete, 1 bad input, 3 stopped with items pending (run the same command again), 20 store "
+      "failure.");
   build->callback([b, &g, &code] { build_command(*b, g, code); });
 
   struct ExportArgs {
     std::string build, recipe, format = "trl", system = "full", out, card;
   };
   auto e = std::make_shared<ExportArgs>();
-  auto* exp = cmd->add_subcommand("export", "Write a build's records as chat JSON Lines (TRL, LLaMA-Factory, OpenAI) and a dataset card");
+  auto* exp = cmd->add_subcommand(
+      "export", "Write a build's records as chat JSON Lines (TRL, LLaMA-Factory, OpenAI) and a dataset card");
   exp->add_option("--build", e->build, "Build id (default: the newest build, or the newest of --recipe)");
   exp->add_option("--recipe", e->recipe, "The newest build of this recipe");
-  exp->add_option("--format", e->format, "trl (prompt/completion), sharegpt, openai, or records (ptxbench.fixit/1)")->capture_default_str();
-  exp->add_option("--system", e->system, "full (the system text the model saw) or none")->check(CLI::IsMember({"full", "none"}))
+  exp->add_option("--format", e->format, "trl (prompt/completion), sharegpt, openai, or records (ptxbench.fixit/1)")
       ->capture_default_str();
-  exp->add_option("-o,--out", e->out, "Write the JSONL here (default stdout); the card goes beside it as FILE.card.md and .card.json");
+  exp->add_option("--system", e->system, "full (the system text the model saw) or none")
+      ->check(CLI::IsMember({"full", "none"}))
+      ->capture_default_str();
+  exp->add_option("-o,--out", e->out,
+                  "Write the JSONL here (default stdout); the card goes beside it as FILE.card.md and .card.json");
   exp->add_option("--card", e->card, "Write the card to CARD.md and CARD.json (default: beside --out)");
   exp->callback([e, &g] {
     FixitStore store(database_path(g, true));
@@ -242,7 +270,9 @@ void add_fixit_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
     }
     std::vector<FixitItemRow> items;
     if (auto s = store.load_items(b.id, &items); !s.ok) throw InputError(s.error);
-    json counts = {{"by_status", json::object()}, {"by_reason", json::object()}, {"excluded_by_post_balance", rows.size() - kept.size()}};
+    json counts = {{"by_status", json::object()},
+                   {"by_reason", json::object()},
+                   {"excluded_by_post_balance", rows.size() - kept.size()}};
     for (const auto& i : items) {
       counts["by_status"][i.status] = counts["by_status"].value(i.status, 0) + 1;
       if (!i.reason.empty()) {
@@ -261,8 +291,11 @@ void add_fixit_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
       write_text(card_base + ".json", card.dump(2) + "\n");
     }
     std::cerr << "[fixit] " << kept.size() << " records of build " << b.id << " as " << e->format
-              << (e->out.empty() || e->out == "-" ? "" : " in " + e->out) << (card_base.empty() ? "" : "; card " + card_base + ".md")
-              << (b.status != "complete" ? " (the build is " + b.status + ": run it again to finish its pending items)" : "") << "\n";
+              << (e->out.empty() || e->out == "-" ? "" : " in " + e->out)
+              << (card_base.empty() ? "" : "; card " + card_base + ".md")
+              << (b.status != "complete" ? " (the build is " + b.status + ": run it again to finish its pending items)"
+                                         : "")
+              << "\n";
   });
 
   struct StatsArgs {
@@ -271,7 +304,8 @@ void add_fixit_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
     bool items = false;
   };
   auto s = std::make_shared<StatsArgs>();
-  auto* stats = cmd->add_subcommand("stats", "Fixit builds, their records per problem, class, source and teacher, and their items");
+  auto* stats = cmd->add_subcommand(
+      "stats", "Fixit builds, their records per problem, class, source and teacher, and their items");
   stats->add_option("--build", s->builds, "Only these builds (repeatable; default every build)");
   stats->add_option("-f,--format", s->format, report::format_list(false))->capture_default_str();
   stats->add_flag("--items", s->items, "Also the items per status and reason");

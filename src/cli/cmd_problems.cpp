@@ -24,10 +24,11 @@ void add_problems_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   auto suite = std::make_shared<std::string>();
   auto list_suites = std::make_shared<bool>(false);
   auto as_json = std::make_shared<bool>(false);
-  auto* cmd = app.add_subcommand("problems",
-                                 "List the problems (and report bad specs), or a suite's with their split, or show one (as JSON)");
+  auto* cmd = app.add_subcommand(
+      "problems", "List the problems (and report bad specs), or a suite's with their split, or show one (as JSON)");
   cmd->add_option("name", *name, "Problem to show");
-  cmd->add_option("--suite", *suite, "List the problems of this suite (suites/<name>.toml) with their split (train / held-out)");
+  cmd->add_option("--suite", *suite,
+                  "List the problems of this suite (suites/<name>.toml) with their split (train / held-out)");
   cmd->add_flag("--suites", *list_suites, "List the suites");
   cmd->add_flag("--json", *as_json, "With --suite or --suites: print JSON");
   cmd->callback([name, suite, list_suites, as_json, &g, &code] {

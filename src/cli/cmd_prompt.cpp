@@ -9,9 +9,12 @@
 namespace ptxbench::cli {
 
 void add_prompt_command(CLI::App& app, GlobalOptions& g, ExitCode&) {
-  struct Args { std::string problem = "gemm", arch = "sm_90a", knowledge = "all", language = "cuda"; };
+  struct Args {
+    std::string problem = "gemm", arch = "sm_90a", knowledge = "all", language = "cuda";
+  };
   auto a = std::make_shared<Args>();
-  auto* cmd = app.add_subcommand("prompt", "Print the prompt a model gets for a problem (knowledge components selectable)");
+  auto* cmd =
+      app.add_subcommand("prompt", "Print the prompt a model gets for a problem (knowledge components selectable)");
   cmd->add_option("-p,--problem", a->problem, "Problem name")->capture_default_str();
   cmd->add_option("--arch", a->arch, "Target architecture")->check(arch_validator())->capture_default_str();
   cmd->add_option("--knowledge", a->knowledge, "Components: params,ptx,contract, all or none")->capture_default_str();

@@ -21,13 +21,17 @@ namespace {
 metrics::TurnSet load_input(const std::string& input, const metrics::LoadOptions& options) {
   namespace fs = std::filesystem;
   const fs::path p(input);
-  if (!fs::exists(p)) throw InputError("report input '" + input + "' does not exist (give a workspace folder, its ptxbench.db, or a .jsonl file)");
-  if (fs::is_directory(p) || p.extension() == ".db" || p.extension() == ".sqlite") return metrics::load_workspace(p, options);
+  if (!fs::exists(p))
+    throw InputError("report input '" + input +
+                     "' does not exist (give a workspace folder, its ptxbench.db, or a .jsonl file)");
+  if (fs::is_directory(p) || p.extension() == ".db" || p.extension() == ".sqlite")
+    return metrics::load_workspace(p, options);
   return metrics::load_jsonl(p, options);
 }
 
 std::string generator() {
-  return "ptxbench " + harness_version() + " (commit " + harness_commit().substr(0, 12) + (harness_dirty() ? ", dirty" : "") + ")";
+  return "ptxbench " + harness_version() + " (commit " + harness_commit().substr(0, 12) +
+         (harness_dirty() ? ", dirty" : "") + ")";
 }
 
 void write_output(const std::string& text, const std::string& out) {
@@ -65,7 +69,8 @@ void add_fixit_builds(const std::vector<std::string>& inputs, report::Report& r)
 void add_report_command(CLI::App& app, GlobalOptions& g, ExitCode&) {
   struct Args {
     std::vector<std::string> inputs, compare, runs, tables;
-    std::string format = "table", budgets = "1,4,8", group_by = "arch,model,knowledge,split,problem", fastp_unit = "trajectory", out;
+    std::string format = "table", budgets = "1,4,8", group_by = "arch,model,knowledge,split,problem",
+                fastp_unit = "trajectory", out;
     std::string target = "executed";
     int bootstrap = 2000;
     double fastp_step = 0.05;
@@ -73,23 +78,32 @@ void add_report_command(CLI::App& app, GlobalOptions& g, ExitCode&) {
     bool no_turns = false;
   };
   auto a = std::make_shared<Args>();
-  auto* cmd = app.add_subcommand("report", "Metrics and reports from runs: the paper's tables and plots, with intervals");
-  cmd->add_option("inputs", a->inputs, "Workspace folders, ptxbench.db files or JSONL run files (default: the workspace)");
+  auto* cmd =
+      app.add_subcommand("report", "Metrics and reports from runs: the paper's tables and plots, with intervals");
+  cmd->add_option("inputs", a->inputs,
+                  "Workspace folders, ptxbench.db files or JSONL run files (default: the workspace)");
   cmd->add_option("-f,--format", a->format, report::format_list(true))->capture_default_str();
   cmd->add_option("--budgets", a->budgets, "Turn budgets, comma-separated")->capture_default_str();
-  cmd->add_option("--group-by", a->group_by, "Group by these of arch, language, model, knowledge, run, split, problem (CUDA and Triton runs are never pooled)")->capture_default_str();
+  cmd->add_option("--group-by", a->group_by,
+                  "Group by these of arch, language, model, knowledge, run, split, problem (CUDA and Triton runs are "
+                  "never pooled)")
+      ->capture_default_str();
   cmd->add_option("--compare", a->compare, "A..B: b against a (each a run id or key=value[+key=value]); repeatable");
   cmd->add_option("--run", a->runs, "Only this run (repeatable)");
-  cmd->add_option("--fastp-unit", a->fastp_unit, "trajectory (each trajectory's best kernel) or task (KernelBench: each problem's)")
+  cmd->add_option("--fastp-unit", a->fastp_unit,
+                  "trajectory (each trajectory's best kernel) or task (KernelBench: each problem's)")
       ->capture_default_str();
   cmd->add_option("--fastp-step", a->fastp_step, "Spacing of the fast_p curves' thresholds p")->capture_default_str();
-  cmd->add_option("--bootstrap", a->bootstrap, "Bootstrap resamples for the speedup intervals")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--bootstrap", a->bootstrap, "Bootstrap resamples for the speedup intervals")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", a->seed, "Bootstrap seed")->capture_default_str();
   cmd->add_option("--table", a->tables, "Only this table (repeatable; not with html)");
   cmd->add_flag("--no-turns", a->no_turns, "Leave out the per-turn table");
-  cmd->add_option("--target", a->target,
-                  "Which flag the target metrics read: executed (strict: the targets did the problem's work) or seen (the "
-                  "paper's: some target instruction executed)")
+  cmd->add_option(
+         "--target", a->target,
+         "Which flag the target metrics read: executed (strict: the targets did the problem's work) or seen (the "
+         "paper's: some target instruction executed)")
       ->check(CLI::IsMember({"executed", "seen"}))
       ->capture_default_str();
   cmd->add_option("-o,--out", a->out, "Write to this file instead of stdout");
@@ -122,7 +136,8 @@ void add_report_command(CLI::App& app, GlobalOptions& g, ExitCode&) {
     if (set.turns.empty()) {
       std::string list;
       for (const auto& in : inputs) list += (list.empty() ? "" : ", ") + in;
-      throw InputError("no turns to report in " + list + (set.runs.empty() ? " (no runs)" : " (the runs have no stored turns yet)"));
+      throw InputError("no turns to report in " + list +
+                       (set.runs.empty() ? " (no runs)" : " (the runs have no stored turns yet)"));
     }
     s.inputs = inputs;
     report::Report r = report::build_metrics_report(set, s);

@@ -41,7 +41,8 @@ void rescore_command(const RescoreArgs& a, const GlobalOptions& g, ExitCode& cod
   sf.judge.arch = run.arch;
   // The run's language (a run from before Triton is CUDA): its candidates are judged as they were.
   const std::string language = run.config.value("language", std::string("cuda"));
-  if (!language_from_string(language)) throw InputError("run " + run.id + ": unknown language '" + language + "' in its config");
+  if (!language_from_string(language))
+    throw InputError("run " + run.id + ": unknown language '" + language + "' in its config");
   sf.judge.language = *language_from_string(language);
   sf.judge.workspace = workspace_dir(g);
   sf.judge.worker = a.worker;
@@ -76,15 +77,22 @@ void rescore_command(const RescoreArgs& a, const GlobalOptions& g, ExitCode& cod
   if (auto s = store.load_trajectories(run.id, &trajectories); !s.ok) throw InputError(s.error);
   if (a.json) {
     json j = run_summary_json(run, turns, trajectories);
-    j["rescore"] = {{"candidates", out.candidates}, {"turns", out.turns}, {"pending_skipped", out.pending_skipped},
-                    {"infra_errors", out.infra_errors}, {"changed", out.changed}, {"errors", out.errors},
-                    {"gpu", gpu.gpu}, {"gpu_stages", gpu.gpu_stages}, {"reason", gpu.reason}};
+    j["rescore"] = {{"candidates", out.candidates},
+                    {"turns", out.turns},
+                    {"pending_skipped", out.pending_skipped},
+                    {"infra_errors", out.infra_errors},
+                    {"changed", out.changed},
+                    {"errors", out.errors},
+                    {"gpu", gpu.gpu},
+                    {"gpu_stages", gpu.gpu_stages},
+                    {"reason", gpu.reason}};
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "rescored " << out.candidates << " distinct candidates (" << out.turns << " turns) of run " << run.id
               << (gpu.gpu_stages ? " on " + gpu.gpu : "; no GPU stage ran: " + gpu.reason) << "\n";
     for (const auto& [change, n] : out.changed) std::cout << "  " << change << ": " << n << " turns\n";
-    if (out.pending_skipped) std::cout << "  " << out.pending_skipped << " turns not judged yet were left for the run to resume\n";
+    if (out.pending_skipped)
+      std::cout << "  " << out.pending_skipped << " turns not judged yet were left for the run to resume\n";
     std::cout << "\n" << format_run_summary(run, turns, trajectories);
   }
   code.value = !out.errors.empty() ? kExitStoreFailure : out.infra_errors ? kExitRunStopped : 0;
@@ -104,8 +112,10 @@ void add_rescore_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   cmd->add_option("--device", a->device, "CUDA device index")->check(CLI::NonNegativeNumber);
   cmd->add_option("--worker", a->worker, "Path to ptxbench-worker (default: beside ptxbench)");
   cmd->add_flag("--json", a->json, "JSON output");
-  cmd->footer("Every turn with that candidate gets the new evaluation; the feedback the model saw is kept. "
-              "Exit codes: 0 done, 1 bad input, 3 some candidates hit infra errors (their old judgment kept), 20 store failure.");
+  cmd->footer(
+      "Every turn with that candidate gets the new evaluation; the feedback the model saw is kept. "
+      "Exit codes: 0 done, 1 bad input, 3 some candidates hit infra errors (their old judgment kept), 20 store "
+      "failure.");
   cmd->callback([a, &g, &code] { rescore_command(*a, g, code); });
 }
 

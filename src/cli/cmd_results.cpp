@@ -14,7 +14,13 @@
 namespace ptxbench::cli {
 
 void add_results_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
-  struct Args { std::string problem; int limit = 20; long long id = 0; bool json = false; std::string format = "table"; };
+  struct Args {
+    std::string problem;
+    int limit = 20;
+    long long id = 0;
+    bool json = false;
+    std::string format = "table";
+  };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("results", "List stored evaluations, or show one");
   cmd->add_option("-p,--problem", a->problem, "Only this problem");
@@ -26,7 +32,8 @@ void add_results_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
     const std::string format = a->json ? "json" : a->format;
     const auto printer = report::make_printer(format, false);
     auto path = std::filesystem::path(workspace_dir(g)) / "ptxbench.db";
-    if (!std::filesystem::exists(path)) throw InputError("no workspace database at " + path.string() + " (run 'ptxbench eval' first)");
+    if (!std::filesystem::exists(path))
+      throw InputError("no workspace database at " + path.string() + " (run 'ptxbench eval' first)");
     WorkspaceDb db(path);
     if (!db.status().ok) throw InputError(db.status().error);
     if (a->id) {
@@ -35,9 +42,9 @@ void add_results_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
       // One record: the terminal summary, or the record itself; other formats print it as a row.
       if (format == "table") {
         const auto p = report::from_record_environment(r.record.environment, r.record.gpu);
-        std::cout << format_summary(r.record) << "\nprovenance: ptxbench " << p.harness_version << " (commit " << p.harness_commit
-                  << ", dirty " << p.harness_dirty << "), nvcc " << p.nvcc << ", driver " << p.driver << ", GPU " << p.gpu
-                  << ", seeds: " << p.seed_policy << "\n";
+        std::cout << format_summary(r.record) << "\nprovenance: ptxbench " << p.harness_version << " (commit "
+                  << p.harness_commit << ", dirty " << p.harness_dirty << "), nvcc " << p.nvcc << ", driver "
+                  << p.driver << ", GPU " << p.gpu << ", seeds: " << p.seed_policy << "\n";
       } else if (format == "json") {
         json j = to_json(r.record);
         j["id"] = r.id;
@@ -50,7 +57,11 @@ void add_results_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
       return;
     }
     std::vector<StoredRecord> rows;
-    if (auto s = db.list(a->problem, a->limit, &rows); !s.ok) { std::cerr << "ptxbench: " << s.error << "\n"; code.value = 20; return; }
+    if (auto s = db.list(a->problem, a->limit, &rows); !s.ok) {
+      std::cerr << "ptxbench: " << s.error << "\n";
+      code.value = 20;
+      return;
+    }
     std::vector<std::pair<long long, EvaluationRecord>> table;
     for (auto& r : rows) table.emplace_back(r.id, std::move(r.record));
     const auto rep = report::build_results_report(table, path.string());

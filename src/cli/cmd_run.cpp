@@ -60,7 +60,8 @@ std::vector<std::string> split(const std::string& list) {
 RunConfig resolve_config(const RunFlags& f, const ProblemRegistry& registry) {
   RunConfig c;
   if (!f.config_file.empty()) {
-    if (!std::filesystem::is_regular_file(f.config_file)) throw InputError("--config " + f.config_file + ": no such file");
+    if (!std::filesystem::is_regular_file(f.config_file))
+      throw InputError("--config " + f.config_file + ": no such file");
     c = load_run_config_file(f.config_file, c);
   }
   if (f.has("--model")) c.model = f.model;
@@ -150,7 +151,10 @@ int run_validate(const RunConfig& c, const std::vector<ProblemSpec>& specs, cons
   for (const auto& p : specs) {
     try {
       auto parts = build_prompt_parts(p, po);
-      prompts.push_back({{"problem", p.name}, {"ok", true}, {"system_bytes", parts.system.size()}, {"problem_bytes", parts.problem.size()}});
+      prompts.push_back({{"problem", p.name},
+                         {"ok", true},
+                         {"system_bytes", parts.system.size()},
+                         {"problem_bytes", parts.problem.size()}});
     } catch (const InputError& e) {
       ok = false;
       prompts.push_back({{"problem", p.name}, {"ok", false}, {"error", e.what()}});
@@ -175,8 +179,8 @@ int run_validate(const RunConfig& c, const std::vector<ProblemSpec>& specs, cons
   if (as_json) {
     std::cout << report.dump(2) << "\n";
   } else {
-    std::cout << "run " << run_id_for(c) << ": " << c.model << ", " << c.arch << ", " << specs.size() << " problem(s) x "
-              << c.trajectories << " x " << c.turns << ", knowledge " << c.knowledge << "\n";
+    std::cout << "run " << run_id_for(c) << ": " << c.model << ", " << c.arch << ", " << specs.size()
+              << " problem(s) x " << c.trajectories << " x " << c.turns << ", knowledge " << c.knowledge << "\n";
     for (const auto& p : prompts)
       std::cout << "  prompt " << p["problem"].get<std::string>() << ": "
                 << (p["ok"].get<bool>() ? "ok (" + std::to_string(p["system_bytes"].get<size_t>()) + " + " +
@@ -199,8 +203,8 @@ void run_command(const RunFlags& f, const GlobalOptions& g, ExitCode& code) {
   if (!config.repair_notes.source.empty()) {
     notes = fixit::load_repair_notes(config.repair_notes.source, database_path(g, false));
     config.repair_notes.sha256 = notes->sha256();
-    std::cerr << "[ptxbench] repair notes: " << notes->size() << " from " << notes->source() << " (k " << config.repair_notes.k
-              << (config.repair_notes.with_fixed_kernel ? ", with fixed kernels" : "")
+    std::cerr << "[ptxbench] repair notes: " << notes->size() << " from " << notes->source() << " (k "
+              << config.repair_notes.k << (config.repair_notes.with_fixed_kernel ? ", with fixed kernels" : "")
               << (config.repair_notes.same_problem ? ", same problem allowed" : ", other problems only") << ")\n";
   }
   std::vector<ProblemSpec> specs;
@@ -219,11 +223,13 @@ void run_command(const RunFlags& f, const GlobalOptions& g, ExitCode& code) {
   StopSignals signals([&](const char* name) {
     std::lock_guard lock(driver_mutex);
     if (driver_ptr)
-      driver_ptr->request_stop(std::string("interrupted by ") + name +
-                                   ": no new model call or judgment starts; run the same command to resume (again to quit at once)",
-                               true);
+      driver_ptr->request_stop(
+          std::string("interrupted by ") + name +
+              ": no new model call or judgment starts; run the same command to resume (again to quit at once)",
+          true);
   });
-  const ProgressFn progress = g.verbose ? ProgressFn([](const std::string& l) { std::cerr << "  " << l << "\n"; }) : ProgressFn();
+  const ProgressFn progress =
+      g.verbose ? ProgressFn([](const std::string& l) { std::cerr << "  " << l << "\n"; }) : ProgressFn();
   std::unique_ptr<CandidateService> service_ptr = make_candidate_service(service_flags(config, f, g), progress);
   CandidateService& service = *service_ptr;
 
@@ -255,8 +261,11 @@ void run_command(const RunFlags& f, const GlobalOptions& g, ExitCode& code) {
   if (!s1.ok || !s2.ok) throw Error("reading the run back: " + (s1.ok ? s2.error : s1.error));
   if (f.json) {
     json j = run_summary_json(out.run, turns, trajectories);
-    j["invocation"] = {{"new_turns", out.new_turns}, {"created", out.created}, {"status", out.status},
-                       {"stop_kind", out.stop_kind}, {"stop_reason", out.stop_reason}};
+    j["invocation"] = {{"new_turns", out.new_turns},
+                       {"created", out.created},
+                       {"status", out.status},
+                       {"stop_kind", out.stop_kind},
+                       {"stop_reason", out.stop_reason}};
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << format_run_summary(out.run, turns, trajectories);
@@ -264,8 +273,7 @@ void run_command(const RunFlags& f, const GlobalOptions& g, ExitCode& code) {
   if (out.status != "complete")
     std::cerr << "[ptxbench] run " << out.run.id << " stopped: " << out.stop_reason
               << "\n[ptxbench] everything so far is stored; run the same command again to resume.\n";
-  if (!out.gpu.gpu_stages)
-    std::cerr << "[ptxbench] no GPU stage ran: " << out.gpu.reason << ".\n";
+  if (!out.gpu.gpu_stages) std::cerr << "[ptxbench] no GPU stage ran: " << out.gpu.reason << ".\n";
   code.value = out.store_failed ? kExitStoreFailure : out.status == "complete" ? 0 : kExitRunStopped;
 }
 
@@ -273,61 +281,74 @@ void run_command(const RunFlags& f, const GlobalOptions& g, ExitCode& code) {
 
 void add_run_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   auto f = std::make_shared<RunFlags>();
-  auto* cmd = app.add_subcommand("run", "Run a model against the problems for several trajectories of several turns, "
-                                        "feeding each verdict back; record everything (re-running resumes)");
+  auto* cmd = app.add_subcommand("run",
+                                 "Run a model against the problems for several trajectories of several turns, "
+                                 "feeding each verdict back; record everything (re-running resumes)");
   auto opt = [&](CLI::Option* o) {
     f->given[o->get_name()] = o;
     return o;
   };
-  opt(cmd->add_option("--model", f->model,
-                      "PROVIDER:MODEL, e.g. openai:gpt-5, anthropic:claude-opus-4-8, replay:PATH (a JSONL export or "
-                      "workspace), files:DIR (DIR/<problem>/<trajectory>/<turn>.cu, numbered from 0; a missing <turn>.cu is a "
-                      "turn without code, a missing folder an error)"));
+  opt(cmd->add_option(
+      "--model", f->model,
+      "PROVIDER:MODEL, e.g. openai:gpt-5, anthropic:claude-opus-4-8, replay:PATH (a JSONL export or "
+      "workspace), files:DIR (DIR/<problem>/<trajectory>/<turn>.cu, numbered from 0; a missing <turn>.cu is a "
+      "turn without code, a missing folder an error)"));
   cmd->add_option("--model-arg", f->model_args,
                   "Provider option KEY=VALUE (repeatable): base_url, temperature, max_tokens, max_completion_tokens, "
                   "reasoning_effort, seed, api_key_env; replay: run, latency_ms; files: latency_ms");
-  cmd->add_option("--config", f->config_file, "Run config file (TOML); flags given here override it")->check(CLI::ExistingFile);
+  cmd->add_option("--config", f->config_file, "Run config file (TOML); flags given here override it")
+      ->check(CLI::ExistingFile);
   opt(cmd->add_option("--problems", f->problems, "Problem names, comma-separated, or all (default all)"));
-  opt(cmd->add_option("--suite", f->suite,
-                      "Run a suite's problems (suites/<name>.toml, e.g. paper, 4ops, 8ops; see 'ptxbench problems --suites'); "
-                      "each is recorded with its split (train / held-out). Not with --problems"));
+  opt(cmd->add_option(
+      "--suite", f->suite,
+      "Run a suite's problems (suites/<name>.toml, e.g. paper, 4ops, 8ops; see 'ptxbench problems --suites'); "
+      "each is recorded with its split (train / held-out). Not with --problems"));
   opt(cmd->add_option("--arch", f->arch, "Target architecture (default sm_90a)")->check(arch_validator()));
-  opt(cmd->add_option("--language", f->language,
-                      "The candidates' language: cuda (default) or triton (one Python file of @triton.jit kernels; the CPU "
-                      "stages only so far, with --no-gpu)")
+  opt(cmd->add_option(
+             "--language", f->language,
+             "The candidates' language: cuda (default) or triton (one Python file of @triton.jit kernels; the CPU "
+             "stages only so far, with --no-gpu)")
           ->check(CLI::IsMember(language_names())));
   opt(cmd->add_option("--trajectories", f->trajectories, "Trajectories per problem (default 12)"));
   opt(cmd->add_option("--turns", f->turns, "Counted turns per trajectory (default 8)"));
-  opt(cmd->add_option("--knowledge", f->knowledge, "Knowledge components: params,ptx,contract, all or none (default all)"));
+  opt(cmd->add_option("--knowledge", f->knowledge,
+                      "Knowledge components: params,ptx,contract, all or none (default all)"));
   opt(cmd->add_option("--context-turns", f->context_turns,
                       "Turns kept in full in each request (older ones as one line each), or all (default 3)"));
   opt(cmd->add_option("--limit", f->limit, "Stop after this many new turns in this invocation (resumable)"));
-  opt(cmd->add_option("--max-infra-errors", f->max_infra_errors,
-                      "Infrastructure errors tolerated (retried, never counted as turns) before the run stops (default 10)"));
-  opt(cmd->add_option("--infra-retry-delay", f->infra_retry_delay, "Seconds to wait before retrying after an infra error (default 5)"));
+  opt(cmd->add_option(
+      "--max-infra-errors", f->max_infra_errors,
+      "Infrastructure errors tolerated (retried, never counted as turns) before the run stops (default 10)"));
+  opt(cmd->add_option("--infra-retry-delay", f->infra_retry_delay,
+                      "Seconds to wait before retrying after an infra error (default 5)"));
   opt(cmd->add_option("--parallel", f->parallel, "Trajectories in flight at once (default 0: all)"));
   opt(cmd->add_option("--compile-jobs", f->compile_jobs, "nvcc builds at once (default 0: one per core)"));
   opt(cmd->add_option("--run-name", f->run_name, "Name the run (default: derived from the model, arch and config)"));
-  cmd->add_flag("--validate", f->validate, "Check the config, prompts, model keys and endpoint, nvcc and the GPU; generate nothing");
-  cmd->add_flag("--rejudge", f->rejudge, "Judge identical candidates again (default: reuse the run's earlier judgment)");
+  cmd->add_flag("--validate", f->validate,
+                "Check the config, prompts, model keys and endpoint, nvcc and the GPU; generate nothing");
+  cmd->add_flag("--rejudge", f->rejudge,
+                "Judge identical candidates again (default: reuse the run's earlier judgment)");
   cmd->add_flag("--no-gpu", f->no_gpu, "Build and run static checks only");
   cmd->add_flag("--no-sanitize", f->no_sanitize, "Skip compute-sanitizer");
   cmd->add_flag("--no-probe", f->no_probe, "Skip counting the executed target instructions");
   cmd->add_flag("--no-timing", f->no_timing, "Skip timing");
-  cmd->add_flag("--no-cache", f->no_cache, "No workload-state caching: the library's clean timings neither read from nor "
-                                           "kept in the workspace, and none of the engine's in-memory caches");
+  cmd->add_flag("--no-cache", f->no_cache,
+                "No workload-state caching: the library's clean timings neither read from nor "
+                "kept in the workspace, and none of the engine's in-memory caches");
   opt(cmd->add_option("--device", f->device, "CUDA device index")->check(CLI::NonNegativeNumber));
   cmd->add_option("--worker", f->worker, "Path to ptxbench-worker (default: beside ptxbench)");
   cmd->add_flag("--json", f->json, "Print the final summary (or the --validate report) as JSON on stdout");
-  cmd->add_flag("--service", f->service, "Judge through the GPU profiling service's engine in process: GPU sharing "
-                                         "(--lanes), an exclusive timing lane per GPU (--devices), health probes");
+  cmd->add_flag("--service", f->service,
+                "Judge through the GPU profiling service's engine in process: GPU sharing "
+                "(--lanes), an exclusive timing lane per GPU (--devices), health probes");
   opt(cmd->add_option("--repair-notes", f->repair_notes,
                       "Repair notes in the feedback after a failing turn: a Fixit build id of the workspace, or a "
                       "`fixit export --format records` file"));
   opt(cmd->add_option("--notes-k", f->notes_k, "Repair notes shown per failing turn (default 3)"));
   cmd->add_flag("--with-fixed-kernel", f->with_fixed_kernel, "Show each note's fixed kernel too");
-  cmd->add_flag("--notes-same-problem", f->notes_same_problem,
-                "Allow notes of the problem being solved (the in-distribution condition; default: other problems only)");
+  cmd->add_flag(
+      "--notes-same-problem", f->notes_same_problem,
+      "Allow notes of the problem being solved (the in-distribution condition; default: other problems only)");
   add_engine_flags(cmd, f->engine);
   cmd->footer(
       "Re-running the same command resumes the run: no turn is repeated or lost (a reply stored but not judged is "

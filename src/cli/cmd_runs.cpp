@@ -17,7 +17,6 @@ void check(const DbStatus& s) {
   if (!s.ok) throw InputError(s.error);
 }
 
-
 void list_runs(const GlobalOptions& g, bool as_json) {
   RunStore store(database_path(g, true));
   check(store.status());
@@ -48,17 +47,20 @@ std::pair<std::string, int> parse_trajectory(const std::string& s, const RunInfo
   }
   if (n < 0) throw InputError("trajectory '" + s + "': expected PROBLEM/N (e.g. gemm/0), numbered from 0");
   if (problem.empty()) {
-    if (run.problems.size() != 1) throw InputError("trajectory '" + s + "': the run has several problems, give PROBLEM/N (e.g. gemm/0)");
+    if (run.problems.size() != 1)
+      throw InputError("trajectory '" + s + "': the run has several problems, give PROBLEM/N (e.g. gemm/0)");
     problem = run.problems.front();
   }
   if (std::find(run.problems.begin(), run.problems.end(), problem) == run.problems.end())
     throw InputError("run " + run.id + " has no problem '" + problem + "'");
   if (n >= run.trajectories)
-    throw InputError("run " + run.id + " has trajectories 0-" + std::to_string(run.trajectories - 1) + " per problem, not " + std::to_string(n));
+    throw InputError("run " + run.id + " has trajectories 0-" + std::to_string(run.trajectories - 1) +
+                     " per problem, not " + std::to_string(n));
   return {problem, n};
 }
 
-void show_run(const GlobalOptions& g, const std::string& id, const std::string& trajectory, bool as_json, bool feedback) {
+void show_run(const GlobalOptions& g, const std::string& id, const std::string& trajectory, bool as_json,
+              bool feedback) {
   RunStore store(database_path(g, true));
   check(store.status());
   RunInfo run;
@@ -80,7 +82,11 @@ void show_run(const GlobalOptions& g, const std::string& id, const std::string& 
     check(store.load_events(id, &events));
     json ev = json::array();
     for (const auto& e : events)
-      ev.push_back({{"at", e.at}, {"kind", e.kind}, {"message", e.message}, {"problem", e.problem}, {"trajectory", e.trajectory},
+      ev.push_back({{"at", e.at},
+                    {"kind", e.kind},
+                    {"message", e.message},
+                    {"problem", e.problem},
+                    {"trajectory", e.trajectory},
                     {"turn", e.turn}});
     j["events"] = ev;
     std::cout << j.dump(2) << "\n";
@@ -89,7 +95,8 @@ void show_run(const GlobalOptions& g, const std::string& id, const std::string& 
   }
 }
 
-void export_run(const GlobalOptions& g, const std::string& id, bool jsonl, const std::string& out_file, bool request_bodies) {
+void export_run(const GlobalOptions& g, const std::string& id, bool jsonl, const std::string& out_file,
+                bool request_bodies) {
   if (!jsonl) throw InputError("runs export: choose a format: --jsonl");
   RunStore store(database_path(g, true));
   check(store.status());
@@ -103,7 +110,8 @@ void export_run(const GlobalOptions& g, const std::string& id, bool jsonl, const
     if (!out) throw InputError("cannot write " + out_file);
     check(export_run_jsonl(store, id, out, o, &lines));
   }
-  std::cerr << "[ptxbench] exported " << lines << " turns of run " << id << (out_file.empty() ? "" : " to " + out_file) << "\n";
+  std::cerr << "[ptxbench] exported " << lines << " turns of run " << id << (out_file.empty() ? "" : " to " + out_file)
+            << "\n";
 }
 
 }  // namespace
@@ -116,18 +124,27 @@ void add_runs_command(CLI::App& app, GlobalOptions& g, ExitCode&) {
   list->add_flag("--json", *list_json, "JSON output");
   list->callback([list_json, &g] { list_runs(g, *list_json); });
 
-  struct ShowArgs { std::string run, trajectory; bool json = false, feedback = false; };
+  struct ShowArgs {
+    std::string run, trajectory;
+    bool json = false, feedback = false;
+  };
   auto s = std::make_shared<ShowArgs>();
-  auto* show = cmd->add_subcommand("show", "One run: its config, provenance and trajectories; or one trajectory's turns");
+  auto* show =
+      cmd->add_subcommand("show", "One run: its config, provenance and trajectories; or one trajectory's turns");
   show->add_option("run", s->run, "Run id (see 'ptxbench runs list')")->required();
-  show->add_option("trajectory", s->trajectory, "PROBLEM/N (e.g. gemm/0; N alone when the run has one problem), from 0");
+  show->add_option("trajectory", s->trajectory,
+                   "PROBLEM/N (e.g. gemm/0; N alone when the run has one problem), from 0");
   show->add_flag("--feedback", s->feedback, "With TRAJ: print the feedback each turn got");
   show->add_flag("--json", s->json, "JSON output");
   show->callback([s, &g] { show_run(g, s->run, s->trajectory, s->json, s->feedback); });
 
-  struct ExportArgs { std::string run, out; bool jsonl = false, request_bodies = false; };
+  struct ExportArgs {
+    std::string run, out;
+    bool jsonl = false, request_bodies = false;
+  };
   auto e = std::make_shared<ExportArgs>();
-  auto* exp = cmd->add_subcommand("export", "Every turn of a run as one JSON object per line (replayable with replay:FILE)");
+  auto* exp =
+      cmd->add_subcommand("export", "Every turn of a run as one JSON object per line (replayable with replay:FILE)");
   exp->add_option("run", e->run, "Run id")->required();
   exp->add_flag("--jsonl", e->jsonl, "JSON Lines (the only format)");
   exp->add_option("-o,--out", e->out, "Write to this file (default stdout)");

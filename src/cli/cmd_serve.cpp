@@ -71,7 +71,8 @@ void run_serve(const ServeArgs& a, const GlobalOptions& g) {
   executor.trust_source_folders(redis == nullptr);
   std::unique_ptr<ProcessHealthProbe> probe;
   if (gpu.gpu_stages && !a.no_health)
-    probe = std::make_unique<ProcessHealthProbe>(locate_health_probe(), eval.workspace / "jobs", std::chrono::seconds(60));
+    probe =
+        std::make_unique<ProcessHealthProbe>(locate_health_probe(), eval.workspace / "jobs", std::chrono::seconds(60));
   const auto workspace = eval.workspace;
   ServiceEngine engine(queue, executor, probe.get(), engine_opts, {}, [workspace, &executor](const FaultRecord& f) {
     spdlog::warn("fault on GPU {}: {} {} {}", f.device, f.kind, f.job, f.reason);
@@ -100,12 +101,14 @@ void run_serve(const ServeArgs& a, const GlobalOptions& g) {
     if (redis && std::chrono::steady_clock::now() - last_publish > kWorkerStateTtl / 5) {
       json state = worker_state(engine.snapshot(), gpu, host);
       state["baseline_cache"] = {{"enabled", !a.no_cache}, {"hits", executor.cache_hits()}};
-      if (auto s = redis->publish_worker(engine.options().owner, state, kWorkerStateTtl); !s.ok) spdlog::warn("{}", s.error);
+      if (auto s = redis->publish_worker(engine.options().owner, state, kWorkerStateTtl); !s.ok)
+        spdlog::warn("{}", s.error);
       last_publish = std::chrono::steady_clock::now();
     }
     if (a.exit_when_drained) {
       QueueCounts c;
-      if (queue.counts(&c).ok && c.queued == 0 && c.leased == 0 && engine.snapshot()["counters"]["in_flight"] == 0) break;
+      if (queue.counts(&c).ok && c.queued == 0 && c.leased == 0 && engine.snapshot()["counters"]["in_flight"] == 0)
+        break;
     }
   }
   engine.stop();
@@ -115,17 +118,19 @@ void run_serve(const ServeArgs& a, const GlobalOptions& g) {
 
 void add_serve_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   auto a = std::make_shared<ServeArgs>();
-  auto* cmd = app.add_subcommand("serve", "Run the GPU profiling service over the workspace's job queue: per GPU an "
-                                          "exclusive timing lane and shared lanes, a CPU pool for builds, health probes");
+  auto* cmd = app.add_subcommand("serve",
+                                 "Run the GPU profiling service over the workspace's job queue: per GPU an "
+                                 "exclusive timing lane and shared lanes, a CPU pool for builds, health probes");
   add_engine_flags(cmd, a->engine);
   cmd->add_option("--arch", a->arch, "Target architecture")->check(arch_validator())->capture_default_str();
   cmd->add_flag("--no-sanitize", a->no_sanitize, "Skip compute-sanitizer");
   cmd->add_flag("--no-probe", a->no_probe, "Skip counting the executed target instructions");
   cmd->add_flag("--no-timing", a->no_timing, "Skip timing");
   cmd->add_flag("--no-health-probe", a->no_health, "No health probes or thermal screening (not for measurements)");
-  cmd->add_flag("--no-cache", a->no_cache, "No workload-state caching: the library timed alone for every candidate (its "
-                                            "clean timings neither read from nor kept in the workspace), every reference "
-                                            "computed by its own check");
+  cmd->add_flag("--no-cache", a->no_cache,
+                "No workload-state caching: the library timed alone for every candidate (its "
+                "clean timings neither read from nor kept in the workspace), every reference "
+                "computed by its own check");
   cmd->add_option("--library-check-samples", a->library_check_samples,
                   "Samples of the short check that re-validates a stored clean timing of the library (default 5)")
       ->check(CLI::Range(1, 200));

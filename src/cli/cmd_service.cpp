@@ -55,12 +55,18 @@ void print_engine_state(const json& status) {
     std::printf("\n");
   }
   for (const auto& h : status.value("health", json::array())) {
-    std::cout << "  GPU " << h.value("device", 0) << " health: " << (h.value("healthy", false) ? "healthy" : "UNHEALTHY")
+    std::cout << "  GPU " << h.value("device", 0)
+              << " health: " << (h.value("healthy", false) ? "healthy" : "UNHEALTHY")
               << (h.value("out_of_service", false) ? ", OUT OF SERVICE: " + h.value("out_of_service_reason", "") : "")
-              << (h.value("paused", false) && !h.value("out_of_service", false) ? ", paused: " + h.value("pause_reason", "") : "")
-              << (h.value("timing_excluded", false) ? ", excluded from timing: " + h.value("timing_exclusion_reason", "") : "")
-              << ", calibration " << h.value("reference_calibration_ms", 0.0) << " ms, restarts " << h.value("restarts", 0)
-              << ", Xid events " << h.value("xid_events", 0) << " (hardware " << h.value("hardware_faults", 0) << ")"
+              << (h.value("paused", false) && !h.value("out_of_service", false)
+                      ? ", paused: " + h.value("pause_reason", "")
+                      : "")
+              << (h.value("timing_excluded", false)
+                      ? ", excluded from timing: " + h.value("timing_exclusion_reason", "")
+                      : "")
+              << ", calibration " << h.value("reference_calibration_ms", 0.0) << " ms, restarts "
+              << h.value("restarts", 0) << ", Xid events " << h.value("xid_events", 0) << " (hardware "
+              << h.value("hardware_faults", 0) << ")"
               << (h.value("last_hardware_fault", "").empty() ? "" : ", last: " + h.value("last_hardware_fault", ""))
               << "; Xid " << h.value("xid_watch", "not watched") << "\n";
   }
@@ -68,20 +74,23 @@ void print_engine_state(const json& status) {
     if (!pool.value("enabled", true)) std::cout << "  reference pool: off (--no-cache)\n";
     else
       std::cout << "  reference pool: " << pool.value("sets", 0) << " input sets with references ("
-                << pool.value("bytes", 0LL) / (1 << 20) << " MiB), served " << pool.value("served", 0LL) << " checks, made "
-                << pool.value("added", 0LL) << ", retired " << pool.value("evicted", 0LL) << "\n";
+                << pool.value("bytes", 0LL) / (1 << 20) << " MiB), served " << pool.value("served", 0LL)
+                << " checks, made " << pool.value("added", 0LL) << ", retired " << pool.value("evicted", 0LL) << "\n";
   }
   const json lanes = status.value("lanes", json::object());  // items() of a temporary would dangle
   for (const auto& [lane, what] : lanes.items()) std::cout << "  " << lane << ": " << what.get<std::string>() << "\n";
 }
 
 void print_counts(const QueueCounts& c) {
-  std::cout << "queue: " << c.queued << " queued, " << c.leased << " running (" << c.expired_leases << " expired leases), "
-            << c.done << " done, " << c.infra_error << " infra_error\n";
+  std::cout << "queue: " << c.queued << " queued, " << c.leased << " running (" << c.expired_leases
+            << " expired leases), " << c.done << " done, " << c.infra_error << " infra_error\n";
 }
 
 json counts_json(const QueueCounts& c) {
-  return {{"queued", c.queued}, {"leased", c.leased}, {"expired_leases", c.expired_leases}, {"done", c.done},
+  return {{"queued", c.queued},
+          {"leased", c.leased},
+          {"expired_leases", c.expired_leases},
+          {"done", c.done},
           {"infra_error", c.infra_error}};
 }
 
@@ -94,7 +103,8 @@ void run_remote_status(const std::string& url, bool as_json) {
   if (auto s = queue.counts(&c); !s.ok) throw InputError(s.error);
   if (auto s = queue.workers(&workers); !s.ok) throw InputError(s.error);
   if (as_json) {
-    std::cout << json{{"queue", counts_json(c)}, {"endpoint", queue.endpoint().url()}, {"workers", workers}}.dump(2) << "\n";
+    std::cout << json{{"queue", counts_json(c)}, {"endpoint", queue.endpoint().url()}, {"workers", workers}}.dump(2)
+              << "\n";
     return;
   }
   print_counts(c);
@@ -102,13 +112,13 @@ void run_remote_status(const std::string& url, bool as_json) {
   for (const auto& w : workers) {
     const auto& counters = w.value("counters", json::object());
     std::cout << "worker " << w.value("owner", "?") << " on " << w.value("host", "?") << " (GPU "
-              << w.value("gpu", json::object()).value("name", "?") << ", state of " << w.value("published_at", "?") << "): "
-              << counters.value("completed", 0) << " completed, " << counters.value("in_flight", 0) << " in flight, "
-              << counters.value("infra_faults", 0) << " infra faults\n";
+              << w.value("gpu", json::object()).value("name", "?") << ", state of " << w.value("published_at", "?")
+              << "): " << counters.value("completed", 0) << " completed, " << counters.value("in_flight", 0)
+              << " in flight, " << counters.value("infra_faults", 0) << " infra faults\n";
     print_engine_state(w);
     for (const auto& f : w.value("recent_faults", json::array()))
-      std::cout << "  fault " << f.value("at", "") << " GPU " << f.value("device", -1) << " " << f.value("kind", "") << " "
-                << f.value("job", "") << ": " << f.value("reason", "") << "\n";
+      std::cout << "  fault " << f.value("at", "") << " GPU " << f.value("device", -1) << " " << f.value("kind", "")
+                << " " << f.value("job", "") << ": " << f.value("reason", "") << "\n";
   }
 }
 
@@ -133,13 +143,13 @@ void run_status(const GlobalOptions& g, bool as_json, const std::string& queue_u
   if (!status.is_object()) {
     std::cout << "service: never ran in this workspace\n";
   } else {
-    std::cout << "service: " << (running ? "running" : "not running") << " (pid " << status.value("pid", 0) << ", status of "
-              << status.value("written_at", "?") << ")\n";
+    std::cout << "service: " << (running ? "running" : "not running") << " (pid " << status.value("pid", 0)
+              << ", status of " << status.value("written_at", "?") << ")\n";
     print_engine_state(status);
   }
   for (const auto& f : out["recent_faults"])
-    std::cout << "  fault " << f.value("at", "") << " GPU " << f.value("device", -1) << " " << f.value("kind", "") << " "
-              << f.value("job", "") << ": " << f.value("reason", "") << "\n";
+    std::cout << "  fault " << f.value("at", "") << " GPU " << f.value("device", -1) << " " << f.value("kind", "")
+              << " " << f.value("job", "") << ": " << f.value("reason", "") << "\n";
 }
 
 struct SubmitArgs {
@@ -165,7 +175,10 @@ void run_submit(const SubmitArgs& a, const GlobalOptions& g, ExitCode& code) {
   for (size_t i = 0; i < a.files.size(); ++i) {
     const std::string source = read_all(a.files[i]);
     ids.push_back(session + "/" + std::to_string(i) + "/" + content_sha256(source).substr(0, 16));
-    if (auto s = queue.enqueue(ids.back(), candidate_payload(spec.name, source, a.files[i], fs::absolute(a.files[i]).parent_path()), nullptr); !s.ok)
+    if (auto s = queue.enqueue(ids.back(),
+                               candidate_payload(spec.name, source, a.files[i], fs::absolute(a.files[i]).parent_path()),
+                               nullptr);
+        !s.ok)
       throw InputError(s.error);
     spdlog::info("queued {} as {}", a.files[i], ids.back());
   }
@@ -205,11 +218,13 @@ void add_service_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   auto queue_url = std::make_shared<std::string>();
   auto* status = cmd->add_subcommand("status", "Queue depth, lanes, GPU health, busy fraction, recent faults");
   status->add_flag("--json", *as_json, "As JSON");
-  status->add_option("--queue", *queue_url, "A Redis queue (redis://HOST:PORT/[DB][?stream=NAME]): its depth and every "
-                                            "`serve` worker publishing there, on any host");
+  status->add_option("--queue", *queue_url,
+                     "A Redis queue (redis://HOST:PORT/[DB][?stream=NAME]): its depth and every "
+                     "`serve` worker publishing there, on any host");
   status->callback([as_json, queue_url, &g] { run_status(g, *as_json, *queue_url); });
   auto a = std::make_shared<SubmitArgs>();
-  auto* submit = cmd->add_subcommand("submit", "Queue candidates for a running `ptxbench serve` and wait for their records");
+  auto* submit =
+      cmd->add_subcommand("submit", "Queue candidates for a running `ptxbench serve` and wait for their records");
   submit->add_option("files", a->files, "Candidate .cu files")->required()->check(CLI::ExistingFile);
   submit->add_option("-p,--problem", a->problem, "Problem name")->capture_default_str();
   submit->add_flag("--json", a->json, "Print the records as JSON");

@@ -21,7 +21,8 @@ std::filesystem::path problems_root(const GlobalOptions& g) {
 std::filesystem::path database_path(const GlobalOptions& g, bool must_exist) {
   const auto path = std::filesystem::path(workspace_dir(g)) / "ptxbench.db";
   if (must_exist && !std::filesystem::exists(path))
-    throw InputError("no workspace database at " + path.string() + " (give --workspace DIR, or run 'ptxbench run' first)");
+    throw InputError("no workspace database at " + path.string() +
+                     " (give --workspace DIR, or run 'ptxbench run' first)");
   return path;
 }
 

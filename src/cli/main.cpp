@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
   app.fallthrough();
   cli::GlobalOptions g;
   cli::ExitCode code;
-  app.add_option("--workspace", g.workspace, "Workspace folder (database, builds); default $PTXBENCH_WORKSPACE or ./.ptxbench");
+  app.add_option("--workspace", g.workspace,
+                 "Workspace folder (database, builds); default $PTXBENCH_WORKSPACE or ./.ptxbench");
   app.add_option("--problems", g.problems, "Problems folder; default $PTXBENCH_PROBLEMS or ./problems");
   // Debug logs (the commands run, each stage, the sandbox) as soon as the flag is read.
   app.add_flag("-v,--verbose", g.verbose, "Log more detail to stderr: commands, stages, the sandbox")
@@ -43,7 +44,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   std::set<std::string> subcommands;
   for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) subcommands.insert(sub->get_name());
-  args = cli::options_after_subcommand(args, subcommands, {{"--workspace", "--problems"}, {"-v", "--verbose", "--version", "-h", "--help"}});
+  args = cli::options_after_subcommand(
+      args, subcommands, {{"--workspace", "--problems"}, {"-v", "--verbose", "--version", "-h", "--help"}});
   std::reverse(args.begin(), args.end());  // CLI11 takes the words last-first
   try {
     app.parse(args);

@@ -16,7 +16,8 @@ std::string infer_problem(const fs::path& file, const std::string& source, const
   const fs::path root = fs::weakly_canonical(fs::absolute(registry.root()), ec);
   const fs::path rel = abs.lexically_relative(root);
   const std::vector<std::string> names = registry.names();
-  if (!rel.empty() && *rel.begin() != ".." && std::find(names.begin(), names.end(), rel.begin()->string()) != names.end())
+  if (!rel.empty() && *rel.begin() != ".." &&
+      std::find(names.begin(), names.end(), rel.begin()->string()) != names.end())
     return rel.begin()->string();
 
   std::map<std::string, std::set<std::string>> by_entry;  // entry point -> problems

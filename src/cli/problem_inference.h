@@ -11,6 +11,7 @@
 namespace ptxbench::cli {
 
 // The problem's name; throws InputError with the hint when it cannot be inferred.
-std::string infer_problem(const std::filesystem::path& file, const std::string& source, const ProblemRegistry& registry);
+std::string infer_problem(const std::filesystem::path& file, const std::string& source,
+                          const ProblemRegistry& registry);
 
 }  // namespace ptxbench::cli

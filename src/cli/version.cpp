@@ -8,12 +8,14 @@
 namespace ptxbench::cli {
 
 std::string version_text() {
-  std::string s = "ptxbench " + harness_version() + " (commit " + harness_commit() + (harness_dirty() ? ", uncommitted changes" : "") + ")\n";
+  std::string s = "ptxbench " + harness_version() + " (commit " + harness_commit() +
+                  (harness_dirty() ? ", uncommitted changes" : "") + ")\n";
   s += "nvcc: " + nvcc_version() + "\n";
   const auto& caps = sandbox::host_capabilities();
-  s += "sandbox: bubblewrap " + (caps.bwrap.empty() ? "unavailable (" + caps.bwrap_unavailable + ")" : std::string("yes")) +
-       ", landlock " + (caps.landlock_abi ? "ABI " + std::to_string(caps.landlock_abi) : std::string("unavailable")) +
-       ", seccomp " + (caps.seccomp ? "yes" : "unavailable");
+  s += "sandbox: bubblewrap " +
+       (caps.bwrap.empty() ? "unavailable (" + caps.bwrap_unavailable + ")" : std::string("yes")) + ", landlock " +
+       (caps.landlock_abi ? "ABI " + std::to_string(caps.landlock_abi) : std::string("unavailable")) + ", seccomp " +
+       (caps.seccomp ? "yes" : "unavailable");
   return s;
 }
 

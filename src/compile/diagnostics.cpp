@@ -34,7 +34,8 @@ std::string severity_of(const std::string& word) {
 
 std::optional<Diagnostic> parse_line(const std::string& line) {
   // cudafe++ (the CUDA front end): `file.cu(12): error: ...`, `file.cu(3): warning #177-D: ...`
-  static const std::regex front_end(R"(^(.+?)\((\d+)\): (catastrophic error|error|warning|remark)(?: #\d+(?:-D)?)?: (.*)$)");
+  static const std::regex front_end(
+      R"(^(.+?)\((\d+)\): (catastrophic error|error|warning|remark)(?: #\d+(?:-D)?)?: (.*)$)");
   // the host compiler: `file.cu:12:5: error: ...`
   static const std::regex host(R"(^(.+?):(\d+):(?:(\d+):)? (fatal error|error|warning): (.*)$)");
   // ptxas: `ptxas /tmp/x.ptx, line 33; error   : ...`
@@ -47,22 +48,30 @@ std::optional<Diagnostic> parse_line(const std::string& line) {
   static const std::regex linker(R"(^(?:\S*/)?ld(?:\.\w+)?: (warning: )?(.*)$)");
 
   std::smatch m;
-  if (std::regex_match(line, m, front_end)) return Diagnostic{m[1], std::stoi(m[2]), 0, severity_of(m[3]), m[4], "cudafe"};
+  if (std::regex_match(line, m, front_end))
+    return Diagnostic{m[1], std::stoi(m[2]), 0, severity_of(m[3]), m[4], "cudafe"};
   if (std::regex_match(line, m, host)) {
     const int column = m[3].matched ? std::stoi(m[3]) : 0;
     return Diagnostic{m[1], std::stoi(m[2]), column, severity_of(m[4]), m[5], "host_compiler"};
   }
-  if (std::regex_match(line, m, ptxas_at)) return Diagnostic{m[1], std::stoi(m[2]), 0, severity_of(m[3]), m[4], "ptxas"};
+  if (std::regex_match(line, m, ptxas_at))
+    return Diagnostic{m[1], std::stoi(m[2]), 0, severity_of(m[3]), m[4], "ptxas"};
   if (std::regex_match(line, m, tool))
-    return Diagnostic{"", 0, 0, severity_of(m[2]), std::string(m[1]) + ": " + std::string(m[3]), m[1] == "cudafe++" ? "cudafe" : std::string(m[1])};
+    return Diagnostic{"",
+                      0,
+                      0,
+                      severity_of(m[2]),
+                      std::string(m[1]) + ": " + std::string(m[3]),
+                      m[1] == "cudafe++" ? "cudafe" : std::string(m[1])};
   if (const size_t at = line.find("undefined reference to "); at != std::string::npos)
     return Diagnostic{"", 0, 0, "error", "ld: " + line.substr(at), "linker"};
   if (std::regex_match(line, m, bare)) {
     const std::string prefix = m[1].matched ? std::string(m[1]) + ": " : "";
     const std::string program = m[1].matched ? std::string(m[1]) : "";
-    const std::string tool_name = program == "collect2" || program == "ld" ? "linker"
+    const std::string tool_name = program == "collect2" || program == "ld"   ? "linker"
                                   : program == "cc1plus" || program == "cc1" ? "host_compiler"
-                                  : program.empty() ? "nvcc" : program;
+                                  : program.empty()                          ? "nvcc"
+                                                                             : program;
     return Diagnostic{"", 0, 0, severity_of(m[2]), prefix + std::string(m[3]), tool_name};
   }
   if (std::regex_match(line, m, linker) && std::string(m[2]).find("in function") == std::string::npos)

@@ -18,9 +18,9 @@
 namespace ptxbench {
 namespace {
 
-constexpr std::array<std::string_view, 10> kLibrarySonames{
-    "libcublasLt.so", "libcublas.so", "libcudnn", "libcufft", "libcusparse", "libcusolver", "libcurand", "libnccl",
-    "libnvrtc", "libnvJitLink"};
+constexpr std::array<std::string_view, 10> kLibrarySonames{"libcublasLt.so", "libcublas.so", "libcudnn",  "libcufft",
+                                                           "libcusparse",    "libcusolver",  "libcurand", "libnccl",
+                                                           "libnvrtc",       "libnvJitLink"};
 
 bool soname_is(const std::string& lib, std::string_view base) {
   return lib == base || (lib.starts_with(base) && lib[base.size()] == '.');

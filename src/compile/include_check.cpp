@@ -41,7 +41,8 @@ bool under(const fs::path& p, const std::vector<fs::path>& roots, fs::path& rela
   for (const auto& r : roots) {
     const fs::path root = normal(r);
     const std::string rs = root.string(), ps = p.string();
-    const bool inside = ps == rs || (ps.size() > rs.size() && ps.compare(0, rs.size(), rs) == 0 && (rs.back() == '/' || ps[rs.size()] == '/'));
+    const bool inside = ps == rs || (ps.size() > rs.size() && ps.compare(0, rs.size(), rs) == 0 &&
+                                     (rs.back() == '/' || ps[rs.size()] == '/'));
     if (inside && rs.size() >= best) {
       best = rs.size(), found = true;
       relative = ps == rs ? p.filename() : p.lexically_relative(root);
@@ -77,7 +78,8 @@ std::vector<std::string> check_dependencies(const std::vector<std::string>& deps
     fs::path rel;
     std::string why;
     if (under(p, roots.readable, rel) || under(p, roots.include_dirs, rel) || under(p, roots.system, rel)) {
-      if (std::string w = forbidden_header_reason(rel.string()); !w.empty()) why = "includes " + rel.string() + ": " + w;
+      if (std::string w = forbidden_header_reason(rel.string()); !w.empty())
+        why = "includes " + rel.string() + ": " + w;
     } else {
       why = "includes " + p.filename().string() +
             ", a file outside the candidate's folder, its include folders and the CUDA and C++ system headers";

@@ -34,7 +34,8 @@ bool path_under(const std::string& path, const std::vector<fs::path>& roots) {
   const std::string p = normal(path).string();
   for (const auto& r : roots) {
     const std::string rs = normal(r).string();
-    if (p == rs || (p.size() > rs.size() && p.compare(0, rs.size(), rs) == 0 && (rs.back() == '/' || p[rs.size()] == '/')))
+    if (p == rs ||
+        (p.size() > rs.size() && p.compare(0, rs.size(), rs) == 0 && (rs.back() == '/' || p[rs.size()] == '/')))
       return true;
   }
   return false;
@@ -54,7 +55,8 @@ std::string sanitize_compiler_log(const std::string& log, const LogView& view) {
   for (std::string line; std::getline(in, line);) {
     const bool indented = !line.empty() && (line[0] == ' ' || line[0] == '\t');
     const std::string file = diagnostic_file(line);
-    const bool about_file = !file.empty() && (file.find('/') != std::string::npos || file.find('.') != std::string::npos);
+    const bool about_file =
+        !file.empty() && (file.find('/') != std::string::npos || file.find('.') != std::string::npos);
     const bool outside = about_file && fs::path(file).is_absolute() && !path_under(file, view.allowed) &&
                          normal(file) != normal(view.candidate);
     if (outside) {
@@ -72,7 +74,8 @@ std::string sanitize_compiler_log(const std::string& log, const LogView& view) {
       // Paths of the build's own view (the candidate's folder, include folders, the toolkit, the
       // build folder) by name; any other path is one the candidate wrote itself: as written.
       const std::string path = (*it)[2].str();
-      const bool ours = path_under(path, view.allowed) || (!view.candidate.empty() && normal(path) == normal(view.candidate));
+      const bool ours =
+          path_under(path, view.allowed) || (!view.candidate.empty() && normal(path) == normal(view.candidate));
       mapped += (*it)[1].str() + (ours ? display_path(path, view) : path);
       at = static_cast<size_t>(it->position() + it->length());
     }
@@ -80,7 +83,8 @@ std::string sanitize_compiler_log(const std::string& log, const LogView& view) {
     out << mapped << "\n";
   }
   if (withheld)
-    out << "[" << withheld << " diagnostic line(s) about files outside the candidate's folder and include folders withheld]\n";
+    out << "[" << withheld
+        << " diagnostic line(s) about files outside the candidate's folder and include folders withheld]\n";
   return out.str();
 }
 

@@ -12,7 +12,7 @@
 namespace ptxbench {
 
 struct LogView {
-  std::filesystem::path candidate;             // shown as display_name
+  std::filesystem::path candidate;  // shown as display_name
   std::string display_name = "candidate.cu";
   std::vector<std::filesystem::path> allowed;  // roots whose files' diagnostics are kept
 };

@@ -12,8 +12,16 @@ std::vector<std::string> parse_make_dependencies(const std::string& text) {
     if (word.empty()) return;
     if (!target_done) {
       // The first word up to ':' is the target ("x.o:" or "x.o :").
-      if (word.back() == ':') { target_done = true; word.clear(); return; }
-      if (word == ":") { target_done = true; word.clear(); return; }
+      if (word.back() == ':') {
+        target_done = true;
+        word.clear();
+        return;
+      }
+      if (word == ":") {
+        target_done = true;
+        word.clear();
+        return;
+      }
     } else if (word != ":" && std::find(out.begin(), out.end(), word) == out.end()) {
       out.push_back(word);
     }
@@ -28,7 +36,11 @@ std::vector<std::string> parse_make_dependencies(const std::string& text) {
         i += n == '\r' ? 2 : 1;
         continue;
       }
-      if (n == ' ' || n == '#' || n == '\\') { word += n; ++i; continue; }
+      if (n == ' ' || n == '#' || n == '\\') {
+        word += n;
+        ++i;
+        continue;
+      }
       word += c;
     } else if (c == '$' && i + 1 < text.size() && text[i + 1] == '$') {
       word += '$';

@@ -138,7 +138,8 @@ Step run_step(const std::vector<std::string>& command, const BuildView& view, co
   if (s.process.exited && s.process.exit_code == 125 && s.process.err.starts_with("ptxbench-sandbox-exec:"))
     s.infra_error = "the build sandbox could not be set up: " + s.process.err.substr(0, s.process.err.find('\n'));
   else if (s.process.exited && s.process.exit_code == 1 && s.process.err.starts_with("bwrap: "))
-    s.infra_error = "the build sandbox (bubblewrap) could not be set up: " + s.process.err.substr(0, s.process.err.find('\n'));
+    s.infra_error =
+        "the build sandbox (bubblewrap) could not be set up: " + s.process.err.substr(0, s.process.err.find('\n'));
   else if (s.process.exited && s.process.exit_code == 127 && s.process.err.starts_with("cannot execute"))
     s.infra_error = s.process.err.substr(0, s.process.err.find('\n'));
   return s;
@@ -165,7 +166,8 @@ void map_ptxas_lines(std::vector<Diagnostic>& diagnostics, std::string& log, con
   std::istringstream in(log);
   for (std::string line; std::getline(in, line);) {
     std::smatch m;
-    if (line.size() < 4096 && std::regex_match(line, m, at) && where.count(std::stoi(m[2]))) line += " [" + where[std::stoi(m[2])] + "]";
+    if (line.size() < 4096 && std::regex_match(line, m, at) && where.count(std::stoi(m[2])))
+      line += " [" + where[std::stoi(m[2])] + "]";
     out << line << "\n";
   }
   log = out.str();
@@ -186,7 +188,9 @@ void sanitize(std::vector<Diagnostic>& diagnostics, const LogView& view) {
     kept.push_back(std::move(d));
   }
   if (withheld)
-    kept.push_back({"", 0, 0, "error", std::to_string(withheld) + " diagnostic(s) about files outside the candidate's folder withheld", "nvcc"});
+    kept.push_back({"", 0, 0, "error",
+                    std::to_string(withheld) + " diagnostic(s) about files outside the candidate's folder withheld",
+                    "nvcc"});
   diagnostics = std::move(kept);
 }
 
@@ -197,7 +201,8 @@ BuildResult build_candidate(const fs::path& source_in, const fs::path& out_dir, 
   {
     std::ifstream probe(source_in, std::ios::binary);
     char c;
-    if (!probe || (!probe.get(c) && !probe.eof())) throw InputError("candidate source cannot be read: " + source_in.string());
+    if (!probe || (!probe.get(c) && !probe.eof()))
+      throw InputError("candidate source cannot be read: " + source_in.string());
   }
   const fs::path source = canonical_or(source_in);
   // Canonical folders: inside the sandbox's view only the bound paths exist, so `..` through an
@@ -241,7 +246,8 @@ BuildResult build_candidate(const fs::path& source_in, const fs::path& out_dir, 
   // 1. Every file the build would read (both passes), before anything is compiled.
   std::vector<std::string> deps_cmd{nvcc.string()};
   for (const auto& f : flags)
-    if (f.starts_with("-std=") || f.starts_with("-gencode") || f.starts_with("-D") || f.starts_with("--expt") || f == "--use_fast_math")
+    if (f.starts_with("-std=") || f.starts_with("-gencode") || f.starts_with("-D") || f.starts_with("--expt") ||
+        f == "--use_fast_math")
       deps_cmd.push_back(f);
   deps_cmd.insert(deps_cmd.end(), include_flags.begin(), include_flags.end());
   deps_cmd.insert(deps_cmd.end(), {"-M", source.string()});
@@ -259,11 +265,16 @@ BuildResult build_candidate(const fs::path& source_in, const fs::path& out_dir, 
     errors_only.out.clear();  // stdout holds the dependency list only
     finish_log(errors_only);
     if (deps.process.timed_out)
-      prepend(result.diagnostics, {"", 0, 0, "fatal", "listing the build's files (nvcc -M) did not finish within the build time limit of " +
-                                                          std::to_string(options.timeout.count()) + " s and was stopped", "timeout"});
+      prepend(result.diagnostics,
+              {"", 0, 0, "fatal",
+               "listing the build's files (nvcc -M) did not finish within the build time limit of " +
+                   std::to_string(options.timeout.count()) + " s and was stopped",
+               "timeout"});
     else if (!has_error(result.diagnostics))
-      prepend(result.diagnostics, {"", 0, 0, "error", "nvcc -M failed (" + deps.process.describe() +
-                                                          ") without a recognizable error message; see the build log", "nvcc"});
+      prepend(result.diagnostics, {"", 0, 0, "error",
+                                   "nvcc -M failed (" + deps.process.describe() +
+                                       ") without a recognizable error message; see the build log",
+                                   "nvcc"});
     return result;
   }
   result.forbidden = check_dependencies(parse_make_dependencies(deps.process.out), out_dir, view.roots, source);
@@ -293,8 +304,9 @@ BuildResult build_candidate(const fs::path& source_in, const fs::path& out_dir, 
   finish_log(r);
   if (r.timed_out) {
     prepend(result.diagnostics, {"", 0, 0, "fatal",
-                                 "nvcc did not finish within the build time limit of " + std::to_string(options.timeout.count()) +
-                                     " s and was stopped", "timeout"});
+                                 "nvcc did not finish within the build time limit of " +
+                                     std::to_string(options.timeout.count()) + " s and was stopped",
+                                 "timeout"});
   } else if (!result.ok && !has_error(result.diagnostics)) {
     const std::string what = r.ok() ? "nvcc succeeded but wrote no candidate.so"
                                     : "nvcc failed (" + r.describe() + ") without a recognizable error message";

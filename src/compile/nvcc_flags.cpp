@@ -18,8 +18,16 @@ std::vector<std::string> candidate_nvcc_flags(const std::string& arch, const std
   }
   const bool cxx20 = std::find(extra.begin(), extra.end(), "-std=c++20") != extra.end();
   // -lcuda: candidates may call the driver API (e.g. cuTensorMapEncodeTiled for TMA descriptors).
-  std::vector<std::string> flags{cxx20 ? "-std=c++20" : "-std=c++17", "-O3", "-shared", "-Xcompiler", "-fPIC", "-cudart",
-                                 "shared", gencode, "-lineinfo", "-lcuda"};
+  std::vector<std::string> flags{cxx20 ? "-std=c++20" : "-std=c++17",
+                                 "-O3",
+                                 "-shared",
+                                 "-Xcompiler",
+                                 "-fPIC",
+                                 "-cudart",
+                                 "shared",
+                                 gencode,
+                                 "-lineinfo",
+                                 "-lcuda"};
   for (const auto& e : extra)
     if (e != "-std=c++20") flags.push_back(e);
   return flags;

@@ -17,10 +17,10 @@ std::filesystem::path pypi_cuobjdump() {
     if (python.empty()) return std::filesystem::path{};
     ProcessOptions options;
     options.timeout = std::chrono::seconds(30);
-    ProcessResult r = run_process(
-        {python.string(), "-c",
-         "import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], 'cu13', 'bin', 'cuobjdump'))"},
-        options);
+    ProcessResult r =
+        run_process({python.string(), "-c",
+                     "import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], 'cu13', 'bin', 'cuobjdump'))"},
+                    options);
     if (!r.ok()) return std::filesystem::path{};
     std::string path = r.out.substr(0, r.out.find('\n'));
     return is_executable(path) ? std::filesystem::path(path) : std::filesystem::path{};

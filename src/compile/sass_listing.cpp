@@ -59,7 +59,8 @@ double tensor_flops_per_warp_execution(const SassInstruction& i) {
   if (i.opcode == "HMMA" && text.starts_with("HMMA.")) {
     // The shape is written without separators: HMMA.16816 is m16 n8 k16, HMMA.1688 m16 n8 k8.
     const std::string d = text.substr(5, text.find_first_not_of("0123456789", 5) - 5);
-    if (d.size() >= 3 && d.starts_with("16")) return 2.0 * 16 * (d[2] - '0') * std::stod(d.substr(3).empty() ? "0" : d.substr(3));
+    if (d.size() >= 3 && d.starts_with("16"))
+      return 2.0 * 16 * (d[2] - '0') * std::stod(d.substr(3).empty() ? "0" : d.substr(3));
     if (d.size() >= 3 && d[0] == '8') return 2.0 * 8 * (d[1] - '0') * std::stod(d.substr(2));
   }
   return 0;

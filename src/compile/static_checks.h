@@ -34,10 +34,10 @@ OpcodeCounts select_families(const OpcodeCounts& counts, const std::vector<std::
 bool groups_satisfied(const OpcodeCounts& counts, const std::vector<std::vector<std::string>>& groups);
 
 struct ImportReport {
-  std::vector<std::string> needed;            // DT_NEEDED entries
-  std::vector<std::string> undefined;         // undefined dynamic symbols
-  bool entry_exported = false;                // the problem's entry symbol is a defined function
-  std::vector<std::string> forbidden;         // one human-readable reason per finding
+  std::vector<std::string> needed;     // DT_NEEDED entries
+  std::vector<std::string> undefined;  // undefined dynamic symbols
+  bool entry_exported = false;         // the problem's entry symbol is a defined function
+  std::vector<std::string> forbidden;  // one human-readable reason per finding
 };
 
 // Reads the shared object's dynamic section and symbols (libelf) and applies the forbidden rules:

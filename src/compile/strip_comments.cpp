@@ -26,7 +26,10 @@ std::string strip_comments(const std::string& text, StringLiterals literals) {
         } else {
           // A quote after a digit or letter is a digit separator (1'000) or a prefix (L'x'), not an opener.
           const bool after_word = i > 0 && std::isalnum(static_cast<unsigned char>(text[i - 1]));
-          if (c == '"' || (c == '\'' && !after_word)) { state = State::literal; quote = c; }
+          if (c == '"' || (c == '\'' && !after_word)) {
+            state = State::literal;
+            quote = c;
+          }
           out += c;
         }
         break;

@@ -43,11 +43,18 @@ std::string read_text(const fs::path& p) {
 
 // Runs `module` of ptxbench_triton with the interpreter: -B (no .pyc written), -s (no user site),
 // -E (no PYTHON* variables); the package folder goes on sys.path by hand, nothing else does.
-std::vector<std::string> module_command(const TritonToolchain& tc, const std::string& module, const std::vector<std::string>& args) {
-  std::vector<std::string> argv{tc.python.string(), "-B", "-s", "-E", "-c",
-                                "import sys, runpy; sys.path.insert(0, sys.argv[1]); m = sys.argv[2]; "
-                                "sys.argv = [m] + sys.argv[3:]; runpy.run_module(m, run_name='__main__', alter_sys=True)",
-                                tc.root.string(), module};
+std::vector<std::string> module_command(const TritonToolchain& tc, const std::string& module,
+                                        const std::vector<std::string>& args) {
+  std::vector<std::string> argv{
+      tc.python.string(),
+      "-B",
+      "-s",
+      "-E",
+      "-c",
+      "import sys, runpy; sys.path.insert(0, sys.argv[1]); m = sys.argv[2]; "
+      "sys.argv = [m] + sys.argv[3:]; runpy.run_module(m, run_name='__main__', alter_sys=True)",
+      tc.root.string(),
+      module};
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;
 }
@@ -58,7 +65,8 @@ struct Step {
   std::string infra_error;
 };
 
-Step run_step(const std::vector<std::string>& command, const sandbox::Policy& policy, const TritonBuildOptions& o, json* mechanisms) {
+Step run_step(const std::vector<std::string>& command, const sandbox::Policy& policy, const TritonBuildOptions& o,
+              json* mechanisms) {
   ProcessOptions process;
   process.timeout = o.timeout;
   std::vector<std::string> argv = command;
@@ -80,8 +88,7 @@ Step run_step(const std::vector<std::string>& command, const sandbox::Policy& po
     s.infra_error = "the build sandbox could not be set up: " + first_line(r.err);
   else if (r.exited && r.exit_code == 1 && r.err.starts_with("bwrap: "))
     s.infra_error = "the build sandbox (bubblewrap) could not be set up: " + first_line(r.err);
-  else if (r.exited && r.exit_code == 127 && r.err.starts_with("cannot execute"))
-    s.infra_error = first_line(r.err);
+  else if (r.exited && r.exit_code == 127 && r.err.starts_with("cannot execute")) s.infra_error = first_line(r.err);
   return s;
 }
 
@@ -90,10 +97,12 @@ Step run_step(const std::vector<std::string>& command, const sandbox::Policy& po
 std::string withhold_paths(std::string text, const std::vector<std::pair<std::string, std::string>>& replace) {
   for (const auto& [from, to] : replace) {
     if (from.empty() || from == "/") continue;
-    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
   }
   constexpr size_t kMax = 16 * 1024;
-  if (text.size() > kMax) text = text.substr(0, kMax / 2) + "\n[... trimmed ...]\n" + text.substr(text.size() - kMax / 2);
+  if (text.size() > kMax)
+    text = text.substr(0, kMax / 2) + "\n[... trimmed ...]\n" + text.substr(text.size() - kMax / 2);
   return text;
 }
 
@@ -123,9 +132,10 @@ const TritonToolchain& find_triton_toolchain(const fs::path& problems_root) {
   fs::path root_in = fs::absolute(problems_root).lexically_normal();
   if (!root_in.has_filename()) root_in = root_in.parent_path();
   const fs::path root = canonical_or(root_env.empty() ? root_in.parent_path() / "triton_track" : fs::path(root_env));
-  const fs::path python = python_env.empty() ? root / ".venv" / "bin" / "python"
-                                                  // absolute, not canonical: a venv's python is a link whose target lacks the venv
-                                                  : fs::absolute(python_env).lexically_normal();
+  const fs::path python = python_env.empty()
+                              ? root / ".venv" / "bin" / "python"
+                              // absolute, not canonical: a venv's python is a link whose target lacks the venv
+                              : fs::absolute(python_env).lexically_normal();
   const std::string key = root.string() + "\n" + python.string();
   std::lock_guard lock(mu);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
@@ -135,7 +145,8 @@ const TritonToolchain& find_triton_toolchain(const fs::path& problems_root) {
   if (!fs::is_directory(root / "ptxbench_triton")) {
     tc.error = "the Triton tools (ptxbench_triton) are not in " + root.string() + " (set PTXBENCH_TRITON_ROOT)";
   } else if (!fs::exists(python)) {
-    tc.error = "no Python with Triton at " + python.string() + ": run triton_track/setup.sh (or set PTXBENCH_TRITON_PYTHON)";
+    tc.error =
+        "no Python with Triton at " + python.string() + ": run triton_track/setup.sh (or set PTXBENCH_TRITON_PYTHON)";
   } else {
     ProcessOptions po;
     po.timeout = std::chrono::seconds(120);
@@ -143,8 +154,10 @@ const TritonToolchain& find_triton_toolchain(const fs::path& problems_root) {
         {python.string(), "-s", "-E", "-c",
          "import sys, json, os, sysconfig, triton\n"
          "v = sysconfig.get_config_var\n"
-         "dirs = [v('LIBDIR') or '', os.path.join(v('LIBDIR') or '', v('MULTIARCH') or ''), os.path.join(sys.base_prefix, 'lib')]\n"
-         "names = [n for n in (v('INSTSONAME'), v('LDLIBRARY'), 'libpython%d.%d.so.1.0' % sys.version_info[:2]) if n and '.so' in n]\n"
+         "dirs = [v('LIBDIR') or '', os.path.join(v('LIBDIR') or '', v('MULTIARCH') or ''), "
+         "os.path.join(sys.base_prefix, 'lib')]\n"
+         "names = [n for n in (v('INSTSONAME'), v('LDLIBRARY'), 'libpython%d.%d.so.1.0' % sys.version_info[:2]) if n "
+         "and '.so' in n]\n"
          "libs = [os.path.join(d, n) for d in dirs for n in names if os.path.isfile(os.path.join(d, n))]\n"
          "print(json.dumps({'prefix': sys.prefix, 'base_prefix': sys.base_prefix, 'library': libs[0] if libs else '', "
          "'version': '%d.%d' % sys.version_info[:2], 'path': [p for p in sys.path if p], "
@@ -154,18 +167,19 @@ const TritonToolchain& find_triton_toolchain(const fs::path& problems_root) {
       if (!r.ok()) throw Error(r.describe() + ": " + first_line(r.err.substr(r.err.rfind('\n', r.err.size() - 2) + 1)));
       const json j = json::parse(r.out);
       tc.triton_version = j.at("triton").get<std::string>();
-      for (const char* k : {"prefix", "base_prefix"}) tc.python_prefixes.push_back(canonical_or(j.at(k).get<std::string>()));
+      for (const char* k : {"prefix", "base_prefix"})
+        tc.python_prefixes.push_back(canonical_or(j.at(k).get<std::string>()));
       tc.python_prefixes.push_back(canonical_or(fs::path(j.at("executable").get<std::string>()).parent_path()));
       tc.python_prefixes.push_back(canonical_or(python).parent_path());
       tc.python_home = j.at("base_prefix").get<std::string>();
       tc.python_path = j.at("path").get<std::vector<std::string>>();
       tc.python_library = j.at("library").get<std::string>();
       if (tc.python_library.empty())
-        tc.library_error = python.string() + " (Python " + j.value("version", "?") + ") has no shared library (libpython" +
-                           j.value("version", "") + ".so), which the GPU worker embeds to run Triton candidates: use a "
+        tc.library_error = python.string() + " (Python " + j.value("version", "?") +
+                           ") has no shared library (libpython" + j.value("version", "") +
+                           ".so), which the GPU worker embeds to run Triton candidates: use a "
                            "Python built with --enable-shared (PTXBENCH_TRITON_PYTHON)";
-      else
-        tc.python_prefixes.push_back(canonical_or(tc.python_library).parent_path());
+      else tc.python_prefixes.push_back(canonical_or(tc.python_library).parent_path());
     } catch (const std::exception& e) {
       tc.error = python.string() + " cannot import triton (" + e.what() + "): run triton_track/setup.sh";
     }
@@ -173,8 +187,8 @@ const TritonToolchain& find_triton_toolchain(const fs::path& problems_root) {
   return cache.emplace(key, std::move(tc)).first->second;
 }
 
-TritonBuildResult build_triton_candidate(const fs::path& source_in, const fs::path& out_dir_in, const TritonToolchain& tc,
-                                         const TritonBuildOptions& o) {
+TritonBuildResult build_triton_candidate(const fs::path& source_in, const fs::path& out_dir_in,
+                                         const TritonToolchain& tc, const TritonBuildOptions& o) {
   if (!fs::is_regular_file(source_in)) throw InputError("candidate source not found: " + source_in.string());
   TritonBuildResult result;
   if (!tc.usable()) {
@@ -204,24 +218,29 @@ TritonBuildResult build_triton_candidate(const fs::path& source_in, const fs::pa
   policy.scratch = scratch;
   policy.workdir = out_dir;
   // TRITON_CACHE_DIR: this build's own (see the header). TRITON_HOME: Triton's other state.
-  policy.env_set = {"PATH=/usr/bin:/bin", "LC_ALL=C", "TRITON_CACHE_DIR=" + cache.string(), "TRITON_HOME=" + scratch.string(),
-                    "PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0"};
+  policy.env_set = {"PATH=/usr/bin:/bin",
+                    "LC_ALL=C",
+                    "TRITON_CACHE_DIR=" + cache.string(),
+                    "TRITON_HOME=" + scratch.string(),
+                    "PYTHONDONTWRITEBYTECODE=1",
+                    "PYTHONHASHSEED=0"};
   policy.limits.address_space = o.memory_limit;
   policy.limits.file_size = 512ULL << 20;
   policy.limits.cpu_seconds = static_cast<unsigned long long>(o.timeout.count()) + 30;
   policy.limits.core_bytes = 0;
   policy.limits.processes = 1024;
 
-  std::vector<std::pair<std::string, std::string>> replace{{source.string(), display}, {out_dir.string(), "<build>"},
-                                                           {tc.root.string(), "<ptxbench_triton>"}};
+  std::vector<std::pair<std::string, std::string>> replace{
+      {source.string(), display}, {out_dir.string(), "<build>"}, {tc.root.string(), "<ptxbench_triton>"}};
   for (const auto& p : tc.python_prefixes) replace.push_back({p.string(), "<python>"});
   auto tool_log = [&](const ProcessResult& r) { return withhold_paths(r.err, replace); };
 
   // 1. The scan: nothing of the candidate runs.
   std::string params;
   for (const auto& p : o.parameters) params += (params.empty() ? "" : ",") + p;
-  Step scan = run_step(module_command(tc, "ptxbench_triton.static_scan", {source.string(), "--entry", o.entry, "--parameters", params}),
-                       policy, o, &result.sandbox);
+  Step scan = run_step(
+      module_command(tc, "ptxbench_triton.static_scan", {source.string(), "--entry", o.entry, "--parameters", params}),
+      policy, o, &result.sandbox);
   result.seconds = scan.process.seconds;
   result.command = scan.command;
   if (!scan.infra_error.empty()) {
@@ -232,12 +251,15 @@ TritonBuildResult build_triton_candidate(const fs::path& source_in, const fs::pa
     result.scan = json::parse(scan.process.out);
   } catch (const json::exception&) {
     result.log = tool_log(scan.process);
-    result.infra_error = "the Triton source scan did not answer (" + scan.process.describe() + "): " + last_line(result.log);
+    result.infra_error =
+        "the Triton source scan did not answer (" + scan.process.describe() + "): " + last_line(result.log);
     return result;
   }
   if (!result.scan.value("ok", false)) {
-    for (const auto& d : result.scan.value("diagnostics", json::array())) result.diagnostics.push_back(diagnostic_from(d, display, "python"));
-    if (result.diagnostics.empty()) result.diagnostics.push_back({display, 0, 0, "error", "the source could not be read as Python", "python"});
+    for (const auto& d : result.scan.value("diagnostics", json::array()))
+      result.diagnostics.push_back(diagnostic_from(d, display, "python"));
+    if (result.diagnostics.empty())
+      result.diagnostics.push_back({display, 0, 0, "error", "the source could not be read as Python", "python"});
     result.log = tool_log(scan.process);
     return result;
   }
@@ -257,9 +279,11 @@ TritonBuildResult build_triton_candidate(const fs::path& source_in, const fs::pa
   // 2. The compile: the entry runs once on the compile-only driver.
   const fs::path calls_file = out_dir / "calls.json";
   std::ofstream(calls_file) << o.calls.dump(1);
-  std::vector<std::string> compile_args{"--candidate", source.string(), "--entry", o.entry, "--arch", o.arch, "--calls",
-                                        calls_file.string(), "--out", kernels.string(), "--ptx"};
-  if (!o.launchers_libcuda_dir.empty()) compile_args.insert(compile_args.end(), {"--launchers", o.launchers_libcuda_dir.string()});
+  std::vector<std::string> compile_args{"--candidate", source.string(),  "--entry", o.entry,
+                                        "--arch",      o.arch,           "--calls", calls_file.string(),
+                                        "--out",       kernels.string(), "--ptx"};
+  if (!o.launchers_libcuda_dir.empty())
+    compile_args.insert(compile_args.end(), {"--launchers", o.launchers_libcuda_dir.string()});
   Step build = run_step(module_command(tc, "ptxbench_triton.compile_only", compile_args), policy, o, nullptr);
   const ProcessResult& r = build.process;
   result.command = build.command;
@@ -278,29 +302,35 @@ TritonBuildResult build_triton_candidate(const fs::path& source_in, const fs::pa
     }
   }
   if (r.timed_out) {
-    result.diagnostics.push_back({"", 0, 0, "fatal", "the Triton build did not finish within " + std::to_string(o.timeout.count()) +
-                                                          " s and was stopped", "timeout"});
+    result.diagnostics.push_back(
+        {"", 0, 0, "fatal",
+         "the Triton build did not finish within " + std::to_string(o.timeout.count()) + " s and was stopped",
+         "timeout"});
     return result;
   }
   if (!r.exited || r.exit_code == 1) {
-    for (const auto& d : result.manifest.value("diagnostics", json::array())) result.diagnostics.push_back(diagnostic_from(d, display, "triton"));
+    for (const auto& d : result.manifest.value("diagnostics", json::array()))
+      result.diagnostics.push_back(diagnostic_from(d, display, "triton"));
     if (result.diagnostics.empty())
-      result.diagnostics.push_back({display, 0, 0, "error",
-                                    r.exited ? withhold_paths(result.manifest.value("error", "the Triton build failed"), replace)
-                                             : "the Triton build ended abnormally (" + r.describe() + ")",
-                                    "triton"});
+      result.diagnostics.push_back(
+          {display, 0, 0, "error",
+           r.exited ? withhold_paths(result.manifest.value("error", "the Triton build failed"), replace)
+                    : "the Triton build ended abnormally (" + r.describe() + ")",
+           "triton"});
     for (auto& d : result.diagnostics) d.message = withhold_paths(d.message, replace);
     return result;
   }
   if (r.exit_code != 0 || !result.manifest.value("ok", false)) {
-    result.infra_error = "the Triton compile step failed (" + r.describe() + "): " +
-                         withhold_paths(result.manifest.value("error", first_line(result.log)), replace);
+    result.infra_error = "the Triton compile step failed (" + r.describe() +
+                         "): " + withhold_paths(result.manifest.value("error", first_line(result.log)), replace);
     return result;
   }
   for (const auto& k : result.manifest.value("kernels", json::array())) {
     const fs::path cubin = kernels / k.value("cubin", "");
-    if (k.value("cubin", "").empty() || cubin.lexically_normal().parent_path() != kernels.lexically_normal() || !fs::is_regular_file(cubin)) {
-      result.infra_error = "the Triton compile step's manifest names a cubin that is not there: " + k.value("cubin", "");
+    if (k.value("cubin", "").empty() || cubin.lexically_normal().parent_path() != kernels.lexically_normal() ||
+        !fs::is_regular_file(cubin)) {
+      result.infra_error =
+          "the Triton compile step's manifest names a cubin that is not there: " + k.value("cubin", "");
       return result;
     }
     result.cubins.push_back(cubin);

@@ -40,12 +40,12 @@ const TritonToolchain& find_triton_toolchain(const std::filesystem::path& proble
 
 struct TritonBuildOptions {
   std::string arch = "sm_90a";
-  std::string entry;                     // e.g. ptxbench_gemm
-  std::vector<std::string> parameters;   // the entry's parameter names in order, "stream" last
+  std::string entry;                    // e.g. ptxbench_gemm
+  std::vector<std::string> parameters;  // the entry's parameter names in order, "stream" last
   // One entry call per shape: {"arguments": problems/triton_abi.h arguments_json(), "scalars":
   // scalar_values()}.
   json calls = json::array();
-  std::string display_name;              // the candidate's name in diagnostics; empty: its file name
+  std::string display_name;  // the candidate's name in diagnostics; empty: its file name
   std::chrono::seconds timeout{180};
   bool sandbox = true;
   // Set: also build the launchers Triton needs on the GPU into the cache (ptxbench_triton/launchers.py),
@@ -58,18 +58,18 @@ struct TritonBuildResult {
   bool ok = false;
   bool timed_out = false;
   double seconds = 0;
-  std::string command;                      // the compile step as run (the scan's is in `scan`)
-  std::string log;                          // the tools' stderr, trimmed, host paths withheld
-  std::vector<Diagnostic> diagnostics;      // tool "python" (syntax) or "triton"
-  std::vector<std::string> forbidden;       // the scan's findings, one line each
-  json findings = json::array();            // {rule, line, column, message}
-  json scan = json::object();               // the scan's JSON (kernels, entry)
-  json manifest = json::object();           // the compile step's manifest.json
-  std::string infra_error;                  // the tools could not be run (not the candidate's fault)
+  std::string command;                  // the compile step as run (the scan's is in `scan`)
+  std::string log;                      // the tools' stderr, trimmed, host paths withheld
+  std::vector<Diagnostic> diagnostics;  // tool "python" (syntax) or "triton"
+  std::vector<std::string> forbidden;   // the scan's findings, one line each
+  json findings = json::array();        // {rule, line, column, message}
+  json scan = json::object();           // the scan's JSON (kernels, entry)
+  json manifest = json::object();       // the compile step's manifest.json
+  std::string infra_error;              // the tools could not be run (not the candidate's fault)
   json sandbox = json::object();
   std::vector<std::filesystem::path> cubins;
   std::vector<std::filesystem::path> ptx;
-  std::filesystem::path cache;              // TRITON_CACHE_DIR of this build
+  std::filesystem::path cache;  // TRITON_CACHE_DIR of this build
 };
 
 TritonBuildResult build_triton_candidate(const std::filesystem::path& source, const std::filesystem::path& out_dir,

@@ -26,6 +26,7 @@ std::string triton_shim_source(const std::string& entry, const std::vector<CPara
 
 // Writes and compiles the shim for `entry` of the problem in `problem_dir` to `out_so` with the host
 // C++ compiler (g++, or $PTXBENCH_CXX). "" when built, else the compiler's first lines.
-std::string build_triton_shim(const std::filesystem::path& problem_dir, const std::string& entry, const std::filesystem::path& out_so);
+std::string build_triton_shim(const std::filesystem::path& problem_dir, const std::string& entry,
+                              const std::filesystem::path& out_so);
 
 }  // namespace ptxbench

@@ -7,11 +7,11 @@
 namespace ptxbench {
 
 struct ArchInfo {
-  std::string_view arch;               // sm_90a
-  std::string_view compute_capability; // the GPU that runs it: "9.0"
-  std::string_view pack;               // knowledge/<pack>/
-  std::string_view title;              // for prompts
-  std::string_view prompt_note;        // what a model must know about this target (empty: nothing)
+  std::string_view arch;                // sm_90a
+  std::string_view compute_capability;  // the GPU that runs it: "9.0"
+  std::string_view pack;                // knowledge/<pack>/
+  std::string_view title;               // for prompts
+  std::string_view prompt_note;         // what a model must know about this target (empty: nothing)
 };
 
 // Throws InputError naming the known archs when `arch` is not one of them.

@@ -63,7 +63,8 @@ void walk(json& j, const std::string& pointer, json& changed) {
       j.erase(k);
       j[to_valid_utf8(k)] = std::move(v);
     }
-    for (auto it = j.begin(); it != j.end(); ++it) walk(it.value(), pointer + "/" + escape_pointer_token(it.key()), changed);
+    for (auto it = j.begin(); it != j.end(); ++it)
+      walk(it.value(), pointer + "/" + escape_pointer_token(it.key()), changed);
   }
 }
 
@@ -71,7 +72,8 @@ void walk(json& j, const std::string& pointer, json& changed) {
 
 std::string read_file_bytes(const std::filesystem::path& p, const std::string& what) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(p, ec)) throw InputError(what + " '" + p.string() + "' does not exist or is not a file");
+  if (!std::filesystem::is_regular_file(p, ec))
+    throw InputError(what + " '" + p.string() + "' does not exist or is not a file");
   const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw InputError(what + " '" + p.string() + "' cannot be opened: " + std::strerror(errno));
   std::string bytes;
@@ -115,9 +117,11 @@ std::string base64_encode(std::string_view bytes) {
   std::string out;
   size_t i = 0;
   for (; i + 2 < bytes.size(); i += 3) {
-    const unsigned v = unsigned(static_cast<unsigned char>(bytes[i])) << 16 | unsigned(static_cast<unsigned char>(bytes[i + 1])) << 8 |
+    const unsigned v = unsigned(static_cast<unsigned char>(bytes[i])) << 16 |
+                       unsigned(static_cast<unsigned char>(bytes[i + 1])) << 8 |
                        unsigned(static_cast<unsigned char>(bytes[i + 2]));
-    out += kAlphabet[v >> 18], out += kAlphabet[(v >> 12) & 63], out += kAlphabet[(v >> 6) & 63], out += kAlphabet[v & 63];
+    out += kAlphabet[v >> 18], out += kAlphabet[(v >> 12) & 63], out += kAlphabet[(v >> 6) & 63],
+        out += kAlphabet[v & 63];
   }
   if (i < bytes.size()) {
     unsigned v = unsigned(static_cast<unsigned char>(bytes[i])) << 16;
@@ -140,8 +144,12 @@ std::string base64_decode(std::string_view text) {
     int pad = 0;
     for (int k = 0; k < 4; ++k) {
       const char c = text[i + k];
-      if (c == '=' && i + 4 == text.size() && k >= 2) { v[k] = 0, ++pad; continue; }
-      if (pad || (v[k] = value[static_cast<unsigned char>(c)]) < 0) throw InputError("base64: bad character at " + std::to_string(i + k));
+      if (c == '=' && i + 4 == text.size() && k >= 2) {
+        v[k] = 0, ++pad;
+        continue;
+      }
+      if (pad || (v[k] = value[static_cast<unsigned char>(c)]) < 0)
+        throw InputError("base64: bad character at " + std::to_string(i + k));
     }
     const unsigned n = unsigned(v[0]) << 18 | unsigned(v[1]) << 12 | unsigned(v[2]) << 6 | unsigned(v[3]);
     out += static_cast<char>(n >> 16);

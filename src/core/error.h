@@ -17,8 +17,7 @@ class InputError : public Error {
   using Error::Error;
 };
 
-[[noreturn]] inline void fail(const std::string& what,
-                              std::source_location where = std::source_location::current()) {
+[[noreturn]] inline void fail(const std::string& what, std::source_location where = std::source_location::current()) {
   throw Error(what + " [" + where.file_name() + ":" + std::to_string(where.line()) + "]");
 }
 

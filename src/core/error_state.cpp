@@ -9,8 +9,8 @@ std::string judged_state(Verdict v, const std::optional<bool>& target_executed) 
 }
 
 const std::vector<std::string>& judged_state_order() {
-  static const std::vector<std::string> order = {"compile_error",  "forbidden",        "runtime_error",
-                                                 "sanitizer_error", "incorrect",       kCorrectNoTarget,
+  static const std::vector<std::string> order = {"compile_error",       "forbidden",   "runtime_error",
+                                                 "sanitizer_error",     "incorrect",   kCorrectNoTarget,
                                                  kCorrectTargetUnknown, kTargetCorrect};
   return order;
 }

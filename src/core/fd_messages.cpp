@@ -27,7 +27,8 @@ void UniqueFd::reset(int fd) {
 
 std::pair<UniqueFd, UniqueFd> seqpacket_pair() {
   int fds[2];
-  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) fail("socketpair(SOCK_SEQPACKET): " + errno_text());
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
+    fail("socketpair(SOCK_SEQPACKET): " + errno_text());
   return {UniqueFd(fds[0]), UniqueFd(fds[1])};
 }
 
@@ -49,9 +50,11 @@ void send_message(int socket, const json& message, int fd) {
     std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
   }
   ssize_t n;
-  do n = ::sendmsg(socket, &msg, MSG_NOSIGNAL); while (n < 0 && errno == EINTR);
+  do n = ::sendmsg(socket, &msg, MSG_NOSIGNAL);
+  while (n < 0 && errno == EINTR);
   if (n < 0) fail("sendmsg: " + errno_text());
-  if (size_t(n) != text.size()) fail("sendmsg sent " + std::to_string(n) + " of " + std::to_string(text.size()) + " bytes");
+  if (size_t(n) != text.size())
+    fail("sendmsg sent " + std::to_string(n) + " of " + std::to_string(text.size()) + " bytes");
 }
 
 std::optional<ReceivedMessage> receive_message(int socket) {
@@ -64,7 +67,8 @@ std::optional<ReceivedMessage> receive_message(int socket) {
   msg.msg_control = control;
   msg.msg_controllen = sizeof control;
   ssize_t n;
-  do n = ::recvmsg(socket, &msg, MSG_CMSG_CLOEXEC); while (n < 0 && errno == EINTR);
+  do n = ::recvmsg(socket, &msg, MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
   if (n < 0) fail("recvmsg: " + errno_text());
   ReceivedMessage r;
   int count = 0;
@@ -79,7 +83,8 @@ std::optional<ReceivedMessage> receive_message(int socket) {
     }
   }
   if (n == 0 && count == 0) return std::nullopt;  // SOCK_SEQPACKET: the peer closed
-  if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) fail("a message over " + std::to_string(kMaxFdMessageBytes) + " bytes, or too many descriptors");
+  if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))
+    fail("a message over " + std::to_string(kMaxFdMessageBytes) + " bytes, or too many descriptors");
   if (count > 1) fail("a message with " + std::to_string(count) + " descriptors (one at most)");
   buf.resize(size_t(n));
   json j = json::parse(buf, nullptr, false);
@@ -91,7 +96,8 @@ std::optional<ReceivedMessage> receive_message(int socket) {
 UniqueFd sealed_memory_file(const std::string& name, size_t bytes, void (*fill)(void*, size_t, void*), void* ctx) {
   UniqueFd fd(::memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING));
   if (!fd) fail("memfd_create: " + errno_text());
-  if (::ftruncate(fd.get(), off_t(bytes)) != 0) fail("ftruncate of a memory file to " + std::to_string(bytes) + " bytes: " + errno_text());
+  if (::ftruncate(fd.get(), off_t(bytes)) != 0)
+    fail("ftruncate of a memory file to " + std::to_string(bytes) + " bytes: " + errno_text());
   if (bytes) {
     void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd.get(), 0);
     if (p == MAP_FAILED) fail("mmap of a memory file: " + errno_text());
@@ -111,10 +117,11 @@ std::string why_not_sealed(int fd, size_t bytes) {
   const int seals = ::fcntl(fd, F_GET_SEALS);
   if (seals < 0) return "not a memory file that takes seals (" + errno_text() + ")";
   if ((unsigned(seals) & kSeals) != kSeals) return "a memory file that can still be written, grown or shrunk";
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd, &st) != 0) return "fstat: " + errno_text();
   if (size_t(st.st_size) != bytes)
-    return "a memory file of " + std::to_string(st.st_size) + " bytes where " + std::to_string(bytes) + " were announced";
+    return "a memory file of " + std::to_string(st.st_size) + " bytes where " + std::to_string(bytes) +
+           " were announced";
   return "";
 }
 

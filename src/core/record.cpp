@@ -56,18 +56,28 @@ json to_json(const EvaluationRecord& r) {
   j["executed_families"] = r.executed_families;
   j["stages"] = json::array();
   for (const auto& s : r.stages)
-    j["stages"].push_back({{"name", s.name}, {"status", std::string(to_string(s.status))},
-                           {"seconds", s.seconds}, {"message", s.message}, {"detail", s.detail}});
+    j["stages"].push_back({{"name", s.name},
+                           {"status", std::string(to_string(s.status))},
+                           {"seconds", s.seconds},
+                           {"message", s.message},
+                           {"detail", s.detail}});
   j["timing"] = json::array();
   for (const auto& t : r.timing)
-    j["timing"].push_back({{"shape", t.shape}, {"median_ms", t.median_ms}, {"p10_ms", t.p10_ms},
-                           {"p90_ms", t.p90_ms}, {"spread", t.spread}, {"samples", t.samples},
+    j["timing"].push_back({{"shape", t.shape},
+                           {"median_ms", t.median_ms},
+                           {"p10_ms", t.p10_ms},
+                           {"p90_ms", t.p90_ms},
+                           {"spread", t.spread},
+                           {"samples", t.samples},
                            {"baseline_median_ms", t.baseline_median_ms},
                            {"baseline_spread", t.baseline_spread},
                            {"baseline_interleaved_ms", t.baseline_interleaved_ms},
-                           {"baseline_alone_ms", t.baseline_alone_ms}, {"baseline_source", t.baseline_source},
-                           {"baseline_samples", t.baseline_samples}, {"speedup", t.speedup},
-                           {"tflops", t.tflops}, {"baseline_tflops", t.baseline_tflops},
+                           {"baseline_alone_ms", t.baseline_alone_ms},
+                           {"baseline_source", t.baseline_source},
+                           {"baseline_samples", t.baseline_samples},
+                           {"speedup", t.speedup},
+                           {"tflops", t.tflops},
+                           {"baseline_tflops", t.baseline_tflops},
                            {"throttled", t.throttled}});
   j["speedup_geomean"] = r.speedup_geomean ? json(*r.speedup_geomean) : json(nullptr);
   j["environment"] = r.environment;
@@ -111,10 +121,8 @@ EvaluationRecord record_from_json(const json& stored) {
     r.static_families = json_integer_map(j.at("static_families"), "record.static_families");
     r.executed_families = json_integer_map(j.at("executed_families"), "record.executed_families");
     for (const auto& s : j.at("stages"))
-      r.stages.push_back({s.at("name").get<std::string>(),
-                          stage_status_from(s.at("status").get<std::string>()),
-                          s.at("seconds").get<double>(), s.at("message").get<std::string>(),
-                          s.at("detail")});
+      r.stages.push_back({s.at("name").get<std::string>(), stage_status_from(s.at("status").get<std::string>()),
+                          s.at("seconds").get<double>(), s.at("message").get<std::string>(), s.at("detail")});
     for (const auto& t : j.at("timing")) {
       ShapeTiming st;
       st.shape = json_integer_map(t.at("shape"), "record.timing.shape");

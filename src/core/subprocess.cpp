@@ -28,9 +28,22 @@ struct Pipe {
     if (pipe2(fds, O_CLOEXEC) != 0) fail(std::string("pipe2: ") + std::strerror(errno));
   }
   ~Pipe() { close_both(); }
-  void close_read() { if (fds[0] >= 0) { ::close(fds[0]); fds[0] = -1; } }
-  void close_write() { if (fds[1] >= 0) { ::close(fds[1]); fds[1] = -1; } }
-  void close_both() { close_read(); close_write(); }
+  void close_read() {
+    if (fds[0] >= 0) {
+      ::close(fds[0]);
+      fds[0] = -1;
+    }
+  }
+  void close_write() {
+    if (fds[1] >= 0) {
+      ::close(fds[1]);
+      fds[1] = -1;
+    }
+  }
+  void close_both() {
+    close_read();
+    close_write();
+  }
 };
 
 void append_bounded(std::string& dst, const char* data, size_t n, size_t limit, size_t& dropped) {
@@ -93,14 +106,17 @@ std::chrono::nanoseconds DeadlinePause::paused(Clock::time_point now) const {
 }
 
 std::string ProcessResult::describe() const {
-  if (timed_out) return "timed out after " + std::to_string(seconds).substr(0, 6) + " s" + (unreaped ? " (and could not be reaped)" : "");
+  if (timed_out)
+    return "timed out after " + std::to_string(seconds).substr(0, 6) + " s" +
+           (unreaped ? " (and could not be reaped)" : "");
   if (term_signal) return std::string("killed by signal ") + strsignal(term_signal);
   if (exited) return "exit " + std::to_string(exit_code);
   return "unknown state";
 }
 
 std::string shell_quote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@") == std::string::npos)
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@") ==
+                        std::string::npos)
     return s;
   std::string q = "'";
   for (char c : s) q += (c == '\'') ? std::string("'\\''") : std::string(1, c);
@@ -172,7 +188,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   const int pidfd = open_pidfd(pid);
 
   ProcessResult r;
-  std::array<pollfd, 4> pfds{{{out.fds[0], POLLIN, 0}, {err.fds[0], POLLIN, 0}, {res.fds[0], POLLIN, 0}, {pidfd, POLLIN, 0}}};
+  std::array<pollfd, 4> pfds{
+      {{out.fds[0], POLLIN, 0}, {err.fds[0], POLLIN, 0}, {res.fds[0], POLLIN, 0}, {pidfd, POLLIN, 0}}};
   std::array<std::string*, 3> sinks{&r.out, &r.err, &r.result};
   const auto limit = start + options.timeout;
   auto deadline = limit;
@@ -185,7 +202,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   while (!reaped || open_pipes > 0) {
     const auto now = Clock::now();
     if (options.pause) deadline = limit + std::chrono::duration_cast<Clock::duration>(options.pause->paused(now));
-    if (!reaped && now >= deadline) { r.timed_out = true; break; }
+    if (!reaped && now >= deadline) {
+      r.timed_out = true;
+      break;
+    }
     if (reaped && now >= drain_until) break;
     const auto until = reaped ? drain_until : deadline;
     long long wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count() + 1;
@@ -221,7 +241,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   }
   if (pidfd >= 0) close(pidfd);
   r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  if (reaped && WIFEXITED(status)) { r.exited = !r.timed_out; r.exit_code = WEXITSTATUS(status); }
+  if (reaped && WIFEXITED(status)) {
+    r.exited = !r.timed_out;
+    r.exit_code = WEXITSTATUS(status);
+  }
   if (reaped && WIFSIGNALED(status) && !r.timed_out) r.term_signal = WTERMSIG(status);
   r.result_truncated = (r.timed_out || r.term_signal) && !r.result.empty() && r.result.back() != '\n';
   return r;

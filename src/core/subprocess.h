@@ -29,7 +29,7 @@ class DeadlinePause {
 
 struct ProcessOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};
-  std::optional<int> result_fd;          // child fd number that receives the result pipe's write end
+  std::optional<int> result_fd;  // child fd number that receives the result pipe's write end
   // Further descriptors the child inherits: (descriptor here, its number in the child). The
   // caller keeps and closes its own copies.
   std::vector<std::pair<int, int>> pass_fds;
@@ -38,23 +38,23 @@ struct ProcessOptions {
   // When set, exactly this environment ("NAME=value"; extra_env is added to it), nothing inherited.
   std::optional<std::vector<std::string>> environment;
   std::vector<std::pair<int, unsigned long long>> rlimits;  // (RLIMIT_*, value) set in the child before exec
-  bool no_new_privs = false;             // PR_SET_NO_NEW_PRIVS in the child before exec
-  std::string working_dir;               // empty: inherit
-  size_t max_output_bytes = 1 << 20;     // per stream; the rest is counted, not kept
+  bool no_new_privs = false;                                // PR_SET_NO_NEW_PRIVS in the child before exec
+  std::string working_dir;                                  // empty: inherit
+  size_t max_output_bytes = 1 << 20;                        // per stream; the rest is counted, not kept
 };
 
 struct ProcessResult {
-  int exit_code = -1;        // valid when exited
-  int term_signal = 0;       // non-zero when killed by a signal
+  int exit_code = -1;   // valid when exited
+  int term_signal = 0;  // non-zero when killed by a signal
   bool exited = false;
   bool timed_out = false;
   double seconds = 0;
   std::string out;
   std::string err;
-  std::string result;        // bytes the child wrote to the result channel
-  size_t dropped_bytes = 0;  // output beyond max_output_bytes
+  std::string result;             // bytes the child wrote to the result channel
+  size_t dropped_bytes = 0;       // output beyond max_output_bytes
   bool result_truncated = false;  // the child was killed (timeout/signal) while its last result line was unfinished
-  bool unreaped = false;     // killed at the deadline but still not gone 10 s later (stuck in the kernel)
+  bool unreaped = false;          // killed at the deadline but still not gone 10 s later (stuck in the kernel)
 
   bool ok() const { return exited && exit_code == 0 && !timed_out; }
   std::string describe() const;  // "exit 3", "killed by SIGSEGV", "timed out after 10.0 s"

@@ -44,8 +44,6 @@ int exit_code_for(Verdict v) {
   return 20;
 }
 
-bool counts_against_candidate(Verdict v) {
-  return v != Verdict::infra_error && v != Verdict::not_run;
-}
+bool counts_against_candidate(Verdict v) { return v != Verdict::infra_error && v != Verdict::not_run; }
 
 }  // namespace ptxbench

@@ -13,8 +13,8 @@ enum class Verdict {
   sanitizer_error,  // compute-sanitizer found a memory, race or sync error
   incorrect,        // wrong output, NaN/Inf, or modified inputs
   correct,
-  infra_error,      // the harness or the GPU failed: never counted against the candidate
-  not_run,          // only static stages ran (no GPU): no verdict on behaviour
+  infra_error,  // the harness or the GPU failed: never counted against the candidate
+  not_run,      // only static stages ran (no GPU): no verdict on behaviour
 };
 
 std::string_view to_string(Verdict v);

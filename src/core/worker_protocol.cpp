@@ -16,9 +16,11 @@ const char* type_name(const json& v) {
 // Reads one object's keys, each error naming the key with its path ("correctness[2].shape").
 class Reader {
  public:
-  Reader(const json& j, std::string what, std::string path = "") : j_(j), what_(std::move(what)), path_(std::move(path)) {
-    if (!j_.is_object()) throw WorkerProtocolError(what_ + ": " + (path_.empty() ? "it" : "'" + path_ + "'") +
-                                                   " must be an object, not " + type_name(j_));
+  Reader(const json& j, std::string what, std::string path = "")
+      : j_(j), what_(std::move(what)), path_(std::move(path)) {
+    if (!j_.is_object())
+      throw WorkerProtocolError(what_ + ": " + (path_.empty() ? "it" : "'" + path_ + "'") + " must be an object, not " +
+                                type_name(j_));
   }
   bool has(const char* key) const { return j_.contains(key); }
   std::string path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
@@ -37,19 +39,26 @@ class Reader {
   }
 
   std::string string(const char* key) const { return as_string(need(key), path(key)); }
-  bool boolean(const char* key) const { return typed(need(key), path(key), need(key).is_boolean(), "a boolean").get<bool>(); }
-  double number(const char* key) const { return typed(need(key), path(key), need(key).is_number(), "a number").get<double>(); }
+  bool boolean(const char* key) const {
+    return typed(need(key), path(key), need(key).is_boolean(), "a boolean").get<bool>();
+  }
+  double number(const char* key) const {
+    return typed(need(key), path(key), need(key).is_number(), "a number").get<double>();
+  }
   int integer(const char* key) const { return as_integer(need(key), path(key)); }
   uint64_t unsigned64(const char* key) const { return as_unsigned(need(key), path(key)); }
   const json& object(const char* key) const { return typed(need(key), path(key), need(key).is_object(), "an object"); }
   const json& array(const char* key) const { return typed(need(key), path(key), need(key).is_array(), "an array"); }
 
-  std::string as_string(const json& v, const std::string& key) const { return typed(v, key, v.is_string(), "a string").get<std::string>(); }
+  std::string as_string(const json& v, const std::string& key) const {
+    return typed(v, key, v.is_string(), "a string").get<std::string>();
+  }
   int as_integer(const json& v, const std::string& key) const {
     return typed(v, key, v.is_number_integer(), "an integer").get<int>();
   }
   uint64_t as_unsigned(const json& v, const std::string& key) const {
-    return typed(v, key, v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0), "a non-negative integer")
+    return typed(v, key, v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0),
+                 "a non-negative integer")
         .get<uint64_t>();
   }
   const std::string& what() const { return what_; }
@@ -106,8 +115,9 @@ void check_worker_protocol(const json& message, std::string_view what) {
   const auto it = message.find(kWorkerProtocolKey);
   const std::string ours = std::to_string(kWorkerProtocolVersion);
   if (it == message.end())
-    throw WorkerProtocolError(w + " names no worker protocol version (key '" + kWorkerProtocolKey + "'); this side speaks " +
-                              ours + ": the judge and ptxbench-worker are from different builds");
+    throw WorkerProtocolError(w + " names no worker protocol version (key '" + kWorkerProtocolKey +
+                              "'); this side speaks " + ours +
+                              ": the judge and ptxbench-worker are from different builds");
   if (!it->is_number_integer() || it->get<int64_t>() != kWorkerProtocolVersion)
     throw WorkerProtocolError(w + " speaks worker protocol " + it->dump() + ", this side " + ours +
                               ": the judge and ptxbench-worker are from different builds (rebuild both)");
@@ -239,7 +249,8 @@ WorkerJob parse_worker_job(const json& j) {
     }
     if (r.has("baseline_alone_cache")) job.baseline_alone_cache = r.object("baseline_alone_cache");
     if (r.has("library_timing_cache")) job.library_timing_cache = r.object("library_timing_cache");
-    if (r.has("library_timing_check_samples")) job.library_timing_check_samples = r.integer("library_timing_check_samples");
+    if (r.has("library_timing_check_samples"))
+      job.library_timing_check_samples = r.integer("library_timing_check_samples");
   } else {  // self_test
     job.fp64_shapes = shapes(r, "fp64_shapes");
     job.baseline_shapes = shapes(r, "baseline_shapes");
@@ -256,9 +267,9 @@ const std::vector<std::string_view>& worker_event_types() {
   // "health": the health probe's report (service/health/probe_main.cu), on the same channel.
   // "reference_pool": what the eval worker put to the service's pool before its candidate loaded.
   // "shared_gpu": the timed worker gave the GPU back after the library's clean timings.
-  static const std::vector<std::string_view> types{"hello",    "gpu_state",      "progress", "check",          "target_counts",
-                                                   "exclusive_gpu", "shared_gpu", "baseline_alone", "timing", "stage",
-                                                   "done",     "fatal",          "sandbox",  "health",         "reference_pool"};
+  static const std::vector<std::string_view> types{
+      "hello",  "gpu_state", "progress", "check", "target_counts", "exclusive_gpu", "shared_gpu",    "baseline_alone",
+      "timing", "stage",     "done",     "fatal", "sandbox",       "health",        "reference_pool"};
   return types;
 }
 

@@ -21,8 +21,9 @@ std::string BuildProgress::line_locked() const {
   s += ", teacher calls " + std::to_string(teacher_calls_) + " ($" + cost + ")";
   if (load_) {
     const ServiceLoad l = load_();
-    s += ", compiling " + std::to_string(l.compiling) + (l.compile_queued ? "+" + std::to_string(l.compile_queued) + " queued" : "") +
-         ", GPU queue " + std::to_string(l.gpu_queued);
+    s += ", compiling " + std::to_string(l.compiling) +
+         (l.compile_queued ? "+" + std::to_string(l.compile_queued) + " queued" : "") + ", GPU queue " +
+         std::to_string(l.gpu_queued);
   }
   return s;
 }

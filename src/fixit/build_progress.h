@@ -14,7 +14,8 @@ namespace ptxbench::fixit {
 
 class BuildProgress {
  public:
-  BuildProgress(std::string build_id, long long items, std::ostream& out, bool interactive, std::function<ServiceLoad()> load);
+  BuildProgress(std::string build_id, long long items, std::ostream& out, bool interactive,
+                std::function<ServiceLoad()> load);
   void item_done(const std::string& outcome);  // record, dropped, pending
   void teacher_call(double cost_usd);
   void message(const std::string& line);

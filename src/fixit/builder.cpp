@@ -27,7 +27,8 @@ std::string str(const json& j, const char* key) {
 
 // The system text the model saw: as sent when the source kept it, else rebuilt from the knowledge
 // pack (and whether the rebuild matches the sha256 the request recorded).
-std::pair<std::string, std::string> system_of(const SourceTurn& t, const ProblemSpec* spec, const std::filesystem::path& knowledge) {
+std::pair<std::string, std::string> system_of(const SourceTurn& t, const ProblemSpec* spec,
+                                              const std::filesystem::path& knowledge) {
   if (!t.system.empty()) return {t.system, "as_sent"};
   if (!spec || knowledge.empty()) return {"", "none"};
   try {
@@ -43,7 +44,8 @@ std::pair<std::string, std::string> system_of(const SourceTurn& t, const Problem
   }
 }
 
-std::pair<std::string, std::string> problem_prompt_of(const SourceTurn& t, const ProblemSpec* spec, const std::filesystem::path& knowledge) {
+std::pair<std::string, std::string> problem_prompt_of(const SourceTurn& t, const ProblemSpec* spec,
+                                                      const std::filesystem::path& knowledge) {
   if (t.request.contains("messages") && t.request["messages"].is_array() && !t.request["messages"].empty())
     if (auto p = str(t.request["messages"][0], "content"); !p.empty()) return {p, "as_sent"};
   if (!spec || knowledge.empty()) return {"", "none"};
@@ -55,8 +57,12 @@ std::pair<std::string, std::string> problem_prompt_of(const SourceTurn& t, const
 }
 
 json turn_json(const SourceTurn& t) {
-  return {{"address", t.address()}, {"trajectory", t.trajectory}, {"turn", t.turn}, {"candidate", t.candidate},
-          {"candidate_sha256", t.candidate_sha256}, {"reply", t.reply}};
+  return {{"address", t.address()},
+          {"trajectory", t.trajectory},
+          {"turn", t.turn},
+          {"candidate", t.candidate},
+          {"candidate_sha256", t.candidate_sha256},
+          {"reply", t.reply}};
 }
 
 struct Judgment {
@@ -114,9 +120,16 @@ struct Builder::Impl {
   double cost = 0;
   std::vector<std::string> store_errors;
 
-  Impl(FixitStore& s, CandidateService& c, const Recipe& r, const SuiteSplits& su, std::map<std::string, const ProblemSpec*> p,
-       TeacherSetup t, BuildOptions o, std::ostream& l)
-      : store(s), service(c), recipe(r), suite(su), problems(std::move(p)), teacher(std::move(t)), options(std::move(o)), log(l) {}
+  Impl(FixitStore& s, CandidateService& c, const Recipe& r, const SuiteSplits& su,
+       std::map<std::string, const ProblemSpec*> p, TeacherSetup t, BuildOptions o, std::ostream& l)
+      : store(s),
+        service(c),
+        recipe(r),
+        suite(su),
+        problems(std::move(p)),
+        teacher(std::move(t)),
+        options(std::move(o)),
+        log(l) {}
 
   void stop(const std::string& why) {
     std::lock_guard lock(stop_mutex);
@@ -131,10 +144,11 @@ struct Builder::Impl {
 
   void count_infra(const std::string& what) {
     const long long n = ++infra_errors;
-    progress->message("infra error (" + std::to_string(n) + " of at most " + std::to_string(options.max_infra_errors) + "): " + what);
+    progress->message("infra error (" + std::to_string(n) + " of at most " + std::to_string(options.max_infra_errors) +
+                      "): " + what);
     if (n >= options.max_infra_errors)
-      stop(std::to_string(n) + " infra errors in this invocation (--max-infra-errors " + std::to_string(options.max_infra_errors) +
-           "); run the same command again to go on");
+      stop(std::to_string(n) + " infra errors in this invocation (--max-infra-errors " +
+           std::to_string(options.max_infra_errors) + "); run the same command again to go on");
   }
 
   Judgment judge(const FixitItemRow& item, const std::string& source, const std::string& label) {
@@ -182,8 +196,8 @@ struct Builder::Impl {
   }
 
   // One teacher call, recorded as an attempt (before anything is judged). Returns the stored row.
-  FixitAttemptRow ask_teacher(const FixitItemRow& item, agent::ChatRequest request, const std::string& kind, int attempt,
-                              int teacher_index, const std::string& prompt_version) {
+  FixitAttemptRow ask_teacher(const FixitItemRow& item, agent::ChatRequest request, const std::string& kind,
+                              int attempt, int teacher_index, const std::string& prompt_version) {
     // The address a files: or replay: teacher answers by: trajectory = the item's ordinal in its
     // problem, turn = the teacher attempt (0, 1, ...), or 100 for the explanation of a verified fix.
     request.at = {"fixit/" + build_id, item.problem, item.ordinal, kind == "teacher" ? teacher_index : 100};
@@ -191,7 +205,8 @@ struct Builder::Impl {
     const std::string started = utc_timestamp_ms();
     agent::ChatReply reply;
     try {
-      reply = teacher.client->complete(request, [this](const std::string& line) { progress->message("teacher: " + line); });
+      reply =
+          teacher.client->complete(request, [this](const std::string& line) { progress->message("teacher: " + line); });
     } catch (const std::exception& e) {
       reply.outcome = agent::ProviderOutcome::provider_error;
       reply.error = std::string("the teacher client failed: ") + e.what();
@@ -216,9 +231,14 @@ struct Builder::Impl {
     a.cost_usd = call_cost_usd(teacher.prices, reply.usage.input_tokens, reply.usage.output_tokens);
     json messages = json::array();
     for (const auto& m : request.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
-    a.request = {{"system_sha256", content_sha256(request.system)}, {"messages", messages}, {"options", request.options},
-                 {"address", {{"run", request.at.run}, {"problem", request.at.problem}, {"trajectory", request.at.trajectory},
-                              {"turn", request.at.turn}}},
+    a.request = {{"system_sha256", content_sha256(request.system)},
+                 {"messages", messages},
+                 {"options", request.options},
+                 {"address",
+                  {{"run", request.at.run},
+                   {"problem", request.at.problem},
+                   {"trajectory", request.at.trajectory},
+                   {"turn", request.at.turn}}},
                  {"started_at", started}};
     a.request_bytes = reply.request_body.empty()
                           ? json{{"system", request.system}, {"messages", messages}, {"options", request.options}}.dump(
@@ -243,18 +263,21 @@ struct Builder::Impl {
   // The explanation of a verified kernel: the prose of the reply that holds it, else the teacher's
   // (one fixit-explain/1 call per item; an infra error leaves it for the next invocation).
   // nullopt with *pending set: try again later; nullopt without: there is none.
-  std::optional<Explained> explanation(const FixitItemRow& item, const std::string& prose, const std::string& prose_source,
-                                       const std::string& kernel, const std::string& kernel_feedback,
-                                       std::vector<FixitAttemptRow>& attempts, std::string* pending, std::string* none_why) {
+  std::optional<Explained> explanation(const FixitItemRow& item, const std::string& prose,
+                                       const std::string& prose_source, const std::string& kernel,
+                                       const std::string& kernel_feedback, std::vector<FixitAttemptRow>& attempts,
+                                       std::string* pending, std::string* none_why) {
     if (prose.size() >= recipe.fix.min_explanation_chars) return Explained{prose, prose_source};
     for (const auto& a : attempts)
       if (a.kind == "explain" && a.phase == "done" && a.outcome != "infra_error") {
-        if (a.explanation.size() >= recipe.fix.min_explanation_chars) return Explained{a.explanation, "teacher_explain"};
+        if (a.explanation.size() >= recipe.fix.min_explanation_chars)
+          return Explained{a.explanation, "teacher_explain"};
         *none_why = "the teacher's explanation was too short or missing (" + a.why + ")";
         return std::nullopt;
       }
     if (!teacher.client) {
-      *none_why = "the fixing reply explains nothing (" + std::to_string(prose.size()) + " characters of prose) and no teacher is set";
+      *none_why = "the fixing reply explains nothing (" + std::to_string(prose.size()) +
+                  " characters of prose) and no teacher is set";
       return std::nullopt;
     }
     if (stopping) {
@@ -262,8 +285,8 @@ struct Builder::Impl {
       return std::nullopt;
     }
     const int attempt = static_cast<int>(attempts.size());
-    FixitAttemptRow a = ask_teacher(item, explain_request(teacher_context(item), kernel, kernel_feedback), "explain", attempt, -1,
-                                    kExplainPromptVersion);
+    FixitAttemptRow a = ask_teacher(item, explain_request(teacher_context(item), kernel, kernel_feedback), "explain",
+                                    attempt, -1, kExplainPromptVersion);
     a.phase = "done";
     if (a.outcome == "infra_error" || a.outcome == "quota_exhausted") {
       a.why = a.outcome + ": " + a.error;
@@ -302,13 +325,13 @@ struct Builder::Impl {
       if (a.kind == "teacher" || version.empty()) version = a.prompt_version;
     }
     if (!calls) return nullptr;
-    return {{"model", teacher.spec}, {"prompt_version", version}, {"calls", calls}, {"cost_usd", c}, {"input_tokens", in},
-            {"output_tokens", out}};
+    return {{"model", teacher.spec}, {"prompt_version", version}, {"calls", calls},
+            {"cost_usd", c},         {"input_tokens", in},        {"output_tokens", out}};
   }
 
-  void make_record(const FixitItemRow& item, const std::string& fix_source, const json& fix_turn, const std::string& kernel,
-                   const Explained& ex, const FixitAttemptRow& fix_attempt, const EvaluationRecord& fix_record,
-                   const std::vector<FixitAttemptRow>& attempts) {
+  void make_record(const FixitItemRow& item, const std::string& fix_source, const json& fix_turn,
+                   const std::string& kernel, const Explained& ex, const FixitAttemptRow& fix_attempt,
+                   const EvaluationRecord& fix_record, const std::vector<FixitAttemptRow>& attempts) {
     const json& c = item.context;
     int teacher_attempts = 0;
     for (const auto& a : attempts) teacher_attempts += a.kind == "teacher" && a.outcome != "infra_error";
@@ -322,8 +345,9 @@ struct Builder::Impl {
         {"problem", item.problem},
         {"split", item.split},
         {"arch", str(item.source, "arch")},
-        {"error", item.template_kind == "fixit" ? json{{"class", item.error_class}, {"signature", item.signature}, {"detail", item.error}}
-                                                : json(nullptr)},
+        {"error", item.template_kind == "fixit"
+                      ? json{{"class", item.error_class}, {"signature", item.signature}, {"detail", item.error}}
+                      : json(nullptr)},
         {"context",
          {{"system", str(c, "system")},
           {"system_source", str(c, "system_source")},
@@ -332,8 +356,11 @@ struct Builder::Impl {
           {"failing_kernel", str(c, "failing_kernel")},
           {"feedback", str(c, "feedback")},
           {"feedback_version", str(c, "feedback_version")}}},
-        {"target", {{"explanation", ex.text}, {"explanation_source", ex.source}, {"kernel", kernel},
-                    {"message", target_message(ex.text, kernel)}}},
+        {"target",
+         {{"explanation", ex.text},
+          {"explanation_source", ex.source},
+          {"kernel", kernel},
+          {"message", target_message(ex.text, kernel)}}},
         {"fix",
          {{"source", fix_source},
           {"turn", fix_turn},
@@ -439,8 +466,8 @@ struct Builder::Impl {
       const ExtractedCode code = extract_code(a->content, spec->entry);
       std::string none_why;
       const FixitAttemptRow fix = *a;  // `attempts` may grow (an explanation call)
-      auto ex = explanation(item, code.prose, kernelgen ? "source_turn" : "fixing_turn", fix.candidate, fix.feedback, attempts,
-                            &pending, &none_why);
+      auto ex = explanation(item, code.prose, kernelgen ? "source_turn" : "fixing_turn", fix.candidate, fix.feedback,
+                            attempts, &pending, &none_why);
       if (!ex && !pending.empty()) return leave_pending(pending);
       if (!ex && recipe.fix.require_explanation) return drop("no explanation: " + none_why);
       make_record(item, "trajectory", json{{"address", address}, {"turn", turn.value("turn", 0)}}, fix.candidate,
@@ -472,8 +499,8 @@ struct Builder::Impl {
     }
     while (counted < recipe.fix.attempts) {
       if (stopping) return leave_pending("stopped before the teacher's attempt " + std::to_string(counted + 1));
-      FixitAttemptRow a = ask_teacher(item, fix_request(ctx, memories), "teacher", static_cast<int>(attempts.size()), counted,
-                                      kTeacherPromptVersion);
+      FixitAttemptRow a = ask_teacher(item, fix_request(ctx, memories), "teacher", static_cast<int>(attempts.size()),
+                                      counted, kTeacherPromptVersion);
       if (a.outcome == "infra_error" || a.outcome == "quota_exhausted") {
         a.phase = "done";
         a.why = a.outcome + ": " + a.error;
@@ -489,7 +516,8 @@ struct Builder::Impl {
         a.why = "the teacher's reply is not usable: " + a.outcome + (a.error.empty() ? "" : " (" + a.error + ")");
         check(store.insert_attempt(a), "a teacher call");
         attempts.push_back(a);
-        memories.push_back({a.content, "Your reply was not usable (" + a.outcome + "). Reply with an explanation and the complete file."});
+        memories.push_back({a.content, "Your reply was not usable (" + a.outcome +
+                                           "). Reply with an explanation and the complete file."});
         last_why = a.why;
         continue;
       }
@@ -500,7 +528,8 @@ struct Builder::Impl {
         a.why = "malformed: " + answer.why_malformed;
         check(store.insert_attempt(a), "a teacher call");
         attempts.push_back(a);
-        memories.push_back({a.content, "Your reply held no code block. Give the complete corrected file in one ```cuda block."});
+        memories.push_back(
+            {a.content, "Your reply held no code block. Give the complete corrected file in one ```cuda block."});
         last_why = a.why;
         continue;
       }
@@ -518,11 +547,12 @@ struct Builder::Impl {
     return drop("teacher: " + std::to_string(counted) + " attempt(s), none fixed it; the last: " + last_why);
   }
 
-  std::string finish_teacher_fix(const FixitItemRow& item, const FixitAttemptRow& fix, const EvaluationRecord& fix_record,
-                                 std::vector<FixitAttemptRow>& attempts) {
+  std::string finish_teacher_fix(const FixitItemRow& item, const FixitAttemptRow& fix,
+                                 const EvaluationRecord& fix_record, std::vector<FixitAttemptRow>& attempts) {
     std::string pending, none_why;
     const FixitAttemptRow copy = fix;
-    auto ex = explanation(item, copy.explanation, "teacher_fix", copy.candidate, copy.feedback, attempts, &pending, &none_why);
+    auto ex = explanation(item, copy.explanation, "teacher_fix", copy.candidate, copy.feedback, attempts, &pending,
+                          &none_why);
     if (!ex && !pending.empty()) {
       settle(item, "pending", pending);
       return "pending";
@@ -531,7 +561,8 @@ struct Builder::Impl {
       settle(item, "dropped", "no explanation: " + none_why);
       return "dropped";
     }
-    make_record(item, "teacher", nullptr, copy.candidate, ex.value_or(Explained{"", "none"}), copy, fix_record, attempts);
+    make_record(item, "teacher", nullptr, copy.candidate, ex.value_or(Explained{"", "none"}), copy, fix_record,
+                attempts);
     return "record";
   }
 
@@ -602,13 +633,16 @@ struct Builder::Impl {
     const auto cut = balance_cut(entries, recipe, "capped (post-balance)");
     for (size_t i = 0; i < records.size(); ++i)
       if (records[i].in_dataset != cut[i].empty() || records[i].excluded_reason != cut[i])
-        check(store.set_record_inclusion(build_id, records[i].item_key, cut[i].empty(), cut[i]), "record " + records[i].item_key);
+        check(store.set_record_inclusion(build_id, records[i].item_key, cut[i].empty(), cut[i]),
+              "record " + records[i].item_key);
   }
 };
 
 Builder::Builder(FixitStore& store, CandidateService& service, const Recipe& recipe, const SuiteSplits& suite,
-                 std::map<std::string, const ProblemSpec*> problems, TeacherSetup teacher, BuildOptions options, std::ostream& log)
-    : impl_(std::make_unique<Impl>(store, service, recipe, suite, std::move(problems), std::move(teacher), std::move(options), log)) {}
+                 std::map<std::string, const ProblemSpec*> problems, TeacherSetup teacher, BuildOptions options,
+                 std::ostream& log)
+    : impl_(std::make_unique<Impl>(store, service, recipe, suite, std::move(problems), std::move(teacher),
+                                   std::move(options), log)) {}
 Builder::~Builder() = default;
 
 void Builder::request_stop(const std::string& why) { impl_->stop(why); }
@@ -635,8 +669,10 @@ BuildOutcome Builder::run(const std::vector<SourceTurn>& turns) {
                    {"identity_sha256", identity},
                    {"sources", sources},
                    {"turns_read", out.turns_read},
-                   {"teacher", {{"spec", m.teacher.spec}, {"args", m.teacher.args},
-                                {"prompt_versions", {kTeacherPromptVersion, kExplainPromptVersion}}}},
+                   {"teacher",
+                    {{"spec", m.teacher.spec},
+                     {"args", m.teacher.args},
+                     {"prompt_versions", {kTeacherPromptVersion, kExplainPromptVersion}}}},
                    {"suite", {{"name", m.suite.name}, {"splits", m.suite.splits}}},
                    {"harness", harness_info()}};
   // Selecting is cheap and has no effect until a new build stores it; a resumed build keeps its own.
@@ -649,7 +685,8 @@ BuildOutcome Builder::run(const std::vector<SourceTurn>& turns) {
   m.check(m.store.open_build(wanted, &actual, &created), "build " + m.build_id);
   out.created = created;
   if (actual.config.value("identity_sha256", identity) != identity)
-    throw InputError("Fixit build '" + m.build_id + "' already exists for other sources, recipe or teacher; pick another --build-name");
+    throw InputError("Fixit build '" + m.build_id +
+                     "' already exists for other sources, recipe or teacher; pick another --build-name");
   if (created) m.check(m.store.insert_items(m.item_rows(sel)), "the items of " + m.build_id);
   std::vector<FixitItemRow> items;
   m.check(m.store.load_items(m.build_id, &items), "the items of " + m.build_id);
@@ -658,18 +695,20 @@ BuildOutcome Builder::run(const std::vector<SourceTurn>& turns) {
     if (i.status == "pending") todo.push_back(&i);
   for (const auto& i : items)
     if (i.status == "pending" && !m.problems.count(i.problem))
-      throw InputError("item " + i.item_key + " is of problem '" + i.problem + "', which is not among the loaded problems");
+      throw InputError("item " + i.item_key + " is of problem '" + i.problem +
+                       "', which is not among the loaded problems");
 
   out.gpu = m.service.describe_gpu();
-  m.progress = std::make_unique<BuildProgress>(m.build_id, static_cast<long long>(todo.size()), m.log, m.options.interactive,
-                                               [&m] { return m.service.load(); });
-  m.progress->message(std::string(created ? "new build" : "resuming") + ": " + std::to_string(items.size()) + " items from " +
-                      std::to_string(out.turns_read) + " turns, " + std::to_string(todo.size()) + " to fix; " +
-                      (m.teacher.client ? "teacher " + m.teacher.spec : "no teacher (trajectory fixes only)") + "; " +
-                      (out.gpu.gpu_stages ? "judging on " + out.gpu.gpu
-                                          : "NO GPU STAGE WILL RUN (" + out.gpu.reason +
-                                                "): fixes are built and checked statically, stored, and judged when this "
-                                                "command runs again on a GPU host"));
+  m.progress = std::make_unique<BuildProgress>(m.build_id, static_cast<long long>(todo.size()), m.log,
+                                               m.options.interactive, [&m] { return m.service.load(); });
+  m.progress->message(
+      std::string(created ? "new build" : "resuming") + ": " + std::to_string(items.size()) + " items from " +
+      std::to_string(out.turns_read) + " turns, " + std::to_string(todo.size()) + " to fix; " +
+      (m.teacher.client ? "teacher " + m.teacher.spec : "no teacher (trajectory fixes only)") + "; " +
+      (out.gpu.gpu_stages ? "judging on " + out.gpu.gpu
+                          : "NO GPU STAGE WILL RUN (" + out.gpu.reason +
+                                "): fixes are built and checked statically, stored, and judged when this "
+                                "command runs again on a GPU host"));
 
   std::atomic<size_t> next{0};
   std::vector<std::thread> workers;
@@ -696,7 +735,8 @@ BuildOutcome Builder::run(const std::vector<SourceTurn>& turns) {
   m.check(m.store.load_items(m.build_id, &items), "the items of " + m.build_id);
   for (const auto& i : items) {
     ++out.items[i.status];
-    if (i.status == "dropped" || i.status == "refused" || i.status == "skipped") ++out.reasons[i.reason.substr(0, i.reason.find(':'))];
+    if (i.status == "dropped" || i.status == "refused" || i.status == "skipped")
+      ++out.reasons[i.reason.substr(0, i.reason.find(':'))];
   }
   std::vector<FixitRecordRow> records;
   m.check(m.store.load_records(m.build_id, &records), "records");
@@ -713,7 +753,8 @@ BuildOutcome Builder::run(const std::vector<SourceTurn>& turns) {
     std::lock_guard lock(m.stop_mutex);
     out.stop_reason = m.stop_reason;
     if (out.stop_reason.empty() && pending > 0)
-      out.stop_reason = std::to_string(pending) + " item(s) still pending (see `fixit stats --items`); run the same command again";
+      out.stop_reason =
+          std::to_string(pending) + " item(s) still pending (see `fixit stats --items`); run the same command again";
     for (const auto& e : m.store_errors) out.stop_reason += (out.stop_reason.empty() ? "" : "; ") + e;
   }
   m.check(m.store.finish_build(m.build_id, out.status, out.stop_reason, out.to_json()), "build " + m.build_id);

@@ -41,23 +41,23 @@ struct TeacherSetup {
 };
 
 struct BuildOptions {
-  std::vector<std::string> sources;       // --runs, as given (recorded with the build)
-  std::filesystem::path knowledge_root;   // to rebuild a system text an export did not keep
-  std::string build_name;                 // "" -> "<recipe>-<12 hex of the identity>"
-  int parallel = 8;                       // items in flight
-  int max_infra_errors = 10;              // teacher or judge infra errors in one invocation before it stops
-  bool interactive = false;               // redraw the progress line in place
+  std::vector<std::string> sources;      // --runs, as given (recorded with the build)
+  std::filesystem::path knowledge_root;  // to rebuild a system text an export did not keep
+  std::string build_name;                // "" -> "<recipe>-<12 hex of the identity>"
+  int parallel = 8;                      // items in flight
+  int max_infra_errors = 10;             // teacher or judge infra errors in one invocation before it stops
+  bool interactive = false;              // redraw the progress line in place
 };
 
 struct BuildOutcome {
   std::string build_id;
   bool created = false;
-  std::string status;       // complete, stopped
+  std::string status;  // complete, stopped
   std::string stop_reason;
   GpuDescription gpu;
   long long turns_read = 0;
-  std::map<std::string, long long> items;      // by status
-  std::map<std::string, long long> reasons;    // dropped, refused and skipped items by reason kind
+  std::map<std::string, long long> items;    // by status
+  std::map<std::string, long long> reasons;  // dropped, refused and skipped items by reason kind
   long long records = 0, records_in_dataset = 0, new_records = 0;
   long long teacher_calls = 0, infra_errors = 0;
   double teacher_cost_usd = 0, seconds = 0;
@@ -67,7 +67,8 @@ struct BuildOutcome {
 class Builder {
  public:
   Builder(FixitStore& store, CandidateService& service, const Recipe& recipe, const SuiteSplits& suite,
-          std::map<std::string, const ProblemSpec*> problems, TeacherSetup teacher, BuildOptions options, std::ostream& log);
+          std::map<std::string, const ProblemSpec*> problems, TeacherSetup teacher, BuildOptions options,
+          std::ostream& log);
   ~Builder();
   // `turns`: every source's turns (load_source_turns), as read.
   BuildOutcome run(const std::vector<SourceTurn>& turns);

@@ -53,7 +53,8 @@ ErrorClass compile_error(const EvaluationRecord& r) {
     if (sev != "error" && sev != "fatal") continue;
     const std::string tool = text(d, "tool").empty() ? "unknown" : text(d, "tool");
     const std::string tmpl = message_template(text(d, "message"));
-    return make("compile_error", {{"tool", tool}, {"message_template", tmpl}, {"line", d.value("line", 0)}}, {tool, tmpl});
+    return make("compile_error", {{"tool", tool}, {"message_template", tmpl}, {"line", d.value("line", 0)}},
+                {tool, tmpl});
   }
   return make("compile_error", {{"tool", "unknown"}, {"message_template", ""}}, {"unknown"});
 }
@@ -62,7 +63,8 @@ ErrorClass forbidden(const StageResult* s) {
   std::string stage = s ? s->name : "unknown", rule;
   if (s) {
     if (const auto& findings = array(s->detail, "findings"); !findings.empty()) rule = text(findings[0], "rule");
-    else if (const auto& violations = array(s->detail, "violations"); !violations.empty()) rule = text(violations[0], "rule");
+    else if (const auto& violations = array(s->detail, "violations"); !violations.empty())
+      rule = text(violations[0], "rule");
     else if (!text(s->detail, "rule").empty()) rule = text(s->detail, "rule");
     else rule = text(s->detail, "kind");
   }
@@ -144,9 +146,11 @@ ErrorClass correct_no_target(const EvaluationRecord& r, const ProblemSpec* probl
   for (const auto& m : missing) key += (key.empty() ? "" : "+") + m;
   // Every group ran, but the strict flag is false: the targets fell short of the problem's work.
   if (key.empty()) key = r.target_seen.value_or(false) ? "short_of_the_work" : "unknown";
-  return make("correct_no_target", {{"missing_groups", missing}, {"executed_families", executed},
-                                    {"tensor_flop_share", r.tensor_flop_share ? json(*r.tensor_flop_share) : json(nullptr)},
-                                    {"tma_byte_share", r.tma_byte_share ? json(*r.tma_byte_share) : json(nullptr)}},
+  return make("correct_no_target",
+              {{"missing_groups", missing},
+               {"executed_families", executed},
+               {"tensor_flop_share", r.tensor_flop_share ? json(*r.tensor_flop_share) : json(nullptr)},
+               {"tma_byte_share", r.tma_byte_share ? json(*r.tma_byte_share) : json(nullptr)}},
               {key});
 }
 
@@ -174,8 +178,10 @@ std::string message_template(const std::string& message) {
         continue;
       }
     }
-    if (std::isdigit(static_cast<unsigned char>(c)) && (out.empty() || !std::isalpha(static_cast<unsigned char>(out.back())))) {
-      while (i < message.size() && (std::isxdigit(static_cast<unsigned char>(message[i])) || message[i] == 'x' || message[i] == '.'))
+    if (std::isdigit(static_cast<unsigned char>(c)) &&
+        (out.empty() || !std::isalpha(static_cast<unsigned char>(out.back())))) {
+      while (i < message.size() &&
+             (std::isxdigit(static_cast<unsigned char>(message[i])) || message[i] == 'x' || message[i] == '.'))
         ++i;
       out += 'N';
       continue;
@@ -206,7 +212,8 @@ std::optional<ErrorClass> classify(const EvaluationRecord& r, const ProblemSpec*
   }
   const std::string state = judged_state(r.verdict, r.target_executed);
   if (state == kCorrectNoTarget) return correct_no_target(r, problem);
-  if (state != kTargetCorrect || o.slow_below <= 0 || !r.speedup_geomean || *r.speedup_geomean >= o.slow_below) return std::nullopt;
+  if (state != kTargetCorrect || o.slow_below <= 0 || !r.speedup_geomean || *r.speedup_geomean >= o.slow_below)
+    return std::nullopt;
   return make("correct_slow", {{"speedup_geomean", *r.speedup_geomean}, {"band", speed_band(*r.speedup_geomean)}},
               {speed_band(*r.speedup_geomean)});
 }

@@ -25,9 +25,9 @@
 namespace ptxbench::fixit {
 
 struct ErrorClass {
-  std::string name;            // one of recipe.h's error_class_names()
+  std::string name;  // one of recipe.h's error_class_names()
   json detail = json::object();
-  std::string signature;       // "incorrect/correctness/O/mismatch/listed"
+  std::string signature;  // "incorrect/correctness/O/mismatch/listed"
 };
 
 struct ClassifyOptions {

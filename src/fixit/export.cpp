@@ -62,7 +62,8 @@ json export_line(const json& record, const ExportOptions& o) {
   }
   if (o.format == ExportFormat::sharegpt) {
     json conv = json::array();
-    for (const auto& m : c.prompt) conv.push_back({{"from", m["role"] == "user" ? "human" : "gpt"}, {"value", m["content"]}});
+    for (const auto& m : c.prompt)
+      conv.push_back({{"from", m["role"] == "user" ? "human" : "gpt"}, {"value", m["content"]}});
     conv.push_back({{"from", "gpt"}, {"value", c.completion["content"]}});
     json line = {{"conversations", conv}};
     if (!c.system.empty()) line["system"] = c.system;
@@ -86,7 +87,8 @@ json card_json(const CardInput& in) {
   std::map<std::string, long long> by_teacher;
   double cost = 0;
   for (const auto& r : in.records) {
-    const std::string problem = r.value("problem", ""), cls = r["error"].is_object() ? r["error"].value("class", "") : "kernelgen";
+    const std::string problem = r.value("problem", ""),
+                      cls = r["error"].is_object() ? r["error"].value("class", "") : "kernelgen";
     ++by_problem[problem];
     ++by_class[cls];
     ++problem_class[problem][cls];
@@ -100,38 +102,45 @@ json card_json(const CardInput& in) {
   json pc = json::object();
   for (const auto& [p, m] : problem_class) pc[p] = m;
   const json& cfg = in.build.value("config", json::object());
-  return {{"format", "ptxbench.fixit-card/1"},
-          {"build", in.build.value("id", "")},
-          {"recipe", cfg.value("recipe", json::object())},
-          {"teacher", cfg.value("teacher", json::object())},
-          {"sources", cfg.value("sources", json::array())},
-          {"suite", cfg.value("suite", json::object())},
-          {"harness", cfg.value("harness", json::object())},
-          {"export", {{"format", std::string(to_string(in.options.format))}, {"system", in.options.system}, {"file", in.data_file}}},
-          {"records", in.records.size()},
-          {"by_problem", by_problem},
-          {"by_class", by_class},
-          {"by_problem_and_class", pc},
-          {"by_split", by_split},
-          {"by_fix_source", by_source},
-          {"by_explanation_source", by_explanation},
-          {"by_teacher", by_teacher},
-          {"teacher_cost_usd", cost},
-          {"items", in.item_counts}};
+  return {
+      {"format", "ptxbench.fixit-card/1"},
+      {"build", in.build.value("id", "")},
+      {"recipe", cfg.value("recipe", json::object())},
+      {"teacher", cfg.value("teacher", json::object())},
+      {"sources", cfg.value("sources", json::array())},
+      {"suite", cfg.value("suite", json::object())},
+      {"harness", cfg.value("harness", json::object())},
+      {"export",
+       {{"format", std::string(to_string(in.options.format))}, {"system", in.options.system}, {"file", in.data_file}}},
+      {"records", in.records.size()},
+      {"by_problem", by_problem},
+      {"by_class", by_class},
+      {"by_problem_and_class", pc},
+      {"by_split", by_split},
+      {"by_fix_source", by_source},
+      {"by_explanation_source", by_explanation},
+      {"by_teacher", by_teacher},
+      {"teacher_cost_usd", cost},
+      {"items", in.item_counts}};
 }
 
 std::string card_markdown(const json& c) {
   std::ostringstream o;
   const json& recipe = c["recipe"];
   o << "# Fixit dataset: " << c["build"].get<std::string>() << "\n\n";
-  o << "Made by PTXBench `fixit build` (recipe `" << recipe.value("name", "") << "`: " << recipe.value("title", "") << ").\n"
+  o << "Made by PTXBench `fixit build` (recipe `" << recipe.value("name", "") << "`: " << recipe.value("title", "")
+    << ").\n"
     << "Every fix in it was judged by the harness before it became a record: correct"
-    << (recipe.value("fix", json::object()).value("require_target", true) ? ", with every target instruction group executed" : "")
+    << (recipe.value("fix", json::object()).value("require_target", true)
+            ? ", with every target instruction group executed"
+            : "")
     << ".\n\n";
   o << "- records: " << c["records"] << "\n- export: `" << c["export"]["format"].get<std::string>() << "` in `"
-    << c["export"]["file"].get<std::string>() << "`, system text " << (c["export"]["system"].get<bool>() ? "included" : "left out")
-    << "\n- template: " << recipe.value("template", "") << "; suite: " << c["suite"].value("name", "") << "\n";
-  o << "- teacher: " << (c["teacher"].value("spec", "").empty() ? "none" : c["teacher"].value("spec", "")) << "; cost of its calls "
+    << c["export"]["file"].get<std::string>() << "`, system text "
+    << (c["export"]["system"].get<bool>() ? "included" : "left out") << "\n- template: " << recipe.value("template", "")
+    << "; suite: " << c["suite"].value("name", "") << "\n";
+  o << "- teacher: " << (c["teacher"].value("spec", "").empty() ? "none" : c["teacher"].value("spec", ""))
+    << "; cost of its calls "
     << "behind these records: $" << c["teacher_cost_usd"].get<double>() << "\n";
   o << "- harness: " << c["harness"].dump() << "\n- sources: " << c["sources"].dump() << "\n\n";
   auto table = [&](const char* title, const json& m) {
@@ -147,10 +156,12 @@ std::string card_markdown(const json& c) {
   table("Teacher (prompt version)", c["by_teacher"]);
   o << "## Items the build looked at\n\n```json\n" << c["items"].dump(2) << "\n```\n\n";
   o << "## Loading\n\n"
-       "- TRL (`--format trl`): `datasets.load_dataset(\"json\", data_files=FILE)`, then `SFTTrainer(train_dataset=...)`; the\n"
+       "- TRL (`--format trl`): `datasets.load_dataset(\"json\", data_files=FILE)`, then "
+       "`SFTTrainer(train_dataset=...)`; the\n"
        "  prompt/completion form trains the completion (the fix) only.\n"
        "- LLaMA-Factory (`--format sharegpt`): dataset_info.json entry\n"
-       "  `{\"file_name\": FILE, \"formatting\": \"sharegpt\", \"columns\": {\"messages\": \"conversations\", \"system\": \"system\"}}`,\n"
+       "  `{\"file_name\": FILE, \"formatting\": \"sharegpt\", \"columns\": {\"messages\": \"conversations\", "
+       "\"system\": \"system\"}}`,\n"
        "  trained with `mask_history: true` so only the last turn (the fix) is learned.\n"
        "- OpenAI fine-tuning (`--format openai`): upload FILE as is; the failed reply carries `weight: 0`.\n";
   return o.str();

@@ -41,7 +41,7 @@ struct CardInput {
   std::vector<json> records;  // the exported records
   json item_counts;           // status -> count, reason -> count
   ExportOptions options;
-  std::string data_file;      // the JSONL's file name
+  std::string data_file;  // the JSONL's file name
 };
 json card_json(const CardInput& in);
 std::string card_markdown(const json& card);

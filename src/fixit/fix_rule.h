@@ -13,7 +13,7 @@
 namespace ptxbench::fixit {
 
 struct FixTarget {
-  std::string error_class;              // "" for a kernelgen item
+  std::string error_class;                // "" for a kernelgen item
   std::optional<double> failing_speedup;  // correct_slow: the slow kernel's geomean speedup
 };
 

@@ -11,7 +11,8 @@ std::vector<std::string> kernel_features(const std::string& source) {
   // feature -> any of these spellings (PTX mnemonics, the knowledge pack's helper names, CUDA APIs)
   static const std::vector<std::pair<std::string, std::vector<std::string>>> kFeatures = {
       {"wgmma", {"wgmma"}},
-      {"tma", {"cp.async.bulk.tensor", "cp_async_bulk_tensor", "CUtensorMap", "cuTensorMapEncode", "tma_load", "tma_store"}},
+      {"tma",
+       {"cp.async.bulk.tensor", "cp_async_bulk_tensor", "CUtensorMap", "cuTensorMapEncode", "tma_load", "tma_store"}},
       {"tma_reduce", {"cp.reduce.async.bulk", "tma_reduce"}},
       {"tcgen05", {"tcgen05"}},
       {"mbarrier", {"mbarrier"}},
@@ -30,14 +31,16 @@ std::vector<std::string> kernel_features(const std::string& source) {
       {"warp_shuffle", {"__shfl"}},
       {"atomics", {"atomicAdd", "atomicMax", "atomicCAS", "atom.global", "atom.shared", "red.global", "red.shared"}},
       {"launch_ex", {"cudaLaunchKernelEx"}},
-      {"programmatic_launch", {"griddepcontrol", "cudaGridDependencySynchronize", "cudaLaunchAttributeProgrammaticStreamSerialization"}},
+      {"programmatic_launch",
+       {"griddepcontrol", "cudaGridDependencySynchronize", "cudaLaunchAttributeProgrammaticStreamSerialization"}},
       {"device_alloc", {"cudaMalloc"}},
       {"bf16", {"__nv_bfloat16", ".bf16"}},
       {"fp8", {"__nv_fp8", ".e4m3", ".e5m2"}},
   };
   std::vector<std::string> out;
   for (const auto& [feature, spellings] : kFeatures)
-    if (std::any_of(spellings.begin(), spellings.end(), [&](const std::string& s) { return code.find(s) != std::string::npos; }))
+    if (std::any_of(spellings.begin(), spellings.end(),
+                    [&](const std::string& s) { return code.find(s) != std::string::npos; }))
       out.push_back(feature);
   std::sort(out.begin(), out.end());
   return out;

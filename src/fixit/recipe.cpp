@@ -23,7 +23,8 @@ std::string joined(const std::vector<std::string>& v) {
 // Typed reads of one table, each error "FILE: 'key.path': what".
 class Reader {
  public:
-  Reader(const fs::path& file, const toml::table& t, std::string prefix) : file_(file), t_(t), prefix_(std::move(prefix)) {}
+  Reader(const fs::path& file, const toml::table& t, std::string prefix)
+      : file_(file), t_(t), prefix_(std::move(prefix)) {}
 
   InputError error(const std::string& key, const std::string& what) const {
     return InputError(file_.string() + ": '" + prefix_ + key + "': " + what);
@@ -120,8 +121,9 @@ std::string_view to_string(Balance b) {
 }
 
 const std::vector<std::string>& error_class_names() {
-  static const std::vector<std::string> names = {"compile_error",  "forbidden", "runtime_error",     "sanitizer_error",
-                                                 "incorrect",      "correct_no_target", "correct_slow"};
+  static const std::vector<std::string> names = {"compile_error",   "forbidden", "runtime_error",
+                                                 "sanitizer_error", "incorrect", "correct_no_target",
+                                                 "correct_slow"};
   return names;
 }
 
@@ -138,7 +140,8 @@ json Recipe::to_json() const {
           {"teacher_args", teacher_args},
           {"classes", classes},
           {"per_trajectory", per_trajectory},
-          {"balance", {{"mode", std::string(to_string(balance))}, {"per_problem", per_problem}, {"per_signature", per_signature}}},
+          {"balance",
+           {{"mode", std::string(to_string(balance))}, {"per_problem", per_problem}, {"per_signature", per_signature}}},
           {"caps", caps_json},
           {"fix",
            {{"attempts", fix.attempts},
@@ -164,8 +167,8 @@ Recipe load_recipe(const fs::path& file) {
   r.sha256 = content_sha256(r.text);
   const toml::table root = parse_toml_file(file);
   const Reader top(file, root, "");
-  top.only({"name", "title", "template", "suite", "teacher", "teacher_args", "classes", "per_trajectory", "balance", "caps",
-            "fix", "seed"});
+  top.only({"name", "title", "template", "suite", "teacher", "teacher_args", "classes", "per_trajectory", "balance",
+            "caps", "fix", "seed"});
   auto required = [&](const char* key) {
     auto v = top.str(key);
     if (!v || v->empty()) throw top.error(key, "missing (a non-empty string is required)");
@@ -187,12 +190,14 @@ Recipe load_recipe(const fs::path& file) {
 
   const auto& known = error_class_names();
   if (auto classes = top.strings("classes")) {
-    if (r.template_kind == Template::kernelgen) throw top.error("classes", "a kernelgen recipe takes correct turns, not error classes");
+    if (r.template_kind == Template::kernelgen)
+      throw top.error("classes", "a kernelgen recipe takes correct turns, not error classes");
     std::set<std::string> seen;
     for (size_t i = 0; i < classes->size(); ++i) {
       const auto& c = (*classes)[i];
       if (std::find(known.begin(), known.end(), c) == known.end())
-        throw top.error("classes[" + std::to_string(i) + "]", "'" + c + "' is not an error class (known: " + joined(known) + ")");
+        throw top.error("classes[" + std::to_string(i) + "]",
+                        "'" + c + "' is not an error class (known: " + joined(known) + ")");
       if (!seen.insert(c).second) throw top.error("classes[" + std::to_string(i) + "]", "'" + c + "' is listed twice");
     }
     if (classes->empty()) throw top.error("classes", "must name at least one class");

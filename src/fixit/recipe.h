@@ -30,12 +30,12 @@ std::string_view to_string(Template t);
 std::string_view to_string(Balance b);
 
 struct FixRules {
-  int attempts = 3;                // teacher attempts per item before it is dropped
-  bool require_target = true;      // a fix must execute every target group (target_executed true)
-  bool require_explanation = true; // a record needs an explanation (the fixing reply's prose or the teacher's)
-  bool prefer_trajectory = true;   // a later turn of the same trajectory that fixed it comes before the teacher
-  double slow_below = 0.5;         // a target-correct turn slower than this speedup is correct_slow (0: never)
-  double min_speedup_gain = 0.10;  // a fix of correct_slow must be this much faster than the slow kernel
+  int attempts = 3;                   // teacher attempts per item before it is dropped
+  bool require_target = true;         // a fix must execute every target group (target_executed true)
+  bool require_explanation = true;    // a record needs an explanation (the fixing reply's prose or the teacher's)
+  bool prefer_trajectory = true;      // a later turn of the same trajectory that fixed it comes before the teacher
+  double slow_below = 0.5;            // a target-correct turn slower than this speedup is correct_slow (0: never)
+  double min_speedup_gain = 0.10;     // a fix of correct_slow must be this much faster than the slow kernel
   size_t min_explanation_chars = 80;  // shorter prose is no explanation
 };
 
@@ -46,9 +46,9 @@ struct Recipe {
   std::string sha256;  // of text
   Template template_kind = Template::fixit;
   std::string suite;
-  std::string teacher;                 // PROVIDER:MODEL, or "" for none
+  std::string teacher;  // PROVIDER:MODEL, or "" for none
   json teacher_args = json::object();
-  std::vector<std::string> classes;    // fixit error classes taken
+  std::vector<std::string> classes;  // fixit error classes taken
   int per_trajectory = 0;
   Balance balance = Balance::none;
   int per_problem = 0, per_signature = 0;  // 0: no cap

@@ -10,7 +10,8 @@
 //    "fix": {"source": trajectory|teacher, "turn" (trajectory), "teacher_attempts", "evaluation_id",
 //            "verdict", "target_executed", "tensor_flop_share", "speedup_geomean", "gpu", "harness"},
 //    "provenance": {"source", "run", "model", "trajectory", "turn", "candidate_sha256", "run_harness", "run_gpu",
-//                   "teacher": {"model", "prompt_version", "calls", "cost_usd", "input_tokens", "output_tokens"} | null}}
+//                   "teacher": {"model", "prompt_version", "calls", "cost_usd", "input_tokens", "output_tokens"} |
+//                   null}}
 #pragma once
 #include <string>
 

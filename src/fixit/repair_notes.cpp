@@ -55,7 +55,8 @@ std::string NotesQuery::text() const { return signature_text(problem, signature)
 json Retrieval::to_json(const NotesOptions& o) const {
   json shown_json = json::array();
   for (const auto& s : shown)
-    shown_json.push_back({{"id", s.note->id}, {"score", s.score}, {"problem", s.note->problem}, {"signature", s.note->signature}});
+    shown_json.push_back(
+        {{"id", s.note->id}, {"score", s.score}, {"problem", s.note->problem}, {"signature", s.note->signature}});
   return {{"version", kNotesVersion},
           {"k", o.k},
           {"with_fixed_kernel", o.with_fixed_kernel},
@@ -64,7 +65,8 @@ json Retrieval::to_json(const NotesOptions& o) const {
           {"excluded", {{"same_problem", excluded_same_problem}, {"held_out", excluded_held_out}}}};
 }
 
-RepairNotes::RepairNotes(const std::vector<json>& records, std::string source) : source_(std::move(source)), index_(std::make_unique<Index>()) {
+RepairNotes::RepairNotes(const std::vector<json>& records, std::string source)
+    : source_(std::move(source)), index_(std::make_unique<Index>()) {
   std::string identity;
   for (size_t i = 0; i < records.size(); ++i) {
     const json& r = records[i];
@@ -85,16 +87,19 @@ RepairNotes::RepairNotes(const std::vector<json>& records, std::string source) :
     notes_.push_back(std::move(n));
   }
   sha256_ = content_sha256(identity);
-  if (sqlite3_open(":memory:", &index_->db) != SQLITE_OK) throw InputError(source_ + ": cannot open an in-memory index");
+  if (sqlite3_open(":memory:", &index_->db) != SQLITE_OK)
+    throw InputError(source_ + ": cannot open an in-memory index");
   char* msg = nullptr;
-  if (sqlite3_exec(index_->db, "CREATE VIRTUAL TABLE notes USING fts5(signature, features, problem UNINDEXED, idx UNINDEXED)",
+  if (sqlite3_exec(index_->db,
+                   "CREATE VIRTUAL TABLE notes USING fts5(signature, features, problem UNINDEXED, idx UNINDEXED)",
                    nullptr, nullptr, &msg) != SQLITE_OK) {
     const std::string m = msg ? msg : "unknown error";
     sqlite3_free(msg);
     throw InputError("the repair notes' index needs SQLite's FTS5: " + m);
   }
   sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(index_->db, "INSERT INTO notes (signature, features, problem, idx) VALUES (?, ?, ?, ?)", -1, &st, nullptr);
+  sqlite3_prepare_v2(index_->db, "INSERT INTO notes (signature, features, problem, idx) VALUES (?, ?, ?, ?)", -1, &st,
+                     nullptr);
   for (size_t i = 0; i < notes_.size(); ++i) {
     const std::string sig = signature_text(notes_[i].problem, notes_[i].signature), feat = joined(notes_[i].features);
     sqlite3_bind_text(st, 1, sig.c_str(), -1, SQLITE_TRANSIENT);
@@ -123,7 +128,8 @@ Retrieval RepairNotes::retrieve(const NotesQuery& q, const NotesOptions& o) cons
   std::lock_guard lock(mutex_);
   sqlite3_stmt* st = nullptr;
   // Signature words weigh twice the kernel's features; ties keep the records' order.
-  sqlite3_prepare_v2(index_->db, "SELECT idx, bm25(notes, 2.0, 1.0) AS s FROM notes WHERE notes MATCH ? ORDER BY s, idx", -1, &st,
+  sqlite3_prepare_v2(index_->db,
+                     "SELECT idx, bm25(notes, 2.0, 1.0) AS s FROM notes WHERE notes MATCH ? ORDER BY s, idx", -1, &st,
                      nullptr);
   sqlite3_bind_text(st, 1, match.c_str(), -1, SQLITE_TRANSIENT);
   while (sqlite3_step(st) == SQLITE_ROW) {
@@ -153,18 +159,22 @@ std::unique_ptr<RepairNotes> load_repair_notes(const std::string& source, const 
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
       json j = json::parse(line, nullptr, false);
       if (j.is_discarded() || !j.is_object())
-        throw InputError(source + ":" + std::to_string(n) + ": not a JSON object (make the file with `ptxbench fixit export --format records`)");
+        throw InputError(source + ":" + std::to_string(n) +
+                         ": not a JSON object (make the file with `ptxbench fixit export --format records`)");
       records.push_back(std::move(j));
     }
   } else {
     if (!fs::is_regular_file(workspace_db) || !FixitStore::has_builds(workspace_db))
-      throw InputError("--repair-notes " + source + ": no such file, and the workspace holds no Fixit build (make one with `ptxbench "
+      throw InputError("--repair-notes " + source +
+                       ": no such file, and the workspace holds no Fixit build (make one with `ptxbench "
                        "fixit build`, or give a `fixit export --format records` file)");
     FixitStore store(workspace_db);
     std::vector<FixitRecordRow> rows;
-    if (auto s = store.load_records(source, &rows); !s.ok) throw InputError("--repair-notes " + source + ": " + s.error);
+    if (auto s = store.load_records(source, &rows); !s.ok)
+      throw InputError("--repair-notes " + source + ": " + s.error);
     FixitBuildRow b;
-    if (auto s = store.get_build(source, &b); !s.ok) throw InputError("--repair-notes " + source + ": " + s.error + " (see `ptxbench fixit stats`)");
+    if (auto s = store.get_build(source, &b); !s.ok)
+      throw InputError("--repair-notes " + source + ": " + s.error + " (see `ptxbench fixit stats`)");
     for (auto& r : rows)
       if (r.in_dataset) records.push_back(std::move(r.record));
   }
@@ -173,7 +183,8 @@ std::unique_ptr<RepairNotes> load_repair_notes(const std::string& source, const 
   return notes;
 }
 
-std::optional<NotesQuery> notes_query(const EvaluationRecord& r, const ProblemSpec* problem, const std::string& kernel) {
+std::optional<NotesQuery> notes_query(const EvaluationRecord& r, const ProblemSpec* problem,
+                                      const std::string& kernel) {
   auto c = classify(r, problem, {0});
   if (!c) return std::nullopt;
   return NotesQuery{r.problem, c->name, c->signature, kernel_features(kernel)};
@@ -183,10 +194,12 @@ std::string render_notes(const Retrieval& r, const NotesOptions& o) {
   if (r.shown.empty()) return "";
   std::ostringstream s;
   s << "\n## Repair notes from similar failures (" << r.shown.size() << ")\n\n"
-    << "Other attempts failed in a similar way; this is what was wrong there and how it was fixed. Use what applies to your kernel.\n";
+    << "Other attempts failed in a similar way; this is what was wrong there and how it was fixed. Use what applies to "
+       "your kernel.\n";
   int i = 0;
   for (const auto& n : r.shown) {
-    s << "\n### Note " << ++i << " (" << n.note->problem << ", " << n.note->error_class << ")\n\n" << n.note->explanation << "\n";
+    s << "\n### Note " << ++i << " (" << n.note->problem << ", " << n.note->error_class << ")\n\n"
+      << n.note->explanation << "\n";
     if (o.with_fixed_kernel) s << "\nThe fixed kernel:\n\n" << target_message("", n.note->fixed_kernel);
   }
   return s.str();

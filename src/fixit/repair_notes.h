@@ -38,8 +38,8 @@ struct NotesQuery {
 struct NotesOptions {
   int k = 3;
   bool with_fixed_kernel = false;
-  bool same_problem = false;        // include notes of the problem being solved
-  std::set<std::string> held_out;   // the run's held-out problems: their notes are never shown
+  bool same_problem = false;       // include notes of the problem being solved
+  std::set<std::string> held_out;  // the run's held-out problems: their notes are never shown
 };
 
 struct ShownNote {
@@ -50,7 +50,7 @@ struct ShownNote {
 struct Retrieval {
   std::vector<ShownNote> shown;
   int excluded_same_problem = 0, excluded_held_out = 0;  // matching notes left out by the rules
-  json to_json(const NotesOptions& o) const;            // what the turn records
+  json to_json(const NotesOptions& o) const;             // what the turn records
 };
 
 class RepairNotes {

@@ -13,8 +13,8 @@ namespace ptxbench::fixit {
 namespace {
 
 std::string item_key(Template t, const SourceTurn& s) {
-  return content_sha256(std::string(to_string(t)) + "|" + s.run + "|" + s.problem + "|" + std::to_string(s.trajectory) + "|" +
-                        std::to_string(s.turn))
+  return content_sha256(std::string(to_string(t)) + "|" + s.run + "|" + s.problem + "|" + std::to_string(s.trajectory) +
+                        "|" + std::to_string(s.turn))
       .substr(0, 16);
 }
 
@@ -22,7 +22,8 @@ bool judged_with_kernel(const SourceTurn& t) { return t.phase == "done" && t.eva
 
 }  // namespace
 
-std::vector<std::string> balance_cut(const std::vector<BalanceEntry>& entries, const Recipe& recipe, const std::string& stage) {
+std::vector<std::string> balance_cut(const std::vector<BalanceEntry>& entries, const Recipe& recipe,
+                                     const std::string& stage) {
   std::vector<std::string> cut(entries.size());
   std::mt19937_64 rng(recipe.seed);
   // problem -> signature -> entry indexes (input order, then shuffled)
@@ -111,7 +112,8 @@ Selection select_items(const std::vector<SourceTurn>& turns, const Recipe& recip
       for (size_t j = i + 1; j < ordered.size(); ++j) {
         const SourceTurn& later = *ordered[j];
         if (later.run != t.run || later.problem != t.problem || later.trajectory != t.trajectory) break;
-        if (judged_with_kernel(later) && why_not_a_fix(*later.evaluation, target, recipe.fix).empty()) item.later.push_back(&later);
+        if (judged_with_kernel(later) && why_not_a_fix(*later.evaluation, target, recipe.fix).empty())
+          item.later.push_back(&later);
       }
     } else if (!why_not_a_fix(*t.evaluation, FixTarget{}, recipe.fix).empty()) {
       ++out.not_items["not_a_kernelgen_kernel"];
@@ -148,11 +150,13 @@ Selection select_items(const std::vector<SourceTurn>& turns, const Recipe& recip
       if (out.items[i].status == "selected") {
         selected.push_back(i);
         const Item& it = out.items[i];
-        entries.push_back({it.problem, it.error ? it.error->name : "kernelgen", it.error ? it.error->signature : it.kernel_hash});
+        entries.push_back(
+            {it.problem, it.error ? it.error->name : "kernelgen", it.error ? it.error->signature : it.kernel_hash});
       }
     Recipe caps_only = recipe;
     if (recipe.balance == Balance::none) caps_only.per_problem = caps_only.per_signature = 0;
-    const auto cut = balance_cut(entries, caps_only, recipe.balance == Balance::pre ? "capped (pre-balance)" : "capped");
+    const auto cut =
+        balance_cut(entries, caps_only, recipe.balance == Balance::pre ? "capped (pre-balance)" : "capped");
     for (size_t k = 0; k < selected.size(); ++k)
       if (!cut[k].empty()) {
         out.items[selected[k]].status = "skipped";

@@ -29,14 +29,15 @@ struct Item {
   std::optional<ErrorClass> error;       // fixit
   std::vector<const SourceTurn*> later;  // fixit: later turns of its trajectory whose stored judgment fixes it
   std::string kernel_hash;
-  std::string status = "selected";       // selected, refused, skipped
-  std::string reason;                    // why not selected ("" when selected)
+  std::string status = "selected";  // selected, refused, skipped
+  std::string reason;               // why not selected ("" when selected)
 };
 
 struct Selection {
   std::vector<Item> items;
   long long turns_read = 0;
-  std::map<std::string, long long> not_items;  // turns that are no item, by why: no_kernel, not_judged, no_failure, class_not_in_recipe
+  std::map<std::string, long long>
+      not_items;  // turns that are no item, by why: no_kernel, not_judged, no_failure, class_not_in_recipe
 };
 
 struct SuiteSplits {
@@ -54,6 +55,7 @@ Selection select_items(const std::vector<SourceTurn>& turns, const Recipe& recip
 struct BalanceEntry {
   std::string problem, error_class, signature;
 };
-std::vector<std::string> balance_cut(const std::vector<BalanceEntry>& entries, const Recipe& recipe, const std::string& stage);
+std::vector<std::string> balance_cut(const std::vector<BalanceEntry>& entries, const Recipe& recipe,
+                                     const std::string& stage);
 
 }  // namespace ptxbench::fixit

@@ -51,12 +51,14 @@ std::vector<SourceTurn> from_workspace(const fs::path& db, const std::string& ru
     std::vector<TurnRow> turns;
     if (auto s = store.load_turns(run.id, &turns); !s.ok) throw InputError(label + ": " + s.error);
     for (const auto& t : turns) {
-      const std::string where = label + "#" + run.id + "/" + t.problem + "/" + std::to_string(t.trajectory) + "/" + std::to_string(t.turn);
+      const std::string where =
+          label + "#" + run.id + "/" + t.problem + "/" + std::to_string(t.trajectory) + "/" + std::to_string(t.turn);
       ModelCallRow call;
       if (auto s = store.load_model_call(t.model_call_id, &call); !s.ok) throw InputError(where + ": " + s.error);
       std::string source;
       if (t.candidate_sha256)
-        if (auto s = store.candidate_source(*t.candidate_sha256, &source); !s.ok) throw InputError(where + ": " + s.error);
+        if (auto s = store.candidate_source(*t.candidate_sha256, &source); !s.ok)
+          throw InputError(where + ": " + s.error);
       EvaluationRecord record;
       if (t.evaluation_id)
         if (auto s = store.evaluation(*t.evaluation_id, &record); !s.ok) throw InputError(where + ": " + s.error);
@@ -78,9 +80,11 @@ std::vector<SourceTurn> from_jsonl(const fs::path& file, const std::string& run_
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::string where = file.string() + ":" + std::to_string(n);
     const json j = json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) throw InputError(where + ": not a JSON object (a `runs export --jsonl` file has one per line)");
+    if (j.is_discarded() || !j.is_object())
+      throw InputError(where + ": not a JSON object (a `runs export --jsonl` file has one per line)");
     if (opt_str(j, "format") != kTurnExportFormat)
-      throw InputError(where + ": format '" + opt_str(j, "format") + "' is not " + kTurnExportFormat + " (make the file with `ptxbench runs export RUN --jsonl`)");
+      throw InputError(where + ": format '" + opt_str(j, "format") + "' is not " + kTurnExportFormat +
+                       " (make the file with `ptxbench runs export RUN --jsonl`)");
     SourceTurn t = source_turn_from_export(j, where);
     if (!run_id.empty() && t.run != run_id) continue;
     out.push_back(std::move(t));
@@ -105,7 +109,8 @@ SourceTurn source_turn_from_export(const json& j, const std::string& where) {
   t.model = opt_str(run, "model");
   t.arch = str(run, "arch", where + ": run");
   t.knowledge = opt_str(run, "knowledge");
-  if (run.contains("config") && run["config"].is_object() && run["config"].contains("language") && run["config"]["language"].is_string())
+  if (run.contains("config") && run["config"].is_object() && run["config"].contains("language") &&
+      run["config"]["language"].is_string())
     t.language = run["config"]["language"].get<std::string>();
   if (run.contains("provenance") && run["provenance"].is_object()) t.provenance = run["provenance"];
   t.problem = str(j, "problem", where);
@@ -154,12 +159,14 @@ std::vector<SourceTurn> load_source_turns(const std::string& spec, const fs::pat
   }
   if (fs::is_regular_file(p) && (p.extension() == ".jsonl" || p.extension() == ".json")) return from_jsonl(p, run_part);
   if (fs::is_regular_file(p) && p.extension() == ".db") return from_workspace(p, run_part, p.string());
-  if (fs::is_directory(p) && fs::is_regular_file(p / "ptxbench.db")) return from_workspace(p / "ptxbench.db", run_part, p.string());
+  if (fs::is_directory(p) && fs::is_regular_file(p / "ptxbench.db"))
+    return from_workspace(p / "ptxbench.db", run_part, p.string());
   if (fs::exists(p))
-    throw InputError("--runs " + spec + ": not a JSONL export (.jsonl), a workspace folder (holding ptxbench.db) or a .db file");
+    throw InputError("--runs " + spec +
+                     ": not a JSONL export (.jsonl), a workspace folder (holding ptxbench.db) or a .db file");
   if (!fs::is_regular_file(workspace_db))
-    throw InputError("--runs " + spec + ": no such file or folder, and no workspace database at " + workspace_db.string() +
-                     " to look the run up in");
+    throw InputError("--runs " + spec + ": no such file or folder, and no workspace database at " +
+                     workspace_db.string() + " to look the run up in");
   return from_workspace(workspace_db, spec, "workspace " + workspace_db.parent_path().string());
 }
 

@@ -18,21 +18,21 @@ namespace ptxbench::fixit {
 struct SourceTurn {
   std::string source;  // what was read ("ws.db#run", "run.jsonl:12")
   std::string run, model, arch, knowledge;
-  std::string language = "cuda";    // the run's config.language (runs from before Triton are CUDA)
+  std::string language = "cuda";     // the run's config.language (runs from before Triton are CUDA)
   json provenance = json::object();  // the run's: harness {version, commit, dirty}, gpu, ...
   std::string problem, split;        // split from the run's suite ("" without one)
   int trajectory = 0, turn = 0;      // 0-based
   std::string phase, state;
   std::optional<EvaluationRecord> evaluation;  // the turn's judgment (the latest, after a rescore)
   std::string candidate_sha256, candidate;     // empty without a candidate
-  std::string reply;                 // the model's answer text
+  std::string reply;                           // the model's answer text
   std::string feedback, feedback_version;
-  json request = json::object();     // {"system_sha256", "messages", ...} as sent
-  std::string system;                // the system text as sent; empty when the source did not keep it
+  json request = json::object();  // {"system_sha256", "messages", ...} as sent
+  std::string system;             // the system text as sent; empty when the source did not keep it
   std::optional<double> cost_usd;
   json tokens = json::object();
 
-  std::string address() const;       // "run/problem/trajectory/turn"
+  std::string address() const;  // "run/problem/trajectory/turn"
 };
 
 // Throws InputError naming the source and what is wrong (no such run, a malformed line).

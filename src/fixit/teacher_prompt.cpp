@@ -12,10 +12,11 @@ std::string quoted(const std::string& text) {
 }
 
 std::string system_text(const TeacherContext& c, const char* task) {
-  std::string s = std::string("You are an expert GPU kernel engineer and a patient teacher. ") + task +
-                  " The kernel must follow the problem's C ABI exactly, use only the CUDA runtime and driver (no cuBLAS, "
-                  "cuDNN or other libraries), run all its work on the given stream, and use the target instructions the "
-                  "problem names.";
+  std::string s =
+      std::string("You are an expert GPU kernel engineer and a patient teacher. ") + task +
+      " The kernel must follow the problem's C ABI exactly, use only the CUDA runtime and driver (no cuBLAS, "
+      "cuDNN or other libraries), run all its work on the given stream, and use the target instructions the "
+      "problem names.";
   if (!c.student_system.empty()) s += "\n\nThe model you are teaching was given this context:\n\n" + c.student_system;
   return s;
 }
@@ -35,32 +36,39 @@ agent::ChatRequest fix_request(const TeacherContext& c, const std::vector<FixAtt
   agent::ChatRequest r;
   r.system = system_text(c, "You explain why a model's CUDA kernel failed and write the corrected kernel.");
   std::string u = situation(c);
-  u += "## Your task\n\nFirst explain, in a few short paragraphs, what was wrong with the model's kernel and how to fix it: "
-       "name the cause the feedback points to, not only the symptom. Then give the complete corrected file (every line, "
-       "ready to compile) in one ```cuda block. Write nothing after the block.\n";
+  u +=
+      "## Your task\n\nFirst explain, in a few short paragraphs, what was wrong with the model's kernel and how to fix "
+      "it: "
+      "name the cause the feedback points to, not only the symptom. Then give the complete corrected file (every line, "
+      "ready to compile) in one ```cuda block. Write nothing after the block.\n";
   r.messages.push_back({"user", u});
   for (const auto& e : earlier) {
     r.messages.push_back({"assistant", e.reply});
-    r.messages.push_back({"user", "The harness judged your corrected file:\n\n" + quoted(e.feedback) +
-                                      "\nIt is not fixed yet. Explain what was still wrong, then give the complete corrected "
-                                      "file in one ```cuda block.\n"});
+    r.messages.push_back(
+        {"user", "The harness judged your corrected file:\n\n" + quoted(e.feedback) +
+                     "\nIt is not fixed yet. Explain what was still wrong, then give the complete corrected "
+                     "file in one ```cuda block.\n"});
   }
   return r;
 }
 
-agent::ChatRequest explain_request(const TeacherContext& c, const std::string& fixed_kernel, const std::string& feedback_on_fix) {
+agent::ChatRequest explain_request(const TeacherContext& c, const std::string& fixed_kernel,
+                                   const std::string& feedback_on_fix) {
   agent::ChatRequest r;
   const bool kernelgen = c.failed_reply.empty();
-  r.system = system_text(c, kernelgen ? "You explain how a verified CUDA kernel solves a problem."
-                                      : "You explain why a model's CUDA kernel failed and how a verified fix corrects it.");
+  r.system =
+      system_text(c, kernelgen ? "You explain how a verified CUDA kernel solves a problem."
+                               : "You explain why a model's CUDA kernel failed and how a verified fix corrects it.");
   std::string u = situation(c);
-  u += std::string(kernelgen ? "## A verified kernel for this problem\n\n" : "## A verified fix (the harness judged it correct)\n\n") +
-       "```cuda\n" + fixed_kernel + (fixed_kernel.ends_with("\n") ? "" : "\n") + "```\n\n## The harness's judgment of it\n\n" +
-       quoted(feedback_on_fix) + "\n## Your task\n\n" +
-       (kernelgen ? "Explain, in a few short paragraphs, how this kernel computes the result and why its use of the target "
-                    "instructions is correct and fast. Write no code."
-                  : "Explain, in a few short paragraphs, what was wrong with the model's kernel and what the verified fix "
-                    "changes to correct it: name the cause the feedback points to, not only the symptom. Write no code.") +
+  u += std::string(kernelgen ? "## A verified kernel for this problem\n\n"
+                             : "## A verified fix (the harness judged it correct)\n\n") +
+       "```cuda\n" + fixed_kernel + (fixed_kernel.ends_with("\n") ? "" : "\n") +
+       "```\n\n## The harness's judgment of it\n\n" + quoted(feedback_on_fix) + "\n## Your task\n\n" +
+       (kernelgen
+            ? "Explain, in a few short paragraphs, how this kernel computes the result and why its use of the target "
+              "instructions is correct and fast. Write no code."
+            : "Explain, in a few short paragraphs, what was wrong with the model's kernel and what the verified fix "
+              "changes to correct it: name the cause the feedback points to, not only the symptom. Write no code.") +
        "\n";
   r.messages.push_back({"user", u});
   return r;

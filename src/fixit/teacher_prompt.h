@@ -24,22 +24,23 @@ struct FixAttemptMemory {
 };
 
 struct TeacherContext {
-  std::string student_system;   // the system text the model saw ("" when unknown)
-  std::string problem_prompt;   // the problem statement as the model saw it
-  std::string failed_reply;     // the model's reply holding the failing kernel
-  std::string feedback;         // the feedback it got
-  std::string error_class;      // e.g. "incorrect", for the teacher's instructions
+  std::string student_system;  // the system text the model saw ("" when unknown)
+  std::string problem_prompt;  // the problem statement as the model saw it
+  std::string failed_reply;    // the model's reply holding the failing kernel
+  std::string feedback;        // the feedback it got
+  std::string error_class;     // e.g. "incorrect", for the teacher's instructions
 };
 
 agent::ChatRequest fix_request(const TeacherContext& c, const std::vector<FixAttemptMemory>& earlier);
 // `fixed_kernel` verified; `feedback_on_fix` what the harness said about it. KernelGen: failed_reply empty.
-agent::ChatRequest explain_request(const TeacherContext& c, const std::string& fixed_kernel, const std::string& feedback_on_fix);
+agent::ChatRequest explain_request(const TeacherContext& c, const std::string& fixed_kernel,
+                                   const std::string& feedback_on_fix);
 
 // A reply's explanation and kernel (the extractor's rule, agent/extractor.h).
 struct TeacherAnswer {
   bool has_code = false;
-  std::string kernel;       // the chosen block
-  std::string explanation;  // the prose outside every code block
+  std::string kernel;         // the chosen block
+  std::string explanation;    // the prose outside every code block
   std::string why_malformed;  // "" when usable
 };
 TeacherAnswer read_fix_reply(const std::string& content, const std::string& entry_symbol);

@@ -21,7 +21,8 @@
 namespace ptxbench {
 namespace fs = std::filesystem;
 
-Evaluator::Evaluator(EvalOptions options, ProgressFn progress) : opt_(std::move(options)), progress_(std::move(progress)) {
+Evaluator::Evaluator(EvalOptions options, ProgressFn progress)
+    : opt_(std::move(options)), progress_(std::move(progress)) {
   if (opt_.worker.empty()) opt_.worker = locate_worker();
   if (opt_.workspace.empty()) opt_.workspace = ".ptxbench";
   // nvcc and the worker run from their own folders in the sandbox: a relative path would not resolve there.
@@ -60,8 +61,9 @@ PreparedCandidate Evaluator::prepare(const ProblemSpec& p, const fs::path& candi
   r.created_at = utc_timestamp();
   const ArchTargets* targets = p.targets_for(opt_.arch);
   if (!targets) throw InputError("problem '" + p.name + "' defines no targets for arch " + opt_.arch);
-  const fs::path out_dir = opt_.workspace / "builds" / (r.candidate_sha256.substr(0, 16) + "-" + opt_.arch + "-" + std::to_string(getpid()) + "-" +
-                                                   std::to_string(build_counter_++));
+  const fs::path out_dir = opt_.workspace / "builds" /
+                           (r.candidate_sha256.substr(0, 16) + "-" + opt_.arch + "-" + std::to_string(getpid()) + "-" +
+                            std::to_string(build_counter_++));
   // The copy's relative includes resolve from the folder its file came from (quoted includes are
   // searched in the including file's folder, then on the include path).
   EvalOptions build_options = opt_;
@@ -85,8 +87,8 @@ EvaluationRecord Evaluator::judge(const ProblemSpec& p, PreparedCandidate prep) 
   else if (!opt_.use_gpu) skip_reason = "--no-gpu: static checks only";
   else if (const auto& why = gpu_unavailable_reason(); !why.empty()) skip_reason = "no usable GPU (" + why + ")";
   else if (const std::string cc = gpu_hello_.value("cc", ""); cc != arch_info(opt_.arch).compute_capability)
-    skip_reason = "the GPU (" + gpu_hello_.value("gpu", "?") + ", compute capability " + cc + ") cannot run " + opt_.arch +
-                  " code: static checks only";
+    skip_reason = "the GPU (" + gpu_hello_.value("gpu", "?") + ", compute capability " + cc + ") cannot run " +
+                  opt_.arch + " code: static checks only";
   if (skip_reason.empty()) {
     r.environment["gpu"] = gpu_hello_;
     const uint64_t seed = job_seed(opt_.seed);

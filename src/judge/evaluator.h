@@ -24,10 +24,10 @@ class ReferencePool;
 
 struct EvalOptions {
   std::string arch = "sm_90a";
-  Language language = Language::cuda;           // how the candidate is built and checked (core/language.h)
-  std::filesystem::path workspace;               // builds/, jobs/, the database
-  std::filesystem::path worker;                  // ptxbench-worker; empty: beside this executable
-  bool use_gpu = true;                           // false: static stages only (--no-gpu)
+  Language language = Language::cuda;  // how the candidate is built and checked (core/language.h)
+  std::filesystem::path workspace;     // builds/, jobs/, the database
+  std::filesystem::path worker;        // ptxbench-worker; empty: beside this executable
+  bool use_gpu = true;                 // false: static stages only (--no-gpu)
   bool sanitize = true, probe = true, timing = true;
   // The GPU activity audit and in-process counting (CUPTI). Off only to measure their own effect
   // on timing (bench/eval_stability --accounting-ab): the record then says nothing was audited.
@@ -39,10 +39,10 @@ struct EvalOptions {
   // The candidate's own folder is readable to its build (a file on the command line and its
   // neighbours); false: only the file itself (the agent's candidates share a folder).
   bool candidate_folder_readable = true;
-  std::string display_name;                         // the candidate's name in compiler logs; empty: its file name
-  std::filesystem::path knowledge_root;             // knowledge/ (packs per arch); empty: beside the problems
-  json timing_config = json::object();           // see runner/timing.h
-  std::optional<uint64_t> seed;                  // fixed only for debugging; normally secret and fresh
+  std::string display_name;              // the candidate's name in compiler logs; empty: its file name
+  std::filesystem::path knowledge_root;  // knowledge/ (packs per arch); empty: beside the problems
+  json timing_config = json::object();   // see runner/timing.h
+  std::optional<uint64_t> seed;          // fixed only for debugging; normally secret and fresh
   // Set by the service engine (one per GPU, shared by its lanes): every GPU stage holds shared
   // use of the GPU, and timing runs in a worker of its own holding exclusive use. Null: this
   // Evaluator owns the GPU (one sequential lane) and correctness and timing share one worker.
@@ -68,12 +68,12 @@ using ProgressFn = std::function<void(const std::string& line)>;
 // A candidate after the CPU stages (build, static checks): what the GPU stages need. The SASS
 // scan may still be running; finish() joins it.
 struct PreparedCandidate {
-  EvaluationRecord record;                // build and static stages recorded
-  std::filesystem::path shared_object;    // empty when the build failed
-  std::filesystem::path build_dir;        // removed by finish()
-  bool ready_for_gpu = false;             // built and passed the static checks
+  EvaluationRecord record;              // build and static stages recorded
+  std::filesystem::path shared_object;  // empty when the build failed
+  std::filesystem::path build_dir;      // removed by finish()
+  bool ready_for_gpu = false;           // built and passed the static checks
   struct SassScan;
-  std::shared_ptr<SassScan> sass;         // the cuobjdump scan (target_static), joined by finish()
+  std::shared_ptr<SassScan> sass;  // the cuobjdump scan (target_static), joined by finish()
 };
 
 class Evaluator {
@@ -97,7 +97,9 @@ class Evaluator {
   const std::string& gpu_unavailable_reason();
 
  private:
-  void note(const std::string& s) { if (progress_) progress_(s); }
+  void note(const std::string& s) {
+    if (progress_) progress_(s);
+  }
 
   EvalOptions opt_;
   ProgressFn progress_;

@@ -71,8 +71,8 @@ void ExclusiveHandshake::listen() {
         answer = "n";
       }
       pause_.end();
-    } else if (c == kAskForTiming && (state_ == State::shared || state_ == State::clean_baseline_granted ||
-                                      state_ == State::given_back)) {
+    } else if (c == kAskForTiming &&
+               (state_ == State::shared || state_ == State::clean_baseline_granted || state_ == State::given_back)) {
       answer = grant();
       if (state_ != State::refused) {
         state_ = State::timing_granted;
@@ -81,13 +81,15 @@ void ExclusiveHandshake::listen() {
     } else {
       // Out of order, or after the timing grant: never served, and kept (the first few).
       if (state_ != State::refused && misuse_.size() < 200) {
-        const char* when = state_ == State::timing_granted ? "after the timing grant"
-                           : state_ == State::given_back   ? "after the give-back"
+        const char* when = state_ == State::timing_granted           ? "after the timing grant"
+                           : state_ == State::given_back             ? "after the give-back"
                            : state_ == State::clean_baseline_granted ? "during the clean-baseline grant"
                                                                      : "before any request";
         const bool printable = c >= 0x20 && c < 0x7f;
-        misuse_ += (misuse_.empty() ? "" : ", ") + (printable ? "'" + std::string(1, c) + "'" : "byte " + std::to_string(int(static_cast<unsigned char>(c)))) +
-                   " " + when;
+        misuse_ +=
+            (misuse_.empty() ? "" : ", ") +
+            (printable ? "'" + std::string(1, c) + "'" : "byte " + std::to_string(int(static_cast<unsigned char>(c)))) +
+            " " + when;
       }
       continue;
     }

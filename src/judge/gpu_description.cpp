@@ -10,7 +10,8 @@ GpuDescription describe_gpu_for(const EvalOptions& options) {
   if (!options.use_gpu) {
     d.reason = "--no-gpu: static checks only";
   } else {
-    auto run = run_worker(options.worker, nullptr, options.workspace / "jobs", {}, std::chrono::seconds(60), {"--info"});
+    auto run =
+        run_worker(options.worker, nullptr, options.workspace / "jobs", {}, std::chrono::seconds(60), {"--info"});
     if (run.tampered) {
       d.reason = "no usable GPU (the worker's --info report failed verification: " + *run.tampered + ")";
     } else if (auto h = run.hello(); h && run.done) {

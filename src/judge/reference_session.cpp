@@ -74,7 +74,8 @@ json ReferenceSession::handle(const json& m, UniqueFd fd, int& reply_fd) {
   const std::string op = m.value("op", "");
   const auto shape_it = m.find("shape");
   const auto seed_it = m.find("seed");
-  const bool named = shape_it != m.end() && shape_it->is_string() && seed_it != m.end() && seed_it->is_number_unsigned();
+  const bool named =
+      shape_it != m.end() && shape_it->is_string() && seed_it != m.end() && seed_it->is_number_unsigned();
   if (op == "seal") {
     if (sealed_) return violation("a second seal, after the candidate loaded");
     sealed_ = true;
@@ -107,7 +108,8 @@ json ReferenceSession::handle(const json& m, UniqueFd fd, int& reply_fd) {
     const uint64_t seed = *seed_it;
     if (!sealed_) return violation("a reference asked for before the candidate loaded (" + set_name(shape, seed) + ")");
     auto it = sets_.find({shape, seed});
-    if (it == sets_.end()) return violation("a reference asked for that is no set of this job (" + set_name(shape, seed) + ")");
+    if (it == sets_.end())
+      return violation("a reference asked for that is no set of this job (" + set_name(shape, seed) + ")");
     if (it->second.handed_out)
       return violation("the reference of " + set_name(shape, seed) +
                        " was asked for twice: something in the worker besides the harness took it");
@@ -132,7 +134,10 @@ std::vector<std::pair<std::string, PooledSet>> ReferenceSession::made() const {
 json ReferenceSession::summary() const {
   std::lock_guard lock(mu_);
   size_t pooled = sets_.size() - made_.size();
-  return {{"pooled", pooled}, {"made", made_.size()}, {"handed_out", handed_out_}, {"refused", refused_},
+  return {{"pooled", pooled},
+          {"made", made_.size()},
+          {"handed_out", handed_out_},
+          {"refused", refused_},
           {"violations", violations_}};
 }
 

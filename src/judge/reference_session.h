@@ -22,9 +22,9 @@
 namespace ptxbench {
 
 struct ReferencePlan {
-  std::string shape;             // the correctness item's shape, as JSON (shape.dump())
-  std::vector<PooledSet> pooled; // sets from the pool, handed out after their calls
-  int fresh = 0;                 // sets the worker may make (and put) before its candidate loads
+  std::string shape;              // the correctness item's shape, as JSON (shape.dump())
+  std::vector<PooledSet> pooled;  // sets from the pool, handed out after their calls
+  int fresh = 0;                  // sets the worker may make (and put) before its candidate loads
 };
 
 class ReferenceSession {

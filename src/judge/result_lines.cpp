@@ -24,7 +24,9 @@ std::string hex(const unsigned char* p, size_t n) {
 
 bool unhex(std::string_view h, std::string& out) {
   if (h.size() % 2) return false;
-  auto v = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1; };
+  auto v = [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
+  };
   for (size_t i = 0; i < h.size(); i += 2) {
     const int hi = v(h[i]), lo = v(h[i + 1]);
     if (hi < 0 || lo < 0) return false;
@@ -59,7 +61,9 @@ ChannelReport read_result_lines(std::string_view bytes, std::string_view key_hex
   bool done = false;
   unsigned long long expected = 0;
   size_t pos = 0, line_no = 0;
-  auto tamper = [&](const std::string& why) { r.tampered = "line " + std::to_string(line_no) + " of the result channel " + why; };
+  auto tamper = [&](const std::string& why) {
+    r.tampered = "line " + std::to_string(line_no) + " of the result channel " + why;
+  };
   while (pos < bytes.size() && !r.tampered) {
     ++line_no;
     const size_t nl = bytes.find('\n', pos);
@@ -71,7 +75,10 @@ ChannelReport read_result_lines(std::string_view bytes, std::string_view key_hex
     const std::string_view line = bytes.substr(pos, nl - pos);
     pos = nl + 1;
     const size_t sp = line.find(' ');
-    if (sp != 64) { tamper("does not start with an HMAC"); break; }
+    if (sp != 64) {
+      tamper("does not start with an HMAC");
+      break;
+    }
     const std::string_view mac = line.substr(0, 64), payload = line.substr(65);
     const std::string want = hmac_sha256_hex(key_hex, payload);
     if (want.size() != 64 || CRYPTO_memcmp(want.data(), mac.data(), 64) != 0) {
@@ -82,15 +89,22 @@ ChannelReport read_result_lines(std::string_view bytes, std::string_view key_hex
     const std::string_view seq_text = payload.substr(0, sp2);
     unsigned long long seq = 0;
     bool digits = !seq_text.empty() && seq_text.size() <= 19 && sp2 != std::string_view::npos;
-    for (char c : seq_text) digits = digits && std::isdigit(static_cast<unsigned char>(c)), seq = seq * 10 + unsigned(c - '0');
-    if (!digits) { tamper("has no sequence number"); break; }
+    for (char c : seq_text)
+      digits = digits && std::isdigit(static_cast<unsigned char>(c)), seq = seq * 10 + unsigned(c - '0');
+    if (!digits) {
+      tamper("has no sequence number");
+      break;
+    }
     if (seq != expected) {
       tamper("has sequence number " + std::to_string(seq) + " where " + std::to_string(expected) +
              " was due (a repeated, dropped or reordered line)");
       break;
     }
     ++expected;
-    if (done) { tamper("follows the worker's `done`"); break; }
+    if (done) {
+      tamper("follows the worker's `done`");
+      break;
+    }
     json e = json::parse(payload.substr(sp2 + 1), nullptr, false);
     if (e.is_discarded() || !e.is_object() || !e.contains("type") || !e["type"].is_string()) {
       tamper("is not a JSON event");
@@ -103,8 +117,14 @@ ChannelReport read_result_lines(std::string_view bytes, std::string_view key_hex
     }
     if (type == "stage") {
       const std::string name = e.value("name", "");
-      if (!stages.count(name)) { tamper("reports a stage '" + name + "' this job did not ask for"); break; }
-      if (!seen_stages.insert(name).second) { tamper("reports the stage '" + name + "' a second time"); break; }
+      if (!stages.count(name)) {
+        tamper("reports a stage '" + name + "' this job did not ask for");
+        break;
+      }
+      if (!seen_stages.insert(name).second) {
+        tamper("reports the stage '" + name + "' a second time");
+        break;
+      }
     }
     if (type == "done") done = true;
     r.events.push_back(std::move(e));

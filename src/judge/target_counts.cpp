@@ -7,12 +7,14 @@
 
 namespace ptxbench {
 
-bool is_tma_copy(const SassInstruction& i) { return i.opcode == "UTMALDG" || i.opcode == "UTMASTG" || i.opcode == "UTMAREDG"; }
+bool is_tma_copy(const SassInstruction& i) {
+  return i.opcode == "UTMALDG" || i.opcode == "UTMASTG" || i.opcode == "UTMAREDG";
+}
 
 double other_math_flops_per_warp(const std::string& opcode) {
   static const std::map<std::string, double, std::less<>> per_lane = {
-      {"FFMA", 2}, {"FFMA2", 4}, {"FMUL", 1}, {"FMUL2", 2}, {"FADD", 1}, {"FADD2", 2}, {"HFMA2", 4},
-      {"HMUL2", 2}, {"HADD2", 2}, {"DFMA", 2}, {"DMUL", 1}, {"DADD", 1}};
+      {"FFMA", 2},  {"FFMA2", 4}, {"FMUL", 1},  {"FMUL2", 2}, {"FADD", 1}, {"FADD2", 2},
+      {"HFMA2", 4}, {"HMUL2", 2}, {"HADD2", 2}, {"DFMA", 2},  {"DMUL", 1}, {"DADD", 1}};
   const auto it = per_lane.find(opcode);
   return it == per_lane.end() ? 0.0 : 32 * it->second;
 }
@@ -53,7 +55,8 @@ ExecutedTargets executed_targets(const json& ev, const SassListing& listing,
         (is_warpgroup_mma(*ins) ? out.warpgroup_mma_flops : out.other_tensor_flops) += flops;
       }
       for (const auto& [op, n] : mine) out.opcodes[op] += n;
-      out.kernels.push_back({{"name", name}, {"targets", select_families(mine, groups)}, {"in_listing", f != listing.end()}});
+      out.kernels.push_back(
+          {{"name", name}, {"targets", select_families(mine, groups)}, {"in_listing", f != listing.end()}});
     }
   } catch (const json::exception& e) {
     throw InputError(std::string("malformed target_counts event: ") + e.what());
@@ -61,8 +64,9 @@ ExecutedTargets executed_targets(const json& ev, const SassListing& listing,
   return out;
 }
 
-TargetWorkCheck check_target_work(const ExecutedTargets& t, double operand_bytes, const std::vector<std::vector<std::string>>& groups,
-                                  double min_tensor_flop_share, double min_tma_byte_share) {
+TargetWorkCheck check_target_work(const ExecutedTargets& t, double operand_bytes,
+                                  const std::vector<std::vector<std::string>>& groups, double min_tensor_flop_share,
+                                  double min_tma_byte_share) {
   TargetWorkCheck c;
   c.seen = groups_satisfied(t.opcodes, groups);
   c.tensor_flop_share = t.problem_flops > 0 ? t.warpgroup_mma_flops / t.problem_flops : 0.0;
@@ -72,16 +76,19 @@ TargetWorkCheck check_target_work(const ExecutedTargets& t, double operand_bytes
   if (!c.seen) {
     c.shortfall = "not every target group executed";
   } else if (c.tensor_flop_share < min_tensor_flop_share) {
-    std::snprintf(buf, sizeof buf, "the warpgroup MMAs did %.1f%% of the FLOPs (at least %.0f%% needed)", c.tensor_flop_share * 100,
-                  min_tensor_flop_share * 100);
+    std::snprintf(buf, sizeof buf, "the warpgroup MMAs did %.1f%% of the FLOPs (at least %.0f%% needed)",
+                  c.tensor_flop_share * 100, min_tensor_flop_share * 100);
     c.shortfall = buf;
   } else if (c.tma_byte_share < min_tma_byte_share) {
-    std::snprintf(buf, sizeof buf, "the TMA copies moved %.3gx the operand bytes (at least %.3gx needed%s)", c.tma_byte_share,
-                  min_tma_byte_share, t.tma_copies_unsized > 0 ? "; copies of kernels given no encoded tensor map count 0" : "");
+    std::snprintf(buf, sizeof buf, "the TMA copies moved %.3gx the operand bytes (at least %.3gx needed%s)",
+                  c.tma_byte_share, min_tma_byte_share,
+                  t.tma_copies_unsized > 0 ? "; copies of kernels given no encoded tensor map count 0" : "");
     c.shortfall = buf;
   } else if (c.other_math_flop_share > kMaxOtherMathFlopShare) {
-    std::snprintf(buf, sizeof buf, "SIMT and older tensor instructions did up to %.0f%% of the FLOPs (at most %.0f%% allowed): "
-                  "the warpgroup MMAs' work is not the problem's", c.other_math_flop_share * 100, kMaxOtherMathFlopShare * 100);
+    std::snprintf(buf, sizeof buf,
+                  "SIMT and older tensor instructions did up to %.0f%% of the FLOPs (at most %.0f%% allowed): "
+                  "the warpgroup MMAs' work is not the problem's",
+                  c.other_math_flop_share * 100, kMaxOtherMathFlopShare * 100);
     c.shortfall = buf;
   }
   c.does_the_work = c.shortfall.empty();
@@ -89,8 +96,9 @@ TargetWorkCheck check_target_work(const ExecutedTargets& t, double operand_bytes
 }
 
 TargetWorkSummary summarize_target_work(const std::vector<json>& events, const SassListing& listing,
-                                        const std::vector<std::vector<std::string>>& groups, double min_tensor_flop_share,
-                                        double min_tma_byte_share, const std::function<double(const json&)>& operand_bytes,
+                                        const std::vector<std::vector<std::string>>& groups,
+                                        double min_tensor_flop_share, double min_tma_byte_share,
+                                        const std::function<double(const json&)>& operand_bytes,
                                         const std::function<std::string(const json&)>& shape_name) {
   TargetWorkSummary out;
   out.seen = out.does_the_work = !events.empty();
@@ -111,20 +119,21 @@ TargetWorkSummary summarize_target_work(const std::vector<json>& events, const S
     tma_bytes += t.tma_bytes;
     operands_total += operands;
     for (const auto& [op, n] : t.opcodes) out.executed[op] += n;
-    out.shapes.push_back({{"shape", shape},
-                          {"when", ev.value("when", "")},
-                          {"targets_executed", w.does_the_work},
-                          {"targets_seen", w.seen},
-                          {"executed_families", select_families(t.opcodes, groups)},
-                          {"tensor_flop_share", w.tensor_flop_share},
-                          {"other_tensor_flop_share", t.problem_flops > 0 ? t.other_tensor_flops / t.problem_flops : 0.0},
-                          {"other_math_flop_share", w.other_math_flop_share},
-                          {"tma_byte_share", w.tma_byte_share},
-                          {"tma_copies", t.tma_copies},
-                          {"tma_copies_without_known_map", t.tma_copies_unsized},
-                          {"unmatched_executions", t.unmatched},
-                          {"check_passed", t.check_passed},
-                          {"kernels", t.kernels}});
+    out.shapes.push_back(
+        {{"shape", shape},
+         {"when", ev.value("when", "")},
+         {"targets_executed", w.does_the_work},
+         {"targets_seen", w.seen},
+         {"executed_families", select_families(t.opcodes, groups)},
+         {"tensor_flop_share", w.tensor_flop_share},
+         {"other_tensor_flop_share", t.problem_flops > 0 ? t.other_tensor_flops / t.problem_flops : 0.0},
+         {"other_math_flop_share", w.other_math_flop_share},
+         {"tma_byte_share", w.tma_byte_share},
+         {"tma_copies", t.tma_copies},
+         {"tma_copies_without_known_map", t.tma_copies_unsized},
+         {"unmatched_executions", t.unmatched},
+         {"check_passed", t.check_passed},
+         {"kernels", t.kernels}});
   }
   if (problem_flops > 0) out.tensor_flop_share = mma_flops / problem_flops;
   if (operands_total > 0) out.tma_byte_share = tma_bytes / operands_total;

@@ -14,21 +14,21 @@
 namespace ptxbench {
 
 struct ExecutedTargets {
-  OpcodeCounts opcodes;                 // executed (warp-level) count per opcode, candidate kernels
-  double warpgroup_mma_flops = 0;       // FLOPs done by the target tensor family (HGMMA, ...)
-  double other_tensor_flops = 0;        // by older tensor instructions (HMMA)
-  double simt_flops = 0;                // the most the FMA and FP64 pipes' float instructions did (FFMA 2
-                                        // per lane, HFMA2 4, FADD/FMUL 1, ...): other_math_flops_per_warp
-  double problem_flops = 0;             // the problem's nominal FLOPs for the counted shape
+  OpcodeCounts opcodes;            // executed (warp-level) count per opcode, candidate kernels
+  double warpgroup_mma_flops = 0;  // FLOPs done by the target tensor family (HGMMA, ...)
+  double other_tensor_flops = 0;   // by older tensor instructions (HMMA)
+  double simt_flops = 0;           // the most the FMA and FP64 pipes' float instructions did (FFMA 2
+                                   // per lane, HFMA2 4, FADD/FMUL 1, ...): other_math_flops_per_warp
+  double problem_flops = 0;        // the problem's nominal FLOPs for the counted shape
   // Bytes the TMA family (UTMALDG, UTMASTG, UTMAREDG) moved, at least: each executed copy credited
   // with the smallest box among the known tensor maps its kernel was launched with (the worker's
   // "tensor_maps"); copies of a kernel given no known map are counted but credited nothing.
   double tma_bytes = 0;
-  long long tma_copies = 0;             // executed TMA copy instructions
-  long long tma_copies_unsized = 0;     // of those, in kernels given no known map
-  long long unmatched = 0;              // executed offsets the listing does not know
-  bool check_passed = false;            // the counted call's full check
-  json kernels = json::array();         // per kernel: executed target opcodes
+  long long tma_copies = 0;          // executed TMA copy instructions
+  long long tma_copies_unsized = 0;  // of those, in kernels given no known map
+  long long unmatched = 0;           // executed offsets the listing does not know
+  bool check_passed = false;         // the counted call's full check
+  json kernels = json::array();      // per kernel: executed target opcodes
 };
 
 // A TMA copy instruction (global <-> shared through a tensor map), the target TMA family's work.
@@ -46,15 +46,16 @@ double other_math_flops_per_warp(const std::string& opcode);
 
 // One counted shape measured against the problem's TargetWork (problems/problem_spec.h).
 struct TargetWorkCheck {
-  bool seen = false;            // every target group executed (the paper's flag: target_seen)
-  double tensor_flop_share = 0;  // warpgroup MMA FLOPs / problem FLOPs
-  double tma_byte_share = 0;     // TMA bytes / operand bytes (0 when the problem names none)
+  bool seen = false;                 // every target group executed (the paper's flag: target_seen)
+  double tensor_flop_share = 0;      // warpgroup MMA FLOPs / problem FLOPs
+  double tma_byte_share = 0;         // TMA bytes / operand bytes (0 when the problem names none)
   double other_math_flop_share = 0;  // (SIMT + older tensor FLOPs) / problem FLOPs, at most kMaxOtherMathFlopShare
-  bool does_the_work = false;    // seen, and both shares at least the problem's minimums
-  std::string shortfall;         // why not, in words ("" when it does)
+  bool does_the_work = false;        // seen, and both shares at least the problem's minimums
+  std::string shortfall;             // why not, in words ("" when it does)
 };
-TargetWorkCheck check_target_work(const ExecutedTargets& t, double operand_bytes, const std::vector<std::vector<std::string>>& groups,
-                                  double min_tensor_flop_share, double min_tma_byte_share);
+TargetWorkCheck check_target_work(const ExecutedTargets& t, double operand_bytes,
+                                  const std::vector<std::vector<std::string>>& groups, double min_tensor_flop_share,
+                                  double min_tma_byte_share);
 
 // One counted shape. Throws InputError on a malformed event.
 ExecutedTargets executed_targets(const json& target_counts_event, const SassListing& listing,
@@ -67,17 +68,18 @@ ExecutedTargets executed_targets(const json& target_counts_event, const SassList
 // Every counted shape of a candidate measured against the problem's TargetWork: the record's flags
 // and shares, and a line per shape for the target_run stage's detail.
 struct TargetWorkSummary {
-  bool seen = false;              // target_seen: every shape executed every target group
-  bool does_the_work = false;     // target_executed: on every shape the shares reached the minimums
+  bool seen = false;           // target_seen: every shape executed every target group
+  bool does_the_work = false;  // target_executed: on every shape the shares reached the minimums
   std::optional<double> tensor_flop_share, tma_byte_share;  // over all counted shapes together
-  OpcodeCounts executed;          // every counted shape's opcodes together
-  std::string shortfall;          // the first shape that fell short, and why
+  OpcodeCounts executed;                                    // every counted shape's opcodes together
+  std::string shortfall;                                    // the first shape that fell short, and why
   json shapes = json::array();
 };
 // `operand_bytes(shape)` gives the problem's operand bytes for a counted shape (0: none stated).
 TargetWorkSummary summarize_target_work(const std::vector<json>& target_counts_events, const SassListing& listing,
-                                        const std::vector<std::vector<std::string>>& groups, double min_tensor_flop_share,
-                                        double min_tma_byte_share, const std::function<double(const json& shape)>& operand_bytes,
+                                        const std::vector<std::vector<std::string>>& groups,
+                                        double min_tensor_flop_share, double min_tma_byte_share,
+                                        const std::function<double(const json& shape)>& operand_bytes,
                                         const std::function<std::string(const json& shape)>& shape_name);
 
 bool counted_calls_show_no_target(const std::vector<json>& target_counts_events, const SassListing& listing,

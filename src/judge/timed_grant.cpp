@@ -12,7 +12,8 @@ std::string why_timed_without_grant(const WorkerRun& run, bool granted) {
   const std::string socket = " (its exclusive-use socket was closed, replaced or answered by code besides the harness)";
   // The honest worker writes only its requests, in order: anything else came from candidate code.
   if (!run.exclusive_handshake_misuse.empty())
-    return "code besides the harness wrote on the timed worker's exclusive-use socket: " + run.exclusive_handshake_misuse;
+    return "code besides the harness wrote on the timed worker's exclusive-use socket: " +
+           run.exclusive_handshake_misuse;
   if (!granted)
     return run.done ? "the timed worker took its samples without the harness's grant of exclusive use" + socket : "";
   const auto grants = run.of_type("exclusive_gpu");
@@ -30,7 +31,8 @@ std::string why_timed_without_grant(const WorkerRun& run, bool granted) {
              run.exclusive_grant_token.substr(0, 8) + "..." + socket;
   }
   if (!timing_grant_reported && run.done)
-    return "the timed worker reported no grant for its timed samples, only the one for the library's clean timings" + socket;
+    return "the timed worker reported no grant for its timed samples, only the one for the library's clean timings" +
+           socket;
   return "";
 }
 

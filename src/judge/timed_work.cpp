@@ -17,14 +17,15 @@ struct Work {
 Work work_of(const json& w, std::string* why) {
   const auto unreadable = w.value("unreadable", std::vector<std::string>{});
   if (!unreadable.empty() && why) *why = "the counters could not read " + unreadable.front();
-  return {w.at("tensor_ops").get<double>(), w.at("tma_load_bytes").get<double>() + w.at("tma_store_bytes").get<double>(),
+  return {w.at("tensor_ops").get<double>(),
+          w.at("tma_load_bytes").get<double>() + w.at("tma_store_bytes").get<double>(),
           w.value("other_math_flops", 0.0)};
 }
 
 }  // namespace
 
-TimedWorkCheck check_timed_work(const std::vector<json>& timing_events, double min_tensor_flop_share, double min_tma_byte_share,
-                                const std::function<double(const json&)>& operand_bytes,
+TimedWorkCheck check_timed_work(const std::vector<json>& timing_events, double min_tensor_flop_share,
+                                double min_tma_byte_share, const std::function<double(const json&)>& operand_bytes,
                                 const std::function<std::string(const json&)>& shape_name) {
   TimedWorkCheck out;
   if (timing_events.empty()) {
@@ -96,32 +97,40 @@ TimedWorkCheck check_timed_work(const std::vector<json>& timing_events, double m
       // The most FLOPs the FMA and FP64 pipes could have done, per problem FLOP (integer work there
       // too: an upper bound): a kernel doing the math there while wasting warpgroup MMAs on the side
       // reads 1 or more.
-      const double other = candidates(samples.other_math_flops, library_per_call.other_math_flops, harness.other_math_flops);
+      const double other =
+          candidates(samples.other_math_flops, library_per_call.other_math_flops, harness.other_math_flops);
       const double other_share = flops > 0 ? other / (calls * flops) : 0.0;
-      json one = {{"shape", shape}, {"candidate_calls", calls}, {"tensor_flop_share", tensor}, {"tma_byte_share", tma},
+      json one = {{"shape", shape},
+                  {"candidate_calls", calls},
+                  {"tensor_flop_share", tensor},
+                  {"tma_byte_share", tma},
                   {"other_math_flop_bound", other_share}};
       if (library_in_range > 0 && flops > 0)
         one["library"] = {{"calls_in_range", library_in_range},
                           {"tensor_flop_share", library_per_call.tensor_ops * kTensorFlopsPerOp / flops},
                           {"tma_byte_share", operands > 0 ? library_per_call.tma_bytes / operands : 0.0}};
       if (flops > 0)
-        one["harness_per_sample"] = harness_known ? json{{"tensor_flop_share", harness.tensor_ops * kTensorFlopsPerOp / flops},
-                                                         {"tma_byte_share", operands > 0 ? harness.tma_bytes / operands : 0.0}}
-                                                  : json("not measured");
+        one["harness_per_sample"] = harness_known
+                                        ? json{{"tensor_flop_share", harness.tensor_ops * kTensorFlopsPerOp / flops},
+                                               {"tma_byte_share", operands > 0 ? harness.tma_bytes / operands : 0.0}}
+                                        : json("not measured");
       if (w.contains("uncounted_types")) one["uncounted_types"] = w.at("uncounted_types");
       if (w.contains("seconds")) one["seconds"] = w.at("seconds");  // the accounting's host time
       tensor_min = std::min(tensor_min, tensor), tma_min = std::min(tma_min, tma);
       char buf[260] = "";
       if (tensor < min_tensor_flop_share)
-        std::snprintf(buf, sizeof buf, "over its timed calls the warpgroup MMAs did %.1f%% of the FLOPs (at least %.0f%% needed) on %s",
+        std::snprintf(buf, sizeof buf,
+                      "over its timed calls the warpgroup MMAs did %.1f%% of the FLOPs (at least %.0f%% needed) on %s",
                       tensor * 100, min_tensor_flop_share * 100, name.c_str());
       else if (operands > 0 && tma < min_tma_byte_share)
-        std::snprintf(buf, sizeof buf, "over its timed calls the TMA moved %.3gx the operand bytes (at least %.3gx needed) on %s", tma,
+        std::snprintf(buf, sizeof buf,
+                      "over its timed calls the TMA moved %.3gx the operand bytes (at least %.3gx needed) on %s", tma,
                       min_tma_byte_share, name.c_str());
       else if (min_tensor_flop_share > 0 && other_share > kMaxOtherMathFlopShare)
-        std::snprintf(buf, sizeof buf, "over its timed calls the FMA and FP64 pipes could have done up to %.0f%% of the FLOPs "
-                      "(at most %.0f%% allowed) on %s: the warpgroup MMAs' work is not the problem's", other_share * 100,
-                      kMaxOtherMathFlopShare * 100, name.c_str());
+        std::snprintf(buf, sizeof buf,
+                      "over its timed calls the FMA and FP64 pipes could have done up to %.0f%% of the FLOPs "
+                      "(at most %.0f%% allowed) on %s: the warpgroup MMAs' work is not the problem's",
+                      other_share * 100, kMaxOtherMathFlopShare * 100, name.c_str());
       one["does_the_work"] = buf[0] == 0;
       if (buf[0] && out.shortfall.empty()) out.shortfall = buf;
       out.does_the_work = out.does_the_work && buf[0] == 0;

@@ -31,7 +31,8 @@ struct TimedWorkCheck {
 
 // `timing_events`: the worker's "timing" events. `operand_bytes(shape)` as for the counted calls.
 // Throws InputError on a malformed timed_work object.
-TimedWorkCheck check_timed_work(const std::vector<json>& timing_events, double min_tensor_flop_share, double min_tma_byte_share,
+TimedWorkCheck check_timed_work(const std::vector<json>& timing_events, double min_tensor_flop_share,
+                                double min_tma_byte_share,
                                 const std::function<double(const json& shape)>& operand_bytes,
                                 const std::function<std::string(const json& shape)>& shape_name);
 

@@ -79,8 +79,10 @@ fs::path make_private_dir(const fs::path& job_dir) {
   fs::create_directories(job_dir);
   static std::atomic<unsigned> counter{0};
   std::random_device rd;
-  const fs::path dir = job_dir / ("run-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + "-" + std::to_string(rd()));
-  if (mkdir(dir.c_str(), 0700) != 0) fail("cannot create the worker's folder " + dir.string() + ": " + std::strerror(errno));
+  const fs::path dir =
+      job_dir / ("run-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + "-" + std::to_string(rd()));
+  if (mkdir(dir.c_str(), 0700) != 0)
+    fail("cannot create the worker's folder " + dir.string() + ": " + std::strerror(errno));
   fs::create_directories(dir / "home");
   return dir;
 }
@@ -154,8 +156,10 @@ const sandbox::Capabilities& gpu_worker_capabilities(const WorkerLaunch& launch)
     without.landlock_abi = 0;
     const WorkerRun reduced = run_worker_with(info, nullptr, without);
     if (!reduced.process.ok()) return;  // no GPU either way: nothing to learn, keep Landlock
-    without.landlock_unavailable = "the CUDA driver does not start under Landlock on this host (ptxbench-worker --info, "
-                                   "twice: " + full.process.describe() + "; it starts without); left off for the GPU worker only";
+    without.landlock_unavailable =
+        "the CUDA driver does not start under Landlock on this host (ptxbench-worker --info, "
+        "twice: " +
+        full.process.describe() + "; it starts without); left off for the GPU worker only";
     caps = without;
   });
   return caps;
@@ -264,7 +268,8 @@ WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const 
 
   const std::vector<std::string> stages = expected_stages(job_in);
   const bool killed = run.process.timed_out || run.process.term_signal != 0;
-  ChannelReport report = read_result_lines(run.process.result, key, std::set<std::string>(stages.begin(), stages.end()), killed);
+  ChannelReport report =
+      read_result_lines(run.process.result, key, std::set<std::string>(stages.begin(), stages.end()), killed);
   run.tampered = std::move(report.tampered);
   run.events = std::move(report.events);
   for (const auto& e : run.events) {
@@ -289,15 +294,17 @@ WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const 
 
 }  // namespace
 
-WorkerRun run_worker(const fs::path& worker, const json& job, const fs::path& job_dir, const std::vector<std::string>& wrapper,
-                     std::chrono::seconds timeout, const std::vector<std::string>& extra_args) {
+WorkerRun run_worker(const fs::path& worker, const json& job, const fs::path& job_dir,
+                     const std::vector<std::string>& wrapper, std::chrono::seconds timeout,
+                     const std::vector<std::string>& extra_args) {
   WorkerLaunch launch;
   launch.worker = worker;
   launch.job_dir = job_dir;
   launch.wrapper = wrapper;
   launch.timeout = timeout;
   launch.extra_args = extra_args;
-  if (job.is_object() && job.contains("candidate")) launch.readable.push_back(fs::path(job.at("candidate").get<std::string>()).parent_path());
+  if (job.is_object() && job.contains("candidate"))
+    launch.readable.push_back(fs::path(job.at("candidate").get<std::string>()).parent_path());
   return run_worker(launch, job);
 }
 

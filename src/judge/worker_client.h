@@ -18,8 +18,8 @@ namespace ptxbench {
 struct WorkerRun {
   ProcessResult process;
   std::vector<json> events;
-  std::optional<json> fatal;  // {"verdict", "message"} when the worker reported a fatal error
-  bool done = false;          // the worker finished its job and said so
+  std::optional<json> fatal;            // {"verdict", "message"} when the worker reported a fatal error
+  bool done = false;                    // the worker finished its job and said so
   std::optional<std::string> tampered;  // the result channel failed verification: candidate code wrote to it
   json sandbox = json::object();        // what confined the process (and, from the worker, around the candidate)
   std::string tool_log;                 // the wrapper's own report (--log-file), when it has one
@@ -32,29 +32,29 @@ struct WorkerRun {
   std::optional<json> stage(const std::string& name) const;
   std::vector<json> of_type(const std::string& type) const;
   std::optional<json> hello() const;
-  std::string last_progress() const;  // "correctness on M=128 N=128 K=64", or empty
+  std::string last_progress() const;                       // "correctness on M=128 N=128 K=64", or empty
   std::string output_tail(size_t max_bytes = 4000) const;  // the candidate's stdout/stderr, trimmed
 };
 
 inline constexpr int kResultFd = 3;
-inline constexpr int kExclusiveGpuFd = 4;  // the timed worker's handshake (judge/exclusive_handshake.h)
+inline constexpr int kExclusiveGpuFd = 4;   // the timed worker's handshake (judge/exclusive_handshake.h)
 inline constexpr int kReferencePoolFd = 5;  // the eval worker's reference pool socket (judge/reference_session.h)
 
 class ReferenceSession;
 
 struct WorkerLaunch {
   std::filesystem::path worker;
-  std::filesystem::path job_dir;                 // a private folder per run is made (and removed) in it
-  std::vector<std::string> wrapper;              // compute-sanitizer / ncu prefix, run inside the sandbox
-  bool tool_log = false;                         // give the wrapper --log-file in the private folder
+  std::filesystem::path job_dir;     // a private folder per run is made (and removed) in it
+  std::vector<std::string> wrapper;  // compute-sanitizer / ncu prefix, run inside the sandbox
+  bool tool_log = false;             // give the wrapper --log-file in the private folder
   std::chrono::seconds timeout{60};
   std::vector<std::string> extra_args;
-  std::vector<std::filesystem::path> readable;   // beyond the worker's own folder: the candidate's build folder
+  std::vector<std::filesystem::path> readable;  // beyond the worker's own folder: the candidate's build folder
   // Read-write beyond the private folder, and NAME=value entries beyond the scrubbed environment:
   // for a simulated GPU's shared state in the service's fault tests, never for candidate output.
   std::vector<std::filesystem::path> writable;
   std::vector<std::string> environment;
-  bool sandbox = true;                           // false only in tests of the worker itself
+  bool sandbox = true;  // false only in tests of the worker itself
   // Set for the timed worker under a lane gate: called (on another thread) when the worker asks for
   // exclusive use of its GPU, before its first timed sample (and before the library's clean
   // timings, when it takes them); it returns once granted, or throws (rethrown by run_worker after

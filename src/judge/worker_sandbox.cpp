@@ -39,12 +39,14 @@ bool profiling_admin_only() {
   return false;
 }
 
-sandbox::Policy worker_policy(const fs::path& worker, const fs::path& private_dir, const std::vector<fs::path>& readable,
-                              const std::vector<std::string>& wrapper, std::chrono::seconds timeout) {
+sandbox::Policy worker_policy(const fs::path& worker, const fs::path& private_dir,
+                              const std::vector<fs::path>& readable, const std::vector<std::string>& wrapper,
+                              std::chrono::seconds timeout) {
   sandbox::Policy p;
   p.profile = wrapper.empty() ? "worker" : "tool";
   p.read_only = sandbox::system_read_only();
-  for (const char* extra : {"/etc/nvidia", "/etc/localtime", "/opt", "/run/nvidia-persistenced"}) p.read_only.emplace_back(extra);
+  for (const char* extra : {"/etc/nvidia", "/etc/localtime", "/opt", "/run/nvidia-persistenced"})
+    p.read_only.emplace_back(extra);
   std::error_code ec;
   p.read_only.push_back(fs::weakly_canonical(fs::absolute(worker, ec), ec).parent_path());
   for (const auto& r : readable) p.read_only.push_back(r);

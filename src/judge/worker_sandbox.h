@@ -16,8 +16,8 @@
 namespace ptxbench {
 
 sandbox::Policy worker_policy(const std::filesystem::path& worker, const std::filesystem::path& private_dir,
-                              const std::vector<std::filesystem::path>& readable, const std::vector<std::string>& wrapper,
-                              std::chrono::seconds timeout);
+                              const std::vector<std::filesystem::path>& readable,
+                              const std::vector<std::string>& wrapper, std::chrono::seconds timeout);
 
 // True when /proc/driver/nvidia/params says RmProfilingAdminOnly: 1.
 bool profiling_admin_only();

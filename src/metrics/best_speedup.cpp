@@ -14,7 +14,8 @@ const TurnRow* trajectory_best(const Trajectory& tr, int budget, bool target_onl
   return best;
 }
 
-std::vector<double> per_trajectory_best(const std::vector<const Trajectory*>& trajectories, int budget, bool target_only) {
+std::vector<double> per_trajectory_best(const std::vector<const Trajectory*>& trajectories, int budget,
+                                        bool target_only) {
   std::vector<double> out;
   out.reserve(trajectories.size());
   for (const Trajectory* tr : trajectories) {
@@ -36,13 +37,14 @@ BestSpeedup best_speedup(const std::vector<const Trajectory*>& trajectories, int
   }
   if (b.value && !trajectories.empty()) {
     const auto bests = per_trajectory_best(trajectories, budget, target_only);
-    b.interval = bootstrap_percentile(bests.size(), bootstrap.resamples,
-                                      seed_for(bootstrap.seed, group_label + (target_only ? "/target/" : "/any/") + std::to_string(budget)),
-                                      [&](const std::vector<size_t>& idx) {
-                                        double m = 0;
-                                        for (size_t i : idx) m = std::max(m, bests[i]);
-                                        return m;
-                                      });
+    b.interval = bootstrap_percentile(
+        bests.size(), bootstrap.resamples,
+        seed_for(bootstrap.seed, group_label + (target_only ? "/target/" : "/any/") + std::to_string(budget)),
+        [&](const std::vector<size_t>& idx) {
+          double m = 0;
+          for (size_t i : idx) m = std::max(m, bests[i]);
+          return m;
+        });
   }
   return b;
 }

@@ -33,6 +33,7 @@ BestSpeedup best_speedup(const std::vector<const Trajectory*>& trajectories, int
                          const BootstrapSettings& bootstrap, const std::string& group_label);
 
 // The per-trajectory best geomeans (0 where none), in the trajectories' order.
-std::vector<double> per_trajectory_best(const std::vector<const Trajectory*>& trajectories, int budget, bool target_only);
+std::vector<double> per_trajectory_best(const std::vector<const Trajectory*>& trajectories, int budget,
+                                        bool target_only);
 
 }  // namespace ptxbench::metrics

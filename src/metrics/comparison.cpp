@@ -37,7 +37,8 @@ Selector parse_selector(const std::string& text) {
 ComparisonSpec parse_comparison(const std::string& text) {
   const auto dots = text.find("..");
   if (dots == std::string::npos)
-    throw InputError("--compare '" + text + "': write A..B (each side a run id or key=value[+key=value], e.g. model=x..model=y)");
+    throw InputError("--compare '" + text +
+                     "': write A..B (each side a run id or key=value[+key=value], e.g. model=x..model=y)");
   return {text, parse_selector(text.substr(0, dots)), parse_selector(text.substr(dots + 2))};
 }
 
@@ -81,14 +82,15 @@ std::vector<ComparisonRow> compare(const std::vector<Trajectory>& trajectories, 
         if (mb > 0) r.b = mb;
         r.a_units = static_cast<long long>(a.size()), r.b_units = static_cast<long long>(b.size());
         r.difference = mb - ma;
-        r.interval = bootstrap_percentile2(ba.size(), bb.size(), bootstrap.resamples,
-                                           seed_for(bootstrap.seed, spec.text + "/" + problem + "/" + r.metric + "/" + std::to_string(budget)),
-                                           [&](const std::vector<size_t>& ia, const std::vector<size_t>& ib) {
-                                             double xa = 0, xb = 0;
-                                             for (size_t i : ia) xa = std::max(xa, ba[i]);
-                                             for (size_t i : ib) xb = std::max(xb, bb[i]);
-                                             return xb - xa;
-                                           });
+        r.interval = bootstrap_percentile2(
+            ba.size(), bb.size(), bootstrap.resamples,
+            seed_for(bootstrap.seed, spec.text + "/" + problem + "/" + r.metric + "/" + std::to_string(budget)),
+            [&](const std::vector<size_t>& ia, const std::vector<size_t>& ib) {
+              double xa = 0, xb = 0;
+              for (size_t i : ia) xa = std::max(xa, ba[i]);
+              for (size_t i : ib) xb = std::max(xb, bb[i]);
+              return xb - xa;
+            });
         r.method = "percentile bootstrap 95% over trajectories, " + std::to_string(bootstrap.resamples) +
                    " resamples, seed " + std::to_string(bootstrap.seed) + "; no kernel scores 0";
         rows.push_back(std::move(r));

@@ -2,7 +2,8 @@
 
 namespace ptxbench::metrics {
 
-std::vector<TurnNumberCorrectness> correctness_by_turn(const std::vector<const Trajectory*>& trajectories, int max_turn) {
+std::vector<TurnNumberCorrectness> correctness_by_turn(const std::vector<const Trajectory*>& trajectories,
+                                                       int max_turn) {
   std::vector<TurnNumberCorrectness> out(static_cast<size_t>(std::max(max_turn, 0)));
   for (size_t i = 0; i < out.size(); ++i) out[i].turn = static_cast<int>(i) + 1;
   for (const Trajectory* tr : trajectories)

@@ -14,6 +14,7 @@ struct TurnNumberCorrectness {
 };
 
 // One entry per turn number 1..max_turn.
-std::vector<TurnNumberCorrectness> correctness_by_turn(const std::vector<const Trajectory*>& trajectories, int max_turn);
+std::vector<TurnNumberCorrectness> correctness_by_turn(const std::vector<const Trajectory*>& trajectories,
+                                                       int max_turn);
 
 }  // namespace ptxbench::metrics

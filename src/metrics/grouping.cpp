@@ -12,8 +12,13 @@ namespace ptxbench::metrics {
 namespace {
 
 constexpr std::array<std::pair<Dim, std::string_view>, 7> kDims{{
-    {Dim::arch, "arch"}, {Dim::language, "language"}, {Dim::model, "model"}, {Dim::knowledge, "knowledge"},
-    {Dim::run, "run"},   {Dim::split, "split"}, {Dim::problem, "problem"},
+    {Dim::arch, "arch"},
+    {Dim::language, "language"},
+    {Dim::model, "model"},
+    {Dim::knowledge, "knowledge"},
+    {Dim::run, "run"},
+    {Dim::split, "split"},
+    {Dim::problem, "problem"},
 }};
 
 }  // namespace
@@ -27,8 +32,9 @@ std::vector<Trajectory> index_trajectories(const TurnSet& set) {
   std::map<std::tuple<std::string, std::string, int>, Trajectory> by_key;
   for (const auto& t : set.turns) {
     const RunInfo* run = set.run(t.run);
-    if (!run) throw InputError("turn " + std::to_string(t.turn) + " of " + t.problem + " trajectory " + std::to_string(t.trajectory) +
-                               " names run '" + t.run + "', which no input defines");
+    if (!run)
+      throw InputError("turn " + std::to_string(t.turn) + " of " + t.problem + " trajectory " +
+                       std::to_string(t.trajectory) + " names run '" + t.run + "', which no input defines");
     if (t.turn < 1)
       throw InputError("run '" + t.run + "', " + t.problem + " trajectory " + std::to_string(t.trajectory) + ": turn " +
                        std::to_string(t.turn) + " (turns are numbered from 1)");
@@ -39,7 +45,8 @@ std::vector<Trajectory> index_trajectories(const TurnSet& set) {
   std::vector<Trajectory> out;
   out.reserve(by_key.size());
   for (auto& [key, tr] : by_key) {
-    std::stable_sort(tr.turns.begin(), tr.turns.end(), [](const TurnRow* a, const TurnRow* b) { return a->turn < b->turn; });
+    std::stable_sort(tr.turns.begin(), tr.turns.end(),
+                     [](const TurnRow* a, const TurnRow* b) { return a->turn < b->turn; });
     for (size_t i = 1; i < tr.turns.size(); ++i)
       if (tr.turns[i]->turn == tr.turns[i - 1]->turn)
         throw InputError("run '" + tr.run + "', " + tr.problem + " trajectory " + std::to_string(tr.id) + ": turn " +
@@ -66,7 +73,9 @@ GroupBy parse_group_by(const std::string& text) {
     bool found = false;
     for (const auto& [dim, name] : kDims)
       if (name == item) wanted.insert(dim), found = true;
-    if (!found) throw InputError("--group-by: unknown dimension '" + item + "' (known: arch, language, model, knowledge, run, split, problem)");
+    if (!found)
+      throw InputError("--group-by: unknown dimension '" + item +
+                       "' (known: arch, language, model, knowledge, run, split, problem)");
   }
   GroupBy g;
   for (const auto& [dim, name] : kDims)
@@ -99,7 +108,8 @@ std::vector<std::string> problem_order(const TurnSet& set) {
   return order;
 }
 
-std::vector<Group> group_trajectories(const std::vector<Trajectory>& trajectories, const TurnSet& set, const GroupBy& by) {
+std::vector<Group> group_trajectories(const std::vector<Trajectory>& trajectories, const TurnSet& set,
+                                      const GroupBy& by) {
   const auto problems = problem_order(set);
   auto problem_rank = [&](const std::string& p) {
     return static_cast<size_t>(std::find(problems.begin(), problems.end(), p) - problems.begin());

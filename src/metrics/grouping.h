@@ -44,7 +44,8 @@ struct Group {
 
 // Groups in a stable order: by arch, model, knowledge, run, split (as strings), then problem in
 // the order the runs list their problems.
-std::vector<Group> group_trajectories(const std::vector<Trajectory>& trajectories, const TurnSet& set, const GroupBy& by);
+std::vector<Group> group_trajectories(const std::vector<Trajectory>& trajectories, const TurnSet& set,
+                                      const GroupBy& by);
 
 // The dimension's value for one trajectory.
 std::string dim_value(const Trajectory& t, Dim d);

@@ -77,8 +77,9 @@ Interval bootstrap_percentile(size_t units, int resamples, uint64_t seed,
                                [&](const std::vector<size_t>& a, const std::vector<size_t>&) { return statistic(a); });
 }
 
-Interval bootstrap_percentile2(size_t units_a, size_t units_b, int resamples, uint64_t seed,
-                               const std::function<double(const std::vector<size_t>&, const std::vector<size_t>&)>& statistic) {
+Interval bootstrap_percentile2(
+    size_t units_a, size_t units_b, int resamples, uint64_t seed,
+    const std::function<double(const std::vector<size_t>&, const std::vector<size_t>&)>& statistic) {
   Rng rng(seed);
   std::vector<double> stats;
   stats.reserve(static_cast<size_t>(std::max(resamples, 0)));

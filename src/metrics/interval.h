@@ -49,8 +49,9 @@ uint64_t seed_for(uint64_t seed, const std::string& label);
 Interval bootstrap_percentile(size_t units, int resamples, uint64_t seed,
                               const std::function<double(const std::vector<size_t>&)>& statistic);
 // The same for a statistic of two independent samples (each resampled on its own).
-Interval bootstrap_percentile2(size_t units_a, size_t units_b, int resamples, uint64_t seed,
-                               const std::function<double(const std::vector<size_t>&, const std::vector<size_t>&)>& statistic);
+Interval bootstrap_percentile2(
+    size_t units_a, size_t units_b, int resamples, uint64_t seed,
+    const std::function<double(const std::vector<size_t>&, const std::vector<size_t>&)>& statistic);
 
 // Linear-interpolation quantile (type 7) of sorted values, q in [0, 1].
 double quantile_sorted(const std::vector<double>& sorted, double q);

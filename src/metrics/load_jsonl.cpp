@@ -45,7 +45,8 @@ class Line {
   std::optional<long long> opt_integer(const std::string& field, const json* obj = nullptr) const {
     const json* v = find(obj ? *obj : j_, field);
     if (!v) return std::nullopt;
-    if (!v->is_number_integer() || v->get<long long>() < 0) fail(field, "must be a non-negative integer or null (got " + v->dump() + ")");
+    if (!v->is_number_integer() || v->get<long long>() < 0)
+      fail(field, "must be a non-negative integer or null (got " + v->dump() + ")");
     return v->get<long long>();
   }
   std::optional<double> opt_positive(const std::string& field, const json* obj = nullptr) const {
@@ -78,7 +79,8 @@ std::string shape_label(const json& shape) {
   if (shape.is_string()) return shape.get<std::string>();
   std::string s;
   if (shape.is_object())
-    for (const auto& [k, v] : shape.items()) s += (s.empty() ? "" : " ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+    for (const auto& [k, v] : shape.items())
+      s += (s.empty() ? "" : " ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
   return s;
 }
 
@@ -149,7 +151,8 @@ struct Reader {
     if (options.with_detail) {
       t.code = l.str("code", false), t.feedback = l.str("feedback", false), t.reason = l.str("reason", false);
       if (const json* shapes = l.find(l.obj(), "shapes")) {
-        if (!shapes->is_array()) l.fail("shapes", "must be an array of {shape, speedup, median_ms, baseline_median_ms}");
+        if (!shapes->is_array())
+          l.fail("shapes", "must be an array of {shape, speedup, median_ms, baseline_median_ms}");
         for (const auto& s : *shapes) {
           Line sl(s, l.where() + " (shapes)");
           ShapeResult r;
@@ -172,10 +175,12 @@ struct Reader {
     if (!set.run(id)) {
       RunInfo r;
       r.id = id;
-      r.model = l.str("model", true, run), r.arch = l.str("arch", true, run), r.knowledge = l.str("knowledge", true, run);
+      r.model = l.str("model", true, run), r.arch = l.str("arch", true, run),
+      r.knowledge = l.str("knowledge", true, run);
       if (const json* c = l.find(*run, "config")) {
         r.knowledge = knowledge_condition(r.knowledge, *c);
-        if (c->is_object() && c->contains("language") && (*c)["language"].is_string()) r.language = (*c)["language"].get<std::string>();
+        if (c->is_object() && c->contains("language") && (*c)["language"].is_string())
+          r.language = (*c)["language"].get<std::string>();
       }
       r.status = l.str("status", false, run);
       r.problems = string_list(l, "problems", run);
@@ -184,7 +189,8 @@ struct Reader {
       if (const json* p = l.find(*run, "provenance"); p && p->is_object()) {
         r.provenance = *p;
         // The agent records {"name": "none", "gpu_stages": false} when no GPU stage ran.
-        if (p->contains("gpu") && (*p)["gpu"].is_object() && (*p)["gpu"].value("gpu_stages", true)) r.gpu = (*p)["gpu"].value("name", "");
+        if (p->contains("gpu") && (*p)["gpu"].is_object() && (*p)["gpu"].value("gpu_stages", true))
+          r.gpu = (*p)["gpu"].value("name", "");
       }
       if (const json* c = l.find(*run, "config"); c && c->is_object()) {
         r.suite = c->value("suite", "");
@@ -199,7 +205,8 @@ struct Reader {
     t.trajectory = static_cast<int>(l.integer("trajectory", 0));
     t.turn = static_cast<int>(l.integer("turn", 0)) + 1;  // the export numbers turns from 0
     t.state = l.str("phase", false) == "judging" ? TurnState::pending : l.state("state");
-    if (const json* sp = l.find(l.obj(), "split"); sp && sp->is_string()) t.split = sp->get<std::string>();  // else the run's splits
+    if (const json* sp = l.find(l.obj(), "split"); sp && sp->is_string())
+      t.split = sp->get<std::string>();  // else the run's splits
     t.target_executed = l.opt_bool("target_executed");
     t.target_seen = t.target_executed;  // the evaluation's own flag, below, when it records one
     t.speedup_geomean = l.opt_positive("speedup_geomean");
@@ -211,17 +218,20 @@ struct Reader {
     const json* eval = l.find(l.obj(), "evaluation");
     if (eval && eval->is_object()) {
       t.gpu = eval->value("gpu", "");
-      if (const auto sc = eval->find("schema"); sc != eval->end() && sc->is_number_integer() && sc->get<long long>() >= 3) {
+      if (const auto sc = eval->find("schema");
+          sc != eval->end() && sc->is_number_integer() && sc->get<long long>() >= 3) {
         const auto seen = eval->find("target_seen");
-        t.target_seen = seen != eval->end() && seen->is_boolean() ? std::optional<bool>(seen->get<bool>()) : std::nullopt;
+        t.target_seen =
+            seen != eval->end() && seen->is_boolean() ? std::optional<bool>(seen->get<bool>()) : std::nullopt;
       }
       // What the run's provenance lacks and its evaluation records carry.
       RunInfo& r = info;
       const json env = eval->value("environment", json::object());
       if (env.is_object()) {
-        if (!r.provenance.contains("seed_policy") && env.contains("seed_policy")) r.provenance["seed_policy"] = env["seed_policy"];
-        if (!r.provenance.contains("nvml_driver") && env.contains("gpu_state_at_start") && env["gpu_state_at_start"].is_object() &&
-            env["gpu_state_at_start"].contains("driver"))
+        if (!r.provenance.contains("seed_policy") && env.contains("seed_policy"))
+          r.provenance["seed_policy"] = env["seed_policy"];
+        if (!r.provenance.contains("nvml_driver") && env.contains("gpu_state_at_start") &&
+            env["gpu_state_at_start"].is_object() && env["gpu_state_at_start"].contains("driver"))
           r.provenance["nvml_driver"] = env["gpu_state_at_start"]["driver"];
       }
     }
@@ -268,7 +278,8 @@ TurnSet load_jsonl(const std::filesystem::path& path, const LoadOptions& options
       continue;
     }
     if (format != kMetricsFormat)
-      throw InputError(where + ": unknown format '" + format + "' (known: " + kMetricsFormat + ", " + kAgentTurnFormat + ")");
+      throw InputError(where + ": unknown format '" + format + "' (known: " + kMetricsFormat + ", " + kAgentTurnFormat +
+                       ")");
     const std::string kind = Line(j, where).str("kind");
     if (kind == "run") r.metrics_run(Line(j, where));
     else if (kind == "turn") pending_turns.emplace_back(line_no, std::move(j));
@@ -279,7 +290,9 @@ TurnSet load_jsonl(const std::filesystem::path& path, const LoadOptions& options
     const std::string run = l.str("run");
     if (!options.wanted(run) || r.skipped_runs.count(run)) continue;
     const RunInfo* info = r.set.run(run);
-    if (!info) throw InputError(l.where() + ": turn names run '" + run + "', which no \"run\" line in " + path.string() + " defines");
+    if (!info)
+      throw InputError(l.where() + ": turn names run '" + run + "', which no \"run\" line in " + path.string() +
+                       " defines");
     r.metrics_turn(l);
   }
   // Copy the run's settings into its turns; derive what the lines did not say.
@@ -288,7 +301,8 @@ TurnSet load_jsonl(const std::filesystem::path& path, const LoadOptions& options
     t.model = info.model, t.arch = info.arch, t.knowledge = info.knowledge, t.language = info.language;
     if (t.gpu.empty()) t.gpu = info.gpu;
     if (t.split.empty())
-      if (auto it = r.splits.find(t.run); it != r.splits.end() && it->second.contains(t.problem) && it->second[t.problem].is_string())
+      if (auto it = r.splits.find(t.run);
+          it != r.splits.end() && it->second.contains(t.problem) && it->second[t.problem].is_string())
         t.split = it->second[t.problem].get<std::string>();
   }
   for (const auto& run : r.set.runs)

@@ -18,7 +18,8 @@ json parse_json(const std::string& s, const std::string& where) {
 std::string shape_label(const json& shape) {
   std::string s;
   if (shape.is_object())
-    for (const auto& [k, v] : shape.items()) s += (s.empty() ? "" : " ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+    for (const auto& [k, v] : shape.items())
+      s += (s.empty() ? "" : " ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
   return s;
 }
 
@@ -47,12 +48,14 @@ TurnSet load_workspace(const std::filesystem::path& path, const LoadOptions& opt
     const json& config = stored.config;
     r.provenance = std::move(stored.provenance);
     // The agent records {"name": "none", "gpu_stages": false} when no GPU stage ran.
-    if (r.provenance.contains("gpu") && r.provenance["gpu"].is_object() && r.provenance["gpu"].value("gpu_stages", true))
+    if (r.provenance.contains("gpu") && r.provenance["gpu"].is_object() &&
+        r.provenance["gpu"].value("gpu_stages", true))
       r.gpu = r.provenance["gpu"].value("name", "");
     r.knowledge = knowledge_condition(stored.knowledge, config);
     if (config.is_object()) {
       r.suite = config.value("suite", "");
-      if (config.contains("language") && config["language"].is_string()) r.language = config["language"].get<std::string>();
+      if (config.contains("language") && config["language"].is_string())
+        r.language = config["language"].get<std::string>();
       if (config.contains("splits") && config["splits"].is_object()) splits[r.id] = config["splits"];
     }
     r.source = file.string();
@@ -81,8 +84,8 @@ TurnSet load_workspace(const std::filesystem::path& path, const LoadOptions& opt
     t.problem = s.problem;
     t.trajectory = s.trajectory;
     t.turn = s.turn + 1;  // the store numbers turns from 0
-    const std::string where = file.string() + ": turn " + std::to_string(t.turn - 1) + " of run '" + t.run + "', " + t.problem +
-                              " trajectory " + std::to_string(t.trajectory);
+    const std::string where = file.string() + ": turn " + std::to_string(t.turn - 1) + " of run '" + t.run + "', " +
+                              t.problem + " trajectory " + std::to_string(t.trajectory);
     if (s.phase != "done" || s.state == "pending") t.state = TurnState::pending;
     else if (auto st = turn_state_from_string(s.state)) t.state = *st;
     else throw InputError(where + ": unknown state '" + s.state + "' (known: " + known_turn_states() + ")");
@@ -97,7 +100,8 @@ TurnSet load_workspace(const std::filesystem::path& path, const LoadOptions& opt
     t.gpu = stored.gpu;
     if (t.gpu.empty()) t.gpu = info->gpu;
     t.model = info->model, t.arch = info->arch, t.knowledge = info->knowledge, t.language = info->language;
-    if (auto it = splits.find(t.run); it != splits.end() && it->second.contains(t.problem) && it->second[t.problem].is_string())
+    if (auto it = splits.find(t.run);
+        it != splits.end() && it->second.contains(t.problem) && it->second[t.problem].is_string())
       t.split = it->second[t.problem].get<std::string>();
     auto c = complete.find({t.run, t.problem, t.trajectory});
     t.finished = c != complete.end() && c->second;

@@ -17,9 +17,9 @@ struct ReasoningAtTurn {
 };
 
 struct ReasoningLength {
-  std::string unit;            // "tokens" or "characters"
-  long long turns = 0;         // replies considered
-  long long tokens_reported = 0;  // of them, with reasoning tokens reported
+  std::string unit;                      // "tokens" or "characters"
+  long long turns = 0;                   // replies considered
+  long long tokens_reported = 0;         // of them, with reasoning tokens reported
   std::vector<ReasoningAtTurn> by_turn;  // turn numbers 1..max_turn
 };
 

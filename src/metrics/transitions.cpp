@@ -12,7 +12,8 @@ std::string transition_state(const TurnRow& t) {
 const std::vector<std::string>& transition_state_order() {
   static const std::vector<std::string> order = [] {
     std::vector<std::string> o = judged_state_order();
-    for (const char* s : {"no_code", "truncated", "refused", "empty", "reasoning_only", "request_too_large", "provider_error"})
+    for (const char* s :
+         {"no_code", "truncated", "refused", "empty", "reasoning_only", "request_too_large", "provider_error"})
       o.push_back(s);
     return o;
   }();

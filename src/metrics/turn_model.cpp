@@ -94,10 +94,12 @@ void derive_finished(TurnSet& set, const std::string& run_id) {
 }
 
 std::string knowledge_condition(const std::string& knowledge, const json& run_config) {
-  if (!run_config.is_object() || !run_config.contains("repair_notes") || !run_config["repair_notes"].is_object()) return knowledge;
+  if (!run_config.is_object() || !run_config.contains("repair_notes") || !run_config["repair_notes"].is_object())
+    return knowledge;
   const json& n = run_config["repair_notes"];
   if (n.value("source", "").empty()) return knowledge;
-  return knowledge + (n.value("with_fixed_kernel", false) ? "+notes+kernel" : "+notes") + (n.value("same_problem", false) ? "@same-problem" : "");
+  return knowledge + (n.value("with_fixed_kernel", false) ? "+notes+kernel" : "+notes") +
+         (n.value("same_problem", false) ? "@same-problem" : "");
 }
 
 }  // namespace ptxbench::metrics

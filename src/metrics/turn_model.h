@@ -14,10 +14,23 @@ namespace ptxbench::metrics {
 
 // What a turn ended in: a verdict of the evaluator, or a provider / agent state.
 enum class TurnState {
-  compile_error, forbidden, runtime_error, sanitizer_error, incorrect, correct,  // judged
-  no_code, truncated, refused, empty, reasoning_only, request_too_large, provider_error,  // the model's, no kernel
-  infra_error, quota_exhausted, not_run,  // excluded: say nothing about the model
-  pending,                                // reply stored, not judged yet: missing
+  compile_error,
+  forbidden,
+  runtime_error,
+  sanitizer_error,
+  incorrect,
+  correct,  // judged
+  no_code,
+  truncated,
+  refused,
+  empty,
+  reasoning_only,
+  request_too_large,
+  provider_error,  // the model's, no kernel
+  infra_error,
+  quota_exhausted,
+  not_run,  // excluded: say nothing about the model
+  pending,  // reply stored, not judged yet: missing
 };
 std::string_view to_string(TurnState s);
 std::optional<TurnState> turn_state_from_string(std::string_view s);
@@ -37,8 +50,8 @@ struct ShapeResult {
 struct TurnRow {
   std::string run, model, arch, gpu, knowledge, problem, split;
   std::string language = "cuda";  // the run's candidates' language (cuda, triton)
-  int trajectory = 0;  // as recorded; unique per (run, problem)
-  int turn = 1;        // 1-based
+  int trajectory = 0;             // as recorded; unique per (run, problem)
+  int turn = 1;                   // 1-based
   TurnState state = TurnState::pending;
   std::optional<bool> target_executed;  // nullopt: unknown (not measured, or the tool failed)
   // The paper's looser flag: some target instruction executed (records of schema < 3, and inputs that
@@ -58,11 +71,11 @@ struct TurnRow {
 
 struct RunInfo {
   std::string id, model, arch, gpu, knowledge, suite, status;
-  std::string language = "cuda";  // config.language; runs from before Triton are CUDA
-  std::vector<std::string> problems; // in the run's order (reports list problems in this order)
-  int trajectories = 0, turns = 0;  // the budget: trajectories per problem, turns per trajectory
-  json provenance = json::object(); // harness {version, commit, dirty}, nvcc, gpu, driver, seed_policy, ...
-  std::string source;               // the file or workspace it was read from
+  std::string language = "cuda";      // config.language; runs from before Triton are CUDA
+  std::vector<std::string> problems;  // in the run's order (reports list problems in this order)
+  int trajectories = 0, turns = 0;    // the budget: trajectories per problem, turns per trajectory
+  json provenance = json::object();   // harness {version, commit, dirty}, nvcc, gpu, driver, seed_policy, ...
+  std::string source;                 // the file or workspace it was read from
 };
 
 struct TurnSet {

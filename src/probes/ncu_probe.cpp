@@ -18,12 +18,16 @@ std::vector<std::string> split_csv_line(const std::string& line) {
   for (size_t i = 0; i < line.size(); ++i) {
     char c = line[i];
     if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') { cur += '"'; ++i; }
-      else if (c == '"') quoted = false;
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cur += '"';
+        ++i;
+      } else if (c == '"') quoted = false;
       else cur += c;
     } else if (c == '"') quoted = true;
-    else if (c == ',') { fields.push_back(cur); cur.clear(); }
-    else cur += c;
+    else if (c == ',') {
+      fields.push_back(cur);
+      cur.clear();
+    } else cur += c;
   }
   fields.push_back(cur);
   return fields;
@@ -33,8 +37,10 @@ long long parse_grouped_int(const std::string& s) {
   long long v = 0;
   bool any = false;
   for (char c : s) {
-    if (c >= '0' && c <= '9') { v = v * 10 + (c - '0'); any = true; }
-    else if (c == ',' || c == ' ') continue;
+    if (c >= '0' && c <= '9') {
+      v = v * 10 + (c - '0');
+      any = true;
+    } else if (c == ',' || c == ' ') continue;
     else break;
   }
   if (!any) throw Error("not a count: '" + s + "'");
@@ -47,8 +53,17 @@ std::filesystem::path find_ncu() { return find_tool("ncu", "PTXBENCH_NCU"); }
 
 std::vector<std::string> ncu_command_prefix(const std::filesystem::path& ncu) {
   // --clock-control none: measure the card as it is, never touch its clocks.
-  return {ncu.string(), "--clock-control", "none", "--nvtx", "--nvtx-include", std::string(kCandidateNvtxRange) + "/",
-          "--metrics", "sass__inst_executed_per_opcode", "--print-metric-instances", "details", "--csv"};
+  return {ncu.string(),
+          "--clock-control",
+          "none",
+          "--nvtx",
+          "--nvtx-include",
+          std::string(kCandidateNvtxRange) + "/",
+          "--metrics",
+          "sass__inst_executed_per_opcode",
+          "--print-metric-instances",
+          "details",
+          "--csv"};
 }
 
 std::map<std::string, long long> parse_opcode_instances(const std::string& value) {

@@ -45,7 +45,10 @@ void load(void* lib, const char* name, F& f, std::string& error) {
 NvmlMonitor::NvmlMonitor(int cuda_device) : impl_(new Impl) {
   auto& m = *impl_;
   m.lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!m.lib) { m.error = "libnvidia-ml.so.1 not found (no NVIDIA driver)"; return; }
+  if (!m.lib) {
+    m.error = "libnvidia-ml.so.1 not found (no NVIDIA driver)";
+    return;
+  }
   load(m.lib, "nvmlInit_v2", m.init, m.error);
   load(m.lib, "nvmlShutdown", m.shutdown, m.error);
   load(m.lib, "nvmlDeviceGetHandleByPciBusId_v2", m.by_pci, m.error);
@@ -61,10 +64,16 @@ NvmlMonitor::NvmlMonitor(int cuda_device) : impl_(new Impl) {
   m.uuid = reinterpret_cast<decltype(m.uuid)>(dlsym(m.lib, "nvmlDeviceGetUUID"));
   m.persistence = reinterpret_cast<decltype(m.persistence)>(dlsym(m.lib, "nvmlDeviceGetPersistenceMode"));
   m.app_clock = reinterpret_cast<decltype(m.app_clock)>(dlsym(m.lib, "nvmlDeviceGetApplicationsClock"));
-  if (m.init() != NVML_SUCCESS) { m.error = "nvmlInit failed"; return; }
+  if (m.init() != NVML_SUCCESS) {
+    m.error = "nvmlInit failed";
+    return;
+  }
   // NVML and CUDA number devices differently; the PCI bus id ties them together.
   char bus[64] = {0};
-  if (cudaDeviceGetPCIBusId(bus, sizeof bus, cuda_device) != cudaSuccess) { m.error = "no PCI bus id for the CUDA device"; return; }
+  if (cudaDeviceGetPCIBusId(bus, sizeof bus, cuda_device) != cudaSuccess) {
+    m.error = "no PCI bus id for the CUDA device";
+    return;
+  }
   if (m.by_pci(bus, &m.dev) != NVML_SUCCESS) m.error = std::string("NVML has no device at ") + bus;
 }
 
@@ -95,7 +104,8 @@ json NvmlMonitor::timing_environment() const {
   unsigned mw = 0;
   if (m.power_limit(m.dev, &mw) == NVML_SUCCESS) clocks["power_limit_w"] = mw / 1000.0;
   nvmlEnableState_t persistent{};
-  if (m.persistence && m.persistence(m.dev, &persistent) == NVML_SUCCESS) clocks["persistence_mode"] = persistent == NVML_FEATURE_ENABLED;
+  if (m.persistence && m.persistence(m.dev, &persistent) == NVML_SUCCESS)
+    clocks["persistence_mode"] = persistent == NVML_FEATURE_ENABLED;
   return {{"gpu_uuid", uuid}, {"driver", driver_version()}, {"clocks", clocks}};
 }
 
@@ -113,7 +123,10 @@ std::optional<int> NvmlMonitor::compute_processes() const {
 GpuState NvmlMonitor::read() const {
   GpuState s;
   const auto& m = *impl_;
-  if (!m.ready()) { s.error = m.error; return s; }
+  if (!m.ready()) {
+    s.error = m.error;
+    return s;
+  }
   s.available = true;
   m.clock(m.dev, NVML_CLOCK_SM, &s.sm_clock_mhz);
   m.max_clock(m.dev, NVML_CLOCK_SM, &s.max_sm_clock_mhz);
@@ -123,7 +136,11 @@ GpuState NvmlMonitor::read() const {
   if (m.power(m.dev, &mw) == NVML_SUCCESS) s.power_w = mw / 1000.0;
   if (m.power_limit(m.dev, &mw) == NVML_SUCCESS) s.power_limit_w = mw / 1000.0;
   m.reasons(m.dev, &s.reasons);
-  struct Bit { unsigned long long bit; const char* name; bool throttles; };
+  struct Bit {
+    unsigned long long bit;
+    const char* name;
+    bool throttles;
+  };
   static const Bit bits[] = {
       {nvmlClocksEventReasonGpuIdle, "gpu_idle", false},
       {nvmlClocksEventReasonApplicationsClocksSetting, "applications_clocks_setting", false},
@@ -145,9 +162,15 @@ GpuState NvmlMonitor::read() const {
 
 json GpuState::to_json() const {
   if (!available) return {{"available", false}, {"error", error}};
-  return {{"available", true},         {"sm_clock_mhz", sm_clock_mhz}, {"max_sm_clock_mhz", max_sm_clock_mhz},
-          {"mem_clock_mhz", mem_clock_mhz}, {"temperature_c", temperature_c}, {"power_w", power_w},
-          {"power_limit_w", power_limit_w}, {"clock_event_reasons", reason_names}, {"throttled", throttled}};
+  return {{"available", true},
+          {"sm_clock_mhz", sm_clock_mhz},
+          {"max_sm_clock_mhz", max_sm_clock_mhz},
+          {"mem_clock_mhz", mem_clock_mhz},
+          {"temperature_c", temperature_c},
+          {"power_w", power_w},
+          {"power_limit_w", power_limit_w},
+          {"clock_event_reasons", reason_names},
+          {"throttled", throttled}};
 }
 
 }  // namespace ptxbench

@@ -15,9 +15,9 @@ struct GpuState {
   unsigned sm_clock_mhz = 0, max_sm_clock_mhz = 0, mem_clock_mhz = 0;
   unsigned temperature_c = 0;
   double power_w = 0, power_limit_w = 0;
-  unsigned long long reasons = 0;     // NVML clocks-event (throttle) reason bits
+  unsigned long long reasons = 0;  // NVML clocks-event (throttle) reason bits
   std::vector<std::string> reason_names;
-  bool throttled = false;             // thermal or hardware slowdown (power capping is reported, not flagged)
+  bool throttled = false;  // thermal or hardware slowdown (power capping is reported, not flagged)
   json to_json() const;
 };
 

@@ -10,8 +10,15 @@ namespace ptxbench {
 std::filesystem::path find_compute_sanitizer() { return find_tool("compute-sanitizer", "PTXBENCH_COMPUTE_SANITIZER"); }
 
 std::vector<std::string> sanitizer_command_prefix(const std::filesystem::path& tool, const std::string& check) {
-  return {tool.string(), "--tool", check, "--error-exitcode", std::to_string(kSanitizerErrorExit),
-          "--print-limit", "20", "--show-backtrace", "device"};
+  return {tool.string(),
+          "--tool",
+          check,
+          "--error-exitcode",
+          std::to_string(kSanitizerErrorExit),
+          "--print-limit",
+          "20",
+          "--show-backtrace",
+          "device"};
 }
 
 SanitizerFindings parse_sanitizer_output(const std::string& text) {

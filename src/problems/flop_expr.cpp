@@ -18,7 +18,9 @@ class Parser {
   }
 
  private:
-  void skip() { while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_; }
+  void skip() {
+    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+  }
   [[noreturn]] void error(const std::string& what) {
     throw InputError("flops formula '" + s_ + "' at position " + std::to_string(pos_) + ": " + what);
   }
@@ -68,7 +70,10 @@ class Parser {
       while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) ++pos_;
       std::string name = s_.substr(start, pos_ - start);
       auto it = vars_.find(name);
-      if (it == vars_.end()) { pos_ = start; error("unknown name '" + name + "'"); }
+      if (it == vars_.end()) {
+        pos_ = start;
+        error("unknown name '" + name + "'");
+      }
       return static_cast<double>(it->second);
     }
     error("unexpected '" + std::string(1, c) + "'");

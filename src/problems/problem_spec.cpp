@@ -36,7 +36,9 @@ class Reader {
   // An integer in [lo, hi].
   long long bounded(const toml::node& n, const std::string& path, long long lo, long long hi) const {
     const long long v = integer(n, path);
-    if (v < lo || v > hi) error(path, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " + std::to_string(v), &n);
+    if (v < lo || v > hi)
+      error(path, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " + std::to_string(v),
+            &n);
     return v;
   }
   std::string str(const toml::table& t, const std::string& key, const std::string& path,
@@ -124,8 +126,10 @@ std::string ProblemSpec::check_shape(const Shape& s) const {
     static const DimConstraint kDefault{};
     const auto& k = c == constraints.end() ? kDefault : c->second;
     long long v = it->second;
-    if (v < k.min || v > k.max) return d + "=" + std::to_string(v) + " outside [" + std::to_string(k.min) + ", " + std::to_string(k.max) + "]";
-    if (v % k.multiple_of) return d + "=" + std::to_string(v) + " is not a multiple of " + std::to_string(k.multiple_of);
+    if (v < k.min || v > k.max)
+      return d + "=" + std::to_string(v) + " outside [" + std::to_string(k.min) + ", " + std::to_string(k.max) + "]";
+    if (v % k.multiple_of)
+      return d + "=" + std::to_string(v) + " is not a multiple of " + std::to_string(k.multiple_of);
     if (!k.one_of.empty() && std::find(k.one_of.begin(), k.one_of.end(), v) == k.one_of.end())
       return d + "=" + std::to_string(v) + " is not an allowed value";
   }
@@ -134,7 +138,9 @@ std::string ProblemSpec::check_shape(const Shape& s) const {
 
 double ProblemSpec::flop_count(const Shape& s) const { return eval_flop_expr(flops, s); }
 
-double ProblemSpec::operand_byte_count(const Shape& s) const { return operand_bytes.empty() ? 0 : eval_flop_expr(operand_bytes, s); }
+double ProblemSpec::operand_byte_count(const Shape& s) const {
+  return operand_bytes.empty() ? 0 : eval_flop_expr(operand_bytes, s);
+}
 
 std::string shape_to_string(const Shape& s, const std::vector<std::string>& dims) {
   std::string out;
@@ -172,8 +178,9 @@ ProblemSpec load_problem(const std::filesystem::path& dir, const WorkloadNames& 
   if (!std::filesystem::exists(file)) throw InputError(file.string() + ": no such problem spec");
   const toml::table root = parse_toml_file(file);
   Reader rd(file.string());
-  rd.keys(root, "", {"name", "title", "entry", "workload", "baseline", "dims", "flops", "operand_bytes", "workload_options",
-                     "constraints", "tolerance", "targets", "shapes", "correctness"});
+  rd.keys(root, "",
+          {"name", "title", "entry", "workload", "baseline", "dims", "flops", "operand_bytes", "workload_options",
+           "constraints", "tolerance", "targets", "shapes", "correctness"});
   ProblemSpec p;
   p.dir = dir;
   p.name = rd.str(root, "name", "");
@@ -194,8 +201,10 @@ ProblemSpec load_problem(const std::filesystem::path& dir, const WorkloadNames& 
     rd.error("workload", "'" + p.workload + "' is not a workload of the worker (known: " + list(names) + ")",
              root.get("workload") ? root.get("workload") : root.get("name"));
   } else if (std::find(w->second.begin(), w->second.end(), p.baseline) == w->second.end()) {
-    rd.error("baseline", "'" + p.baseline + "' is not a baseline the workload '" + p.workload + "' implements (known: " +
-                             list(w->second) + ")", root.get("baseline"));
+    rd.error("baseline",
+             "'" + p.baseline + "' is not a baseline the workload '" + p.workload +
+                 "' implements (known: " + list(w->second) + ")",
+             root.get("baseline"));
   }
   if (const auto* n = root.get("workload_options")) {
     const auto* t = n->as_table();
@@ -207,7 +216,8 @@ ProblemSpec load_problem(const std::filesystem::path& dir, const WorkloadNames& 
   p.dims = rd.strings(*root.get("dims"), "dims");
   if (p.dims.empty()) rd.error("dims", "must name at least one dim", root.get("dims"));
   for (size_t i = 0; i < p.dims.size(); ++i)
-    if (std::count(p.dims.begin(), p.dims.end(), p.dims[i]) > 1) rd.error("dims", "names '" + p.dims[i] + "' twice", root.get("dims"));
+    if (std::count(p.dims.begin(), p.dims.end(), p.dims[i]) > 1)
+      rd.error("dims", "names '" + p.dims[i] + "' twice", root.get("dims"));
   Shape probe_vars;
   for (const auto& d : p.dims) probe_vars[d] = 1;
   try {
@@ -249,7 +259,8 @@ ProblemSpec load_problem(const std::filesystem::path& dir, const WorkloadNames& 
     if ((c.max / c.multiple_of) * c.multiple_of < c.min)
       rd.error(path, "no multiple of " + std::to_string(c.multiple_of) + " lies in [min, max]", &v);
     for (long long x : c.one_of)
-      if (x < c.min || x > c.max || x % c.multiple_of) rd.error(path + ".one_of", std::to_string(x) + " breaks the dim's other constraints", &v);
+      if (x < c.min || x > c.max || x % c.multiple_of)
+        rd.error(path + ".one_of", std::to_string(x) + " breaks the dim's other constraints", &v);
     p.constraints[key] = c;
   }
 
@@ -283,7 +294,8 @@ ProblemSpec load_problem(const std::filesystem::path& dir, const WorkloadNames& 
     ArchTargets at;
     at.arch = std::string(arch.str());
     const auto* groups = t->get("groups");
-    if (!groups || !groups->as_array()) rd.error(path + ".groups", "must be an array of arrays of SASS opcode globs", &v);
+    if (!groups || !groups->as_array())
+      rd.error(path + ".groups", "must be an array of arrays of SASS opcode globs", &v);
     for (size_t i = 0; i < groups->as_array()->size(); ++i)
       at.groups.push_back(rd.strings((*groups->as_array())[i], path + ".groups[" + std::to_string(i) + "]"));
     if (const auto* ptx = t->get("ptx")) at.ptx = rd.strings(*ptx, path + ".ptx");
@@ -309,7 +321,8 @@ ProblemSpec load_problem(const std::filesystem::path& dir, const WorkloadNames& 
     Shape s = rd.shape(n, path, p.dims);
     if (auto why = p.check_shape(s); !why.empty()) rd.error(path, "violates the constraints: " + why, &n);
     const double f = p.flop_count(s);
-    if (!std::isfinite(f) || f <= 0) rd.error(path, "its FLOP count (" + p.flops + ") is not a positive finite number", &n);
+    if (!std::isfinite(f) || f <= 0)
+      rd.error(path, "its FLOP count (" + p.flops + ") is not a positive finite number", &n);
     if (const double b = p.operand_byte_count(s); !p.operand_bytes.empty() && (!std::isfinite(b) || b <= 0))
       rd.error(path, "its operand bytes (" + p.operand_bytes + ") are not a positive finite number", &n);
     return s;
@@ -324,9 +337,11 @@ ProblemSpec load_problem(const std::filesystem::path& dir, const WorkloadNames& 
     const auto* arr = n->as_array();
     if (!arr) rd.error(std::string("shapes.") + key, "must be an array of shapes", n);
     if (arr->size() > kMaxShapesPerList)
-      rd.error(std::string("shapes.") + key, "lists " + std::to_string(arr->size()) + " shapes (at most " +
-                                                 std::to_string(kMaxShapesPerList) + ")", n);
-    for (size_t i = 0; i < arr->size(); ++i) out.push_back(checked((*arr)[i], std::string("shapes.") + key + "[" + std::to_string(i) + "]"));
+      rd.error(std::string("shapes.") + key,
+               "lists " + std::to_string(arr->size()) + " shapes (at most " + std::to_string(kMaxShapesPerList) + ")",
+               n);
+    for (size_t i = 0; i < arr->size(); ++i)
+      out.push_back(checked((*arr)[i], std::string("shapes.") + key + "[" + std::to_string(i) + "]"));
     return out;
   };
   p.benchmark_shapes = shape_list("benchmark", true);
@@ -341,7 +356,8 @@ ProblemSpec load_problem(const std::filesystem::path& dir, const WorkloadNames& 
     const auto* t = r->as_table();
     if (!t) rd.error("shapes.random", "must be a table { count, max = { ... } }", r);
     rd.keys(*t, "shapes.random.", {"count", "max"});
-    if (const auto* c = t->get("count")) p.random_hidden_shapes = static_cast<int>(rd.bounded(*c, "shapes.random.count", 0, kMaxRandomShapes));
+    if (const auto* c = t->get("count"))
+      p.random_hidden_shapes = static_cast<int>(rd.bounded(*c, "shapes.random.count", 0, kMaxRandomShapes));
     if (const auto* m = t->get("max")) p.random_shape_max = checked(*m, "shapes.random.max");
     else if (p.random_hidden_shapes > 0) rd.error("shapes.random.max", "missing (bounds for drawn shapes)", r);
   }
@@ -349,7 +365,8 @@ ProblemSpec load_problem(const std::filesystem::path& dir, const WorkloadNames& 
     const auto* t = c->as_table();
     if (!t) rd.error("correctness", "must be a table", c);
     rd.keys(*t, "correctness.", {"seeds"});
-    if (const auto* s = t->get("seeds")) p.correctness_seeds = static_cast<int>(rd.bounded(*s, "correctness.seeds", 1, kMaxCorrectnessSeeds));
+    if (const auto* s = t->get("seeds"))
+      p.correctness_seeds = static_cast<int>(rd.bounded(*s, "correctness.seeds", 1, kMaxCorrectnessSeeds));
   }
   return p;
 }

@@ -30,10 +30,10 @@ struct TargetWork {
 };
 
 struct ArchTargets {
-  std::string arch;                                // sm_90a, sm_100a
-  std::vector<std::vector<std::string>> groups;    // SASS opcode globs; every group must execute
-  std::vector<std::string> ptx;                    // PTX instruction prefixes looked for statically
-  TargetWork work;                                 // [targets.<arch>.work]
+  std::string arch;                              // sm_90a, sm_100a
+  std::vector<std::vector<std::string>> groups;  // SASS opcode globs; every group must execute
+  std::vector<std::string> ptx;                  // PTX instruction prefixes looked for statically
+  TargetWork work;                               // [targets.<arch>.work]
 };
 
 struct Tolerance {
@@ -46,12 +46,13 @@ struct ProblemSpec {
   std::filesystem::path dir;
   std::string name;
   std::string title;
-  std::string entry;      // the extern "C" symbol
-  std::string workload;   // the worker's workload that implements inputs, reference and checks
+  std::string entry;                       // the extern "C" symbol
+  std::string workload;                    // the worker's workload that implements inputs, reference and checks
   json workload_options = json::object();  // [workload_options]: passed to the workload (e.g. causal)
-  std::string baseline;   // e.g. cublaslt
-  std::string flops;      // expression over the dims, e.g. 2*M*N*K
-  std::string operand_bytes;  // the bytes of the inputs the problem's matrix products read, e.g. 2*(M*K + N*K); "" = none
+  std::string baseline;                    // e.g. cublaslt
+  std::string flops;                       // expression over the dims, e.g. 2*M*N*K
+  std::string
+      operand_bytes;  // the bytes of the inputs the problem's matrix products read, e.g. 2*(M*K + N*K); "" = none
   std::vector<std::string> dims;
   std::map<std::string, DimConstraint> constraints;
   std::map<std::string, Tolerance> tolerances;  // per output name
@@ -79,7 +80,8 @@ struct ProblemSpec {
 // counts are errors. Throws InputError naming the file, the line and the key path.
 ProblemSpec load_problem(const std::filesystem::path& dir);
 // The same against another list of workloads (tests).
-ProblemSpec load_problem(const std::filesystem::path& dir, const std::map<std::string, std::vector<std::string>>& workloads);
+ProblemSpec load_problem(const std::filesystem::path& dir,
+                         const std::map<std::string, std::vector<std::string>>& workloads);
 
 std::string shape_to_string(const Shape& s, const std::vector<std::string>& dims);
 

@@ -61,8 +61,9 @@ SuiteSpec load_suite(const fs::path& file, const ProblemRegistry& registry) {
   std::map<std::string, std::string> seen;  // problem -> where it was listed
   auto names = [&](const char* key) {
     const auto* n = root.get(key);
-    if (!n) throw error(key, std::string("missing (an array of problem names is required") +
-                                 (std::string(key) == "held_out" ? "; [] when nothing is held out)" : ")"));
+    if (!n)
+      throw error(key, std::string("missing (an array of problem names is required") +
+                           (std::string(key) == "held_out" ? "; [] when nothing is held out)" : ")"));
     const auto* arr = n->as_array();
     if (!arr) throw error(key, "must be an array of problem names");
     std::vector<std::string> out;
@@ -72,7 +73,8 @@ SuiteSpec load_suite(const fs::path& file, const ProblemRegistry& registry) {
       if (!v) throw error(path, "must be a string (a problem name)");
       if (std::find(known.begin(), known.end(), *v) == known.end())
         throw error(path, "unknown problem '" + *v + "' (known: " + joined(known) + ")");
-      if (auto it = seen.find(*v); it != seen.end()) throw error(path, "'" + *v + "' is already listed as " + it->second);
+      if (auto it = seen.find(*v); it != seen.end())
+        throw error(path, "'" + *v + "' is already listed as " + it->second);
       seen[*v] = path;
       out.push_back(*v);
     }

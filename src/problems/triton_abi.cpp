@@ -51,7 +51,9 @@ long long evaluate(const std::string& expr, const Shape& shape) {
 
 }  // namespace
 
-std::vector<std::string> triton_dtypes() { return {"bfloat16", "float16", "float32", "float8_e4m3fn", "uint8", "int32"}; }
+std::vector<std::string> triton_dtypes() {
+  return {"bfloat16", "float16", "float32", "float8_e4m3fn", "uint8", "int32"};
+}
 
 std::optional<TritonAbi> load_triton_abi(const ProblemSpec& p) {
   const fs::path file = p.dir / "triton" / "abi.toml";
@@ -61,7 +63,8 @@ std::optional<TritonAbi> load_triton_abi(const ProblemSpec& p) {
   for (const auto& [k, v] : root)
     if (k.str() != "arguments") rd.error(std::string(k.str()), "unknown key (known here: arguments)", &v);
   const auto* args = root.get_as<toml::array>("arguments");
-  if (!args || args->empty()) rd.error("arguments", "missing (an array of { name, dtype, shape } or { name [, value] })");
+  if (!args || args->empty())
+    rd.error("arguments", "missing (an array of { name, dtype, shape } or { name [, value] })");
   TritonAbi abi;
   abi.file = file;
   std::set<std::string> names;
@@ -77,7 +80,8 @@ std::optional<TritonAbi> load_triton_abi(const ProblemSpec& p) {
     TritonArgument a;
     a.name = rd.string(*t, "name", path, true);
     if (a.name.empty() || a.name == "stream" || !names.insert(a.name).second)
-      rd.error(path + ".name", "'" + a.name + "' is empty, repeated or 'stream' (the stream is always the last argument)", &n);
+      rd.error(path + ".name",
+               "'" + a.name + "' is empty, repeated or 'stream' (the stream is always the last argument)", &n);
     a.dtype = rd.string(*t, "dtype", path, false);
     a.value = rd.string(*t, "value", path, false);
     if (const auto* o = t->get("output")) {
@@ -86,10 +90,14 @@ std::optional<TritonAbi> load_triton_abi(const ProblemSpec& p) {
     }
     if (a.is_buffer()) {
       if (std::find(dtypes.begin(), dtypes.end(), a.dtype) == dtypes.end())
-        rd.error(path + ".dtype", "'" + a.dtype + "' is not a dtype the harness gives (bfloat16, float16, float32, float8_e4m3fn, uint8, int32)", t->get("dtype"));
+        rd.error(path + ".dtype",
+                 "'" + a.dtype +
+                     "' is not a dtype the harness gives (bfloat16, float16, float32, float8_e4m3fn, uint8, int32)",
+                 t->get("dtype"));
       if (!a.value.empty()) rd.error(path + ".value", "a buffer has a shape, not a value", t->get("value"));
       const auto* shape = t->get_as<toml::array>("shape");
-      if (!shape || shape->empty()) rd.error(path + ".shape", "missing (a buffer needs a shape: an array of expressions over the dims)", &n);
+      if (!shape || shape->empty())
+        rd.error(path + ".shape", "missing (a buffer needs a shape: an array of expressions over the dims)", &n);
       for (size_t d = 0; d < shape->size(); ++d) {
         const std::string dpath = path + ".shape[" + std::to_string(d) + "]";
         if (auto s = (*shape)[d].value_exact<std::string>()) a.shape.push_back(*s);
@@ -98,7 +106,8 @@ std::optional<TritonAbi> load_triton_abi(const ProblemSpec& p) {
         check_expression(rd, a.shape.back(), p, dpath, &(*shape)[d]);
       }
     } else {
-      if (t->get("shape")) rd.error(path + ".shape", "a scalar has no shape (give a dtype to make it a buffer)", t->get("shape"));
+      if (t->get("shape"))
+        rd.error(path + ".shape", "a scalar has no shape (give a dtype to make it a buffer)", t->get("shape"));
       if (a.output) rd.error(path + ".output", "only a buffer can be an output", t->get("output"));
       if (a.value.empty() && std::find(p.dims.begin(), p.dims.end(), a.name) == p.dims.end())
         rd.error(path + ".name", "'" + a.name + "' is neither one of the problem's dims nor given a value", &n);

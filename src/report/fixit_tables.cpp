@@ -18,7 +18,8 @@ DbStatus add_fixit_tables(FixitStore& store, const std::vector<std::string>& wan
       builds.push_back(std::move(b));
     }
   }
-  Table tb{"fixit_builds", "Fixit builds", "one row per build: what it read, what it made, what its teacher cost", {}, {}};
+  Table tb{
+      "fixit_builds", "Fixit builds", "one row per build: what it read, what it made, what its teacher cost", {}, {}};
   tb.fields = {{"build", FieldType::string, "", "the build's id"},
                {"recipe", FieldType::string, "", "the recipe (recipes/<name>.toml)"},
                {"template", FieldType::string, "", "fixit or kernelgen"},
@@ -32,10 +33,15 @@ DbStatus add_fixit_tables(FixitStore& store, const std::vector<std::string>& wan
                {"dropped", FieldType::integer, "items", "no fix found within the recipe's attempts"},
                {"refused", FieldType::integer, "items", "held out by the suite"},
                {"skipped", FieldType::integer, "items", "outside the recipe, duplicates, per-trajectory limit, caps"},
-               {"teacher_calls", FieldType::integer, "calls", "teacher calls behind the build, retries and explanations included"},
+               {"teacher_calls", FieldType::integer, "calls",
+                "teacher calls behind the build, retries and explanations included"},
                {"teacher_cost_usd", FieldType::number, "USD", "their cost (null without prices)"},
                {"created_at", FieldType::string, "", "when the build was first run"}};
-  Table tr{"fixit_records", "Fixit records", "records per build, problem, error class, fix source and teacher (Fig. 4)", {}, {}};
+  Table tr{"fixit_records",
+           "Fixit records",
+           "records per build, problem, error class, fix source and teacher (Fig. 4)",
+           {},
+           {}};
   tr.fields = {{"build", FieldType::string, "", "the build's id"},
                {"recipe", FieldType::string, "", "the recipe"},
                {"problem", FieldType::string, "", "the problem"},
@@ -72,15 +78,18 @@ DbStatus add_fixit_tables(FixitStore& store, const std::vector<std::string>& wan
         ++calls;
         if (a.cost_usd) cost = cost.value_or(0) + *a.cost_usd;
       }
-    std::map<std::tuple<std::string, std::string, std::string, std::string, std::string>, std::pair<long long, long long>> rec_rows;
+    std::map<std::tuple<std::string, std::string, std::string, std::string, std::string>,
+             std::pair<long long, long long>>
+        rec_rows;
     for (const auto& r : records) {
       in_dataset += r.in_dataset;
       const json& e = r.record.value("error", json(nullptr));
       const json& t = r.record.value("provenance", json::object()).value("teacher", json(nullptr));
-      auto& row = rec_rows[{r.record.value("problem", ""), r.record.value("split", ""),
-                            e.is_object() ? e.value("class", "") : std::string("kernelgen"),
-                            r.record.value("fix", json::object()).value("source", ""),
-                            t.is_object() ? t.value("model", "") + " (" + t.value("prompt_version", "") + ")" : std::string("none")}];
+      auto& row = rec_rows[{
+          r.record.value("problem", ""), r.record.value("split", ""),
+          e.is_object() ? e.value("class", "") : std::string("kernelgen"),
+          r.record.value("fix", json::object()).value("source", ""),
+          t.is_object() ? t.value("model", "") + " (" + t.value("prompt_version", "") + ")" : std::string("none")}];
       ++row.first;
       row.second += r.in_dataset;
     }
@@ -88,7 +97,8 @@ DbStatus add_fixit_tables(FixitStore& store, const std::vector<std::string>& wan
             static_cast<long long>(items.size()), status["pending"], static_cast<long long>(records.size()), in_dataset,
             status["dropped"], status["refused"], status["skipped"], calls, opt(cost), b.created_at});
     for (const auto& [k, v] : rec_rows)
-      tr.add({b.id, b.recipe_name, std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k), std::get<4>(k), v.first, v.second});
+      tr.add({b.id, b.recipe_name, std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k), std::get<4>(k),
+              v.first, v.second});
     for (const auto& [k, n] : item_rows) ti.add({b.id, std::get<0>(k), std::get<1>(k), std::get<2>(k), n});
   }
   out->add(std::move(tb));

@@ -42,7 +42,8 @@ std::vector<Table> build_metric_tables(const MetricInput& in) {
   std::vector<Table> out;
   for (size_t i = 0; i < ordered.size(); ++i) {
     if (i > 0 && ordered[i].rank == ordered[i - 1].rank)
-      throw Error("two tables of the metrics report share rank " + std::to_string(ordered[i].rank) + ": give each its own");
+      throw Error("two tables of the metrics report share rank " + std::to_string(ordered[i].rank) +
+                  ": give each its own");
     if (auto t = ordered[i].build(in)) out.push_back(std::move(*t));
   }
   return out;
@@ -63,8 +64,14 @@ Table grouped_table(std::string name, std::string title, std::string description
 
 std::vector<Value> with_group(const metrics::Group& g, std::vector<Value> rest) {
   using metrics::Dim;
-  std::vector<Value> out = {g.label,           g.value(Dim::arch), g.value(Dim::language), g.gpu,
-                            g.value(Dim::model), g.value(Dim::knowledge), g.value(Dim::run), g.value(Dim::split),
+  std::vector<Value> out = {g.label,
+                            g.value(Dim::arch),
+                            g.value(Dim::language),
+                            g.gpu,
+                            g.value(Dim::model),
+                            g.value(Dim::knowledge),
+                            g.value(Dim::run),
+                            g.value(Dim::split),
                             g.value(Dim::problem)};
   for (auto& x : rest) out.push_back(std::move(x));
   return out;

@@ -45,7 +45,7 @@ Table plain_table(std::string name, std::string title, std::string description, 
 // The group's values followed by `rest`: a row of a grouped_table.
 std::vector<Value> with_group(const metrics::Group& g, std::vector<Value> rest);
 
-Value rate_value(const metrics::Rate& r);               // k/n, null when n is 0
+Value rate_value(const metrics::Rate& r);                      // k/n, null when n is 0
 Value interval_lo(const std::optional<metrics::Interval>& i);  // null without an interval
 Value interval_hi(const std::optional<metrics::Interval>& i);
 inline Value ll(long long v) { return Value(v); }
@@ -55,6 +55,6 @@ inline Value ll(long long v) { return Value(v); }
 #define PTXBENCH_METRIC_TABLE_CAT2(a, b) a##b
 #define PTXBENCH_METRIC_TABLE_CAT(a, b) PTXBENCH_METRIC_TABLE_CAT2(a, b)
 // In the table's file: PTXBENCH_REGISTER_METRIC_TABLE(20, coverage_table);
-#define PTXBENCH_REGISTER_METRIC_TABLE(rank, build)                                                              \
-  static ::ptxbench::report::MetricTableRegistrar PTXBENCH_METRIC_TABLE_CAT(ptxbench_metric_table_, __LINE__)( \
-      rank, build)
+#define PTXBENCH_REGISTER_METRIC_TABLE(rank, build)                                                                 \
+  static ::ptxbench::report::MetricTableRegistrar PTXBENCH_METRIC_TABLE_CAT(ptxbench_metric_table_, __LINE__)(rank, \
+                                                                                                              build)

@@ -26,7 +26,8 @@ std::vector<int> parse_budgets(const std::string& text) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != item.size() || v < 1) throw InputError("--budgets: '" + item + "' is not a turn budget (an integer >= 1)");
+    if (used != item.size() || v < 1)
+      throw InputError("--budgets: '" + item + "' is not a turn budget (an integer >= 1)");
     out.insert(v);
   }
   if (out.empty()) throw InputError("--budgets: give at least one turn budget, e.g. 1,4,8");
@@ -50,11 +51,12 @@ Report build_metrics_report(const TurnSet& set_in, const ReportSettings& s) {
   std::set<std::string> languages;
   for (const auto& run : set.runs) languages.insert(run.language);
   const bool split_language = languages.size() > 1 && !by.has(Dim::language);
-  if (split_language) by = metrics::parse_group_by([&] {
-    std::string text = "language";
-    for (Dim d : s.group_by.dims) text += "," + std::string(to_string(d));
-    return text;
-  }());
+  if (split_language)
+    by = metrics::parse_group_by([&] {
+      std::string text = "language";
+      for (Dim d : s.group_by.dims) text += "," + std::string(to_string(d));
+      return text;
+    }());
   const auto groups = group_trajectories(trajectories, set, by);
   Report r;
   r.meta = {{"generator", s.generator},
@@ -64,17 +66,22 @@ Report build_metrics_report(const TurnSet& set_in, const ReportSettings& s) {
             {"fastp_unit", std::string(to_string(s.fastp_unit))},
             {"fastp_step", s.fastp_step},
             {"intervals",
-             {{"rates", "Wilson score interval, 95%, treating turns as independent (turns of one trajectory are correlated: read it as optimistic)"},
+             {{"rates",
+               "Wilson score interval, 95%, treating turns as independent (turns of one trajectory are correlated: "
+               "read it as optimistic)"},
               {"best_speedup", "percentile bootstrap over trajectories, 95%, " + std::to_string(s.bootstrap.resamples) +
                                    " resamples, seed " + std::to_string(s.bootstrap.seed) +
                                    " (mixed with the group's label); a resample with no qualifying kernel scores 0"},
               {"fast_p", "Wilson score interval, 95%, over units"},
               {"comparison_rates", "Newcombe hybrid score interval (method 10) of the difference, 95%"},
-              {"comparison_speedups", "percentile bootstrap of the difference, 95%, each side resampled over its own trajectories"}}},
+              {"comparison_speedups",
+               "percentile bootstrap of the difference, 95%, each side resampled over its own trajectories"}}},
             {"bootstrap", {{"resamples", s.bootstrap.resamples}, {"seed", s.bootstrap.seed}}},
             {"rules",
              {{"counted", "a turn counts when it is stored, judged, and not infra_error, quota_exhausted or not_run"},
-              {"budget", "budget t covers the turns numbered 1..t of each trajectory; excluded, pending and missing turns are in no denominator and are counted apart"},
+              {"budget",
+               "budget t covers the turns numbered 1..t of each trajectory; excluded, pending and missing turns are in "
+               "no denominator and are counted apart"},
               {"target_correct", "correct and target_executed true; unknown target execution is not target-correct"},
               {"reasoning_unit", "tokens when every reply of the group reports reasoning tokens, else characters"}}}};
   for (Dim d : by.dims) r.meta["group_by"].push_back(std::string(to_string(d)));

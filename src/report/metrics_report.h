@@ -19,7 +19,7 @@ struct ReportSettings {
   metrics::GroupBy group_by = metrics::parse_group_by("arch,model,knowledge,split,problem");
   metrics::BootstrapSettings bootstrap;
   metrics::FastpUnit fastp_unit = metrics::FastpUnit::trajectory;
-  double fastp_step = 0.05;         // spacing of the p grid
+  double fastp_step = 0.05;  // spacing of the p grid
   std::vector<metrics::ComparisonSpec> comparisons;
   std::vector<std::string> inputs;  // what was read, for the meta block
   std::string generator;            // "ptxbench 0.1.0 (commit ...)"; tests pass a fixed text

@@ -97,8 +97,8 @@ bool has_field(const Table& t, std::string_view f) {
 
 // A cell over one group's rows at the budgets: "a / b / c (d / e / f)".
 template <class Fmt>
-std::string budget_cell(const Table& t, const std::vector<size_t>& rows, const std::vector<int>& budgets, const char* first,
-                        const char* second, Fmt fmt) {
+std::string budget_cell(const Table& t, const std::vector<size_t>& rows, const std::vector<int>& budgets,
+                        const char* first, const char* second, Fmt fmt) {
   auto at_budget = [&](int b) -> const size_t* {
     for (const size_t& i : rows)
       if (std::get<long long>(t.at(i, "budget")) == b) return &i;
@@ -118,7 +118,8 @@ std::string budget_cell(const Table& t, const std::vector<size_t>& rows, const s
 }  // namespace
 
 std::vector<Grid> budget_grids(const Report& r, const char* table, const std::string& what, const char* first,
-                               const char* second, const BudgetCellFormat& fmt, const std::string& note, bool ablation) {
+                               const char* second, const BudgetCellFormat& fmt, const std::string& note,
+                               bool ablation) {
   std::vector<Grid> out;
   const Table* t = r.table(table);
   if (!t || t->rows.empty()) return out;
@@ -126,20 +127,22 @@ std::vector<Grid> budget_grids(const Report& r, const char* table, const std::st
   std::string bl;
   for (int b : budgets) bl += (bl.empty() ? "" : " / ") + std::to_string(b);
   const auto dims = row_dims(r, *t, !ablation);
-  auto p = ablation ? pivot(*t,
-                            [&](size_t i) {
-                              const std::string model = str(*t, i, "model");
-                              std::string key = str(*t, i, "arch") + "\n" + model;
-                              for (const auto& d : dims)
-                                if (d != "model") key += "\n" + str(*t, i, d);
-                              std::string title = arch_title(*t, i) + ", " + model;
-                              for (const auto& d : dims)
-                                if (d != "model" && !str(*t, i, d).empty()) title += ", " + d + " " + str(*t, i, d);
-                              return std::make_pair(key, title);
-                            },
-                            [&](size_t i) { return str(*t, i, "knowledge"); })
-                    : pivot(*t, [&](size_t i) { return std::make_pair(str(*t, i, "arch"), arch_title(*t, i)); },
-                            [&](size_t i) { return row_label(*t, i, dims); });
+  auto p = ablation ? pivot(
+                          *t,
+                          [&](size_t i) {
+                            const std::string model = str(*t, i, "model");
+                            std::string key = str(*t, i, "arch") + "\n" + model;
+                            for (const auto& d : dims)
+                              if (d != "model") key += "\n" + str(*t, i, d);
+                            std::string title = arch_title(*t, i) + ", " + model;
+                            for (const auto& d : dims)
+                              if (d != "model" && !str(*t, i, d).empty()) title += ", " + d + " " + str(*t, i, d);
+                            return std::make_pair(key, title);
+                          },
+                          [&](size_t i) { return str(*t, i, "knowledge"); })
+                    : pivot(
+                          *t, [&](size_t i) { return std::make_pair(str(*t, i, "arch"), arch_title(*t, i)); },
+                          [&](size_t i) { return row_label(*t, i, dims); });
   for (const auto& key : p.order) {
     auto& b = p.blocks[key];
     if (ablation && b.rows.size() < 2) continue;
@@ -155,8 +158,9 @@ std::vector<Grid> budget_grids(const Report& r, const char* table, const std::st
       std::vector<std::string> cells = {row};
       for (const auto& c : b.cols) {
         auto it = b.cells.find({row, c});
-        cells.push_back(it == b.cells.end() ? "" : budget_cell(*t, it->second, budgets, first, second,
-                                                               [&](size_t i, const char* f) { return fmt(*t, i, f); }));
+        cells.push_back(it == b.cells.end() ? ""
+                                            : budget_cell(*t, it->second, budgets, first, second,
+                                                          [&](size_t i, const char* f) { return fmt(*t, i, f); }));
       }
       g.rows.push_back(std::move(cells));
     }
@@ -165,7 +169,6 @@ std::vector<Grid> budget_grids(const Report& r, const char* table, const std::st
   }
   return out;
 }
-
 
 std::string percent_cell(const Value& v) {
   if (const double* d = std::get_if<double>(&v)) return *d == 0 ? kDash : fixed(100 * *d, 1);
@@ -182,9 +185,9 @@ std::string interval_text(const Table& t, size_t i, const char* lo_field, const 
   const Value& h = t.at(i, hi_field);
   if (std::holds_alternative<std::monostate>(l)) return "n/a";
   const double a = std::get<double>(l), b = std::get<double>(h);
-  return percent ? "[" + fixed(100 * a, 1) + ", " + fixed(100 * b, 1) + "]" : "[" + fixed(a, 3) + ", " + fixed(b, 3) + "]";
+  return percent ? "[" + fixed(100 * a, 1) + ", " + fixed(100 * b, 1) + "]"
+                 : "[" + fixed(a, 3) + ", " + fixed(b, 3) + "]";
 }
-
 
 Grid plain_grid(const Table& t, const std::vector<std::string>& fields, size_t max_rows) {
   Grid g;

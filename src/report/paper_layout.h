@@ -27,7 +27,8 @@ using BudgetCellFormat = std::function<std::string(const Table&, size_t, const c
 // "*" where the budget exceeds the turns a run was given. `ablation`: Table-3 style instead, one
 // grid per (arch, model), rows = knowledge settings, only where a grid has more than one.
 std::vector<Grid> budget_grids(const Report& r, const char* table, const std::string& what, const char* first,
-                               const char* second, const BudgetCellFormat& fmt, const std::string& note, bool ablation = false);
+                               const char* second, const BudgetCellFormat& fmt, const std::string& note,
+                               bool ablation = false);
 
 // A table too long for text: its title and "N rows: in --format json, csv and html" (none without it).
 std::vector<Grid> row_count_note(const Report& r, const char* table);

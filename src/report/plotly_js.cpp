@@ -25,9 +25,10 @@ std::filesystem::path find_plotly_js() {
   try {
     ProcessOptions o;
     o.timeout = std::chrono::seconds(30);
-    auto r = run_process({"python3", "-c",
-                          "import os, plotly; print(os.path.join(os.path.dirname(plotly.__file__), 'package_data', 'plotly.min.js'))"},
-                         o);
+    auto r = run_process(
+        {"python3", "-c",
+         "import os, plotly; print(os.path.join(os.path.dirname(plotly.__file__), 'package_data', 'plotly.min.js'))"},
+        o);
     if (r.ok()) {
       std::string p = r.out;
       while (!p.empty() && (p.back() == '\n' || p.back() == '\r')) p.pop_back();
@@ -49,9 +50,11 @@ std::string read_plotly_js(const std::filesystem::path& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   std::string js = ss.str();
-  if (js.size() < 1000) throw InputError(path.string() + " is not plotly.min.js (" + std::to_string(js.size()) + " bytes)");
+  if (js.size() < 1000)
+    throw InputError(path.string() + " is not plotly.min.js (" + std::to_string(js.size()) + " bytes)");
   std::string lower = js;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (lower.find("</script") != std::string::npos)
     throw InputError(path.string() + " contains \"</script\", so it cannot be inlined into the HTML report as is");
   return js;

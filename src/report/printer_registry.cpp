@@ -56,6 +56,8 @@ std::unique_ptr<Printer> make_printer(const std::string& name, bool with_turns) 
   throw InputError("--format: '" + name + "' (use one of " + names + ")");
 }
 
-std::string print_report(const std::string& format, const Report& r) { return make_printer(format, false)->print(r, nullptr); }
+std::string print_report(const std::string& format, const Report& r) {
+  return make_printer(format, false)->print(r, nullptr);
+}
 
 }  // namespace ptxbench::report

@@ -20,7 +20,8 @@ void harness(const json& h, Provenance& p) {
 // The driver from a worker hello (CUDA driver API version) and/or NVML's driver version string.
 std::string driver_of(const json& hello, const json& gpu_state) {
   std::string nvml, cuda;
-  if (gpu_state.is_object() && gpu_state.contains("driver") && gpu_state["driver"].is_string()) nvml = gpu_state["driver"].get<std::string>();
+  if (gpu_state.is_object() && gpu_state.contains("driver") && gpu_state["driver"].is_string())
+    nvml = gpu_state["driver"].get<std::string>();
   if (hello.is_object() && hello.contains("cuda_driver") && hello["cuda_driver"].is_number_integer())
     cuda = "CUDA " + cuda_version_text(hello["cuda_driver"].get<long long>());
   if (!nvml.empty() && !cuda.empty()) return nvml + " (" + cuda + ")";
@@ -42,7 +43,8 @@ Provenance from_run_provenance(const json& prov) {
   if (prov.contains("gpu") && prov["gpu"].is_object()) {
     const json& g = prov["gpu"];
     const bool stages = g.value("gpu_stages", true);
-    if (stages && g.contains("name") && g["name"].is_string() && !g["name"].get<std::string>().empty()) p.gpu = g["name"].get<std::string>();
+    if (stages && g.contains("name") && g["name"].is_string() && !g["name"].get<std::string>().empty())
+      p.gpu = g["name"].get<std::string>();
     else if (g.contains("reason") && g["reason"].is_string()) p.gpu = "none (" + g["reason"].get<std::string>() + ")";
     // NVML's driver version comes from the run's evaluations (environment.gpu_state_at_start), which
     // the loaders copy to "nvml_driver" when the run's own provenance has none.

@@ -25,7 +25,8 @@ size_t Table::column(std::string_view field) const {
 
 void Table::add(std::vector<Value> row) {
   if (row.size() != fields.size())
-    throw Error("table '" + name + "': a row of " + std::to_string(row.size()) + " values for " + std::to_string(fields.size()) + " fields");
+    throw Error("table '" + name + "': a row of " + std::to_string(row.size()) + " values for " +
+                std::to_string(fields.size()) + " fields");
   for (size_t i = 0; i < row.size(); ++i) {
     const auto& v = row[i];
     if (std::holds_alternative<std::monostate>(v)) continue;
@@ -83,7 +84,8 @@ std::string value_text(const Value& v) {
 json to_json(const Table& t) {
   json fields = json::array();
   for (const auto& f : t.fields)
-    fields.push_back({{"name", f.name}, {"type", std::string(to_string(f.type))}, {"unit", f.unit}, {"description", f.description}});
+    fields.push_back(
+        {{"name", f.name}, {"type", std::string(to_string(f.type))}, {"unit", f.unit}, {"description", f.description}});
   json rows = json::array();
   for (const auto& row : t.rows) {
     json r = json::object();

@@ -54,7 +54,8 @@ std::map<std::string, ProblemTally> tally(const RunInfo& run, const std::vector<
       if (t.speedup_geomean && (!p.best || *t.speedup_geomean > *p.best)) p.best = t.speedup_geomean;
       if (t.target_correct.value_or(false)) {
         ++p.target_correct;
-        if (t.speedup_geomean && (!p.best_target || *t.speedup_geomean > *p.best_target)) p.best_target = t.speedup_geomean;
+        if (t.speedup_geomean && (!p.best_target || *t.speedup_geomean > *p.best_target))
+          p.best_target = t.speedup_geomean;
       }
     }
   }
@@ -69,8 +70,9 @@ std::string states_text(const std::map<std::string, int>& states) {
 
 // The run's suite and a problem's split in it (from the stored config); "" without a suite.
 std::string suite_of(const RunInfo& run) {
-  return run.config.is_object() && run.config.contains("suite") && run.config["suite"].is_string() ? run.config["suite"].get<std::string>()
-                                                                                               : "";
+  return run.config.is_object() && run.config.contains("suite") && run.config["suite"].is_string()
+             ? run.config["suite"].get<std::string>()
+             : "";
 }
 std::string split_of(const RunInfo& run, const std::string& problem) {
   if (!run.config.is_object() || !run.config.contains("splits") || !run.config["splits"].is_object()) return "";
@@ -88,28 +90,31 @@ std::string gpu_line(const RunInfo& run) {
 
 }  // namespace
 
-std::string format_run_summary(const RunInfo& run, const std::vector<TurnRow>& turns, const std::vector<TrajectoryRow>& trajectories) {
+std::string format_run_summary(const RunInfo& run, const std::vector<TurnRow>& turns,
+                               const std::vector<TrajectoryRow>& trajectories) {
   std::ostringstream o;
   o << "run " << run.id << ": " << run.status << (run.stop_reason.empty() ? "" : " (" + run.stop_reason + ")") << "\n";
-  o << run.model << ", " << run.arch << ", knowledge " << run.knowledge << ", " << run.trajectories << " trajectories x "
-    << run.turns << " turns per problem; " << gpu_line(run) << "\n";
+  o << run.model << ", " << run.arch << ", knowledge " << run.knowledge << ", " << run.trajectories
+    << " trajectories x " << run.turns << " turns per problem; " << gpu_line(run) << "\n";
   const std::string suite = suite_of(run);
   if (!suite.empty()) o << "suite " << suite << " (split: train = trained on, held-out = evaluated only)\n";
-  o << "\n" << pad("problem", 16) << (suite.empty() ? "" : pad("split", 9)) << pad("trajectories", 13) << pad("turns", 6) << pad("correct", 8) << pad("target-ok", 10)
-    << pad("best", 8) << pad("best-target", 12) << "states\n";
+  o << "\n"
+    << pad("problem", 16) << (suite.empty() ? "" : pad("split", 9)) << pad("trajectories", 13) << pad("turns", 6)
+    << pad("correct", 8) << pad("target-ok", 10) << pad("best", 8) << pad("best-target", 12) << "states\n";
   for (const auto& [name, p] : tally(run, turns, trajectories)) {
     o << pad(name, 16) << (suite.empty() ? "" : pad(split_of(run, name), 9))
       << pad(std::to_string(p.complete) + "/" + std::to_string(p.trajectories), 13)
-      << pad(std::to_string(p.turns) + (p.pending ? "+" + std::to_string(p.pending) : ""), 6) << pad(std::to_string(p.correct), 8)
-      << pad(std::to_string(p.target_correct), 10) << pad(opt_speedup(p.best), 8) << pad(opt_speedup(p.best_target), 12)
-      << states_text(p.states) << "\n";
+      << pad(std::to_string(p.turns) + (p.pending ? "+" + std::to_string(p.pending) : ""), 6)
+      << pad(std::to_string(p.correct), 8) << pad(std::to_string(p.target_correct), 10) << pad(opt_speedup(p.best), 8)
+      << pad(opt_speedup(p.best_target), 12) << states_text(p.states) << "\n";
   }
   o << "\n(turns: counted turns judged; +N: stored replies not judged yet. best: geomean speedup vs the library among "
        "correct turns; best-target: among correct turns whose target instructions executed)\n";
   return o.str();
 }
 
-json run_summary_json(const RunInfo& run, const std::vector<TurnRow>& turns, const std::vector<TrajectoryRow>& trajectories) {
+json run_summary_json(const RunInfo& run, const std::vector<TurnRow>& turns,
+                      const std::vector<TrajectoryRow>& trajectories) {
   json problems = json::array();
   for (const auto& [name, p] : tally(run, turns, trajectories))
     problems.push_back({{"problem", name},
@@ -123,23 +128,32 @@ json run_summary_json(const RunInfo& run, const std::vector<TurnRow>& turns, con
                         {"best_speedup", opt(p.best)},
                         {"best_target_speedup", opt(p.best_target)},
                         {"states", p.states}});
-  return {{"run", {{"id", run.id}, {"status", run.status}, {"stop_reason", run.stop_reason}, {"model", run.model},
-                   {"arch", run.arch}, {"knowledge", run.knowledge}, {"trajectories", run.trajectories}, {"turns", run.turns},
-                   {"suite", suite_of(run)}, {"provenance", run.provenance}}},
+  return {{"run",
+           {{"id", run.id},
+            {"status", run.status},
+            {"stop_reason", run.stop_reason},
+            {"model", run.model},
+            {"arch", run.arch},
+            {"knowledge", run.knowledge},
+            {"trajectories", run.trajectories},
+            {"turns", run.turns},
+            {"suite", suite_of(run)},
+            {"provenance", run.provenance}}},
           {"problems", problems}};
 }
 
 std::string format_run_list(const std::vector<RunListEntry>& runs) {
   std::ostringstream o;
-  o << pad("run", 48) << pad("status", 9) << pad("arch", 8) << pad("budget", 8) << pad("turns", 12) << pad("updated", 25)
-    << "problems\n";
+  o << pad("run", 48) << pad("status", 9) << pad("arch", 8) << pad("budget", 8) << pad("turns", 12)
+    << pad("updated", 25) << "problems\n";
   for (const auto& e : runs) {
     const int total = e.run.trajectories * e.run.turns * static_cast<int>(e.run.problems.size());
     std::string problems;
     for (const auto& p : e.run.problems) problems += (problems.empty() ? "" : ",") + p;
     o << pad(e.run.id, 48) << pad(e.run.status, 9) << pad(e.run.arch, 8)
       << pad(std::to_string(e.run.trajectories) + "x" + std::to_string(e.run.turns), 8)
-      << pad(std::to_string(e.turns_done) + "/" + std::to_string(total), 12) << pad(e.run.updated_at, 25) << problems << "\n";
+      << pad(std::to_string(e.turns_done) + "/" + std::to_string(total), 12) << pad(e.run.updated_at, 25) << problems
+      << "\n";
   }
   if (runs.empty()) o << "(no runs in this workspace)\n";
   return o.str();
@@ -148,22 +162,32 @@ std::string format_run_list(const std::vector<RunListEntry>& runs) {
 json run_list_json(const std::vector<RunListEntry>& runs) {
   json out = json::array();
   for (const auto& e : runs)
-    out.push_back({{"id", e.run.id}, {"status", e.run.status}, {"stop_reason", e.run.stop_reason}, {"model", e.run.model},
-                   {"arch", e.run.arch}, {"knowledge", e.run.knowledge}, {"problems", e.run.problems},
-                   {"trajectories", e.run.trajectories}, {"turns", e.run.turns}, {"turns_done", e.turns_done},
-                   {"trajectories_complete", e.trajectories_complete}, {"created_at", e.run.created_at},
+    out.push_back({{"id", e.run.id},
+                   {"status", e.run.status},
+                   {"stop_reason", e.run.stop_reason},
+                   {"model", e.run.model},
+                   {"arch", e.run.arch},
+                   {"knowledge", e.run.knowledge},
+                   {"problems", e.run.problems},
+                   {"trajectories", e.run.trajectories},
+                   {"turns", e.run.turns},
+                   {"turns_done", e.turns_done},
+                   {"trajectories_complete", e.trajectories_complete},
+                   {"created_at", e.run.created_at},
                    {"updated_at", e.run.updated_at}});
   return out;
 }
 
-std::string format_run_detail(const RunInfo& run, const std::vector<TurnRow>& turns, const std::vector<TrajectoryRow>& trajectories) {
+std::string format_run_detail(const RunInfo& run, const std::vector<TurnRow>& turns,
+                              const std::vector<TrajectoryRow>& trajectories) {
   std::ostringstream o;
   o << format_run_summary(run, turns, trajectories) << "\n";
   const json& h = run.provenance.value("harness", json::object());
   o << "harness " << h.value("version", std::string("?")) << " (commit " << h.value("commit", std::string("?"))
-    << (h.value("dirty", false) ? ", dirty" : "") << "), nvcc " << run.provenance.value("nvcc", std::string("?")) << "\n";
-  o << "context: last " << run.config.value("context_turns", 0) << " turns in full; created " << run.created_at << ", updated "
-    << run.updated_at << "\n\n";
+    << (h.value("dirty", false) ? ", dirty" : "") << "), nvcc " << run.provenance.value("nvcc", std::string("?"))
+    << "\n";
+  o << "context: last " << run.config.value("context_turns", 0) << " turns in full; created " << run.created_at
+    << ", updated " << run.updated_at << "\n\n";
   o << pad("trajectory", 22) << pad("status", 9) << pad("best", 8) << "turns (state per turn)\n";
   std::map<std::pair<std::string, int>, std::vector<const TurnRow*>> by;
   for (const auto& t : turns) by[{t.problem, t.trajectory}].push_back(&t);
@@ -173,7 +197,8 @@ std::string format_run_detail(const RunInfo& run, const std::vector<TurnRow>& tu
     std::string seq;
     for (const TurnRow* t : by[{tr.problem, tr.trajectory}]) {
       seq += (seq.empty() ? "" : ", ") + (t->phase == "done" ? t->state : "judging");
-      if (t->state == "correct" && t->speedup_geomean && (!best || *t->speedup_geomean > *best)) best = t->speedup_geomean;
+      if (t->state == "correct" && t->speedup_geomean && (!best || *t->speedup_geomean > *best))
+        best = t->speedup_geomean;
     }
     o << pad(tr.problem + "/" + std::to_string(tr.trajectory), 22) << pad(tr.status, 9) << pad(opt_speedup(best), 8)
       << (seq.empty() ? "-" : seq) << "\n";
@@ -181,23 +206,27 @@ std::string format_run_detail(const RunInfo& run, const std::vector<TurnRow>& tu
   return o.str();
 }
 
-std::string format_trajectory(const RunInfo& run, const std::string& problem, int trajectory, const std::vector<TurnRow>& turns,
-                              bool with_feedback) {
+std::string format_trajectory(const RunInfo& run, const std::string& problem, int trajectory,
+                              const std::vector<TurnRow>& turns, bool with_feedback) {
   std::ostringstream o;
   o << "run " << run.id << ", " << problem << " trajectory " << trajectory << " (turns numbered from 0)\n\n";
-  o << pad("turn", 5) << pad("state", 16) << pad("reply", 16) << pad("targets", 9) << pad("speedup", 8) << pad("model s", 8)
-    << pad("build s", 8) << pad("GPU s", 7) << pad("tokens in/out/reason", 22) << pad("cost", 8) << "candidate\n";
+  o << pad("turn", 5) << pad("state", 16) << pad("reply", 16) << pad("targets", 9) << pad("speedup", 8)
+    << pad("model s", 8) << pad("build s", 8) << pad("GPU s", 7) << pad("tokens in/out/reason", 22) << pad("cost", 8)
+    << "candidate\n";
   auto tok = [](const std::optional<long long>& v) { return v ? std::to_string(*v) : std::string("?"); };
   for (const auto& t : turns) {
     if (t.problem != problem || t.trajectory != trajectory) continue;
-    const std::string targets = t.target_executed ? (*t.target_executed ? "exec" : "not-exec")
-                                : t.target_static.value_or(false) ? "static" : "-";
-    o << pad(std::to_string(t.turn), 5) << pad(t.phase == "done" ? t.state : "judging", 16) << pad(t.provider_outcome, 16)
-      << pad(targets, 9) << pad(opt_speedup(t.speedup_geomean), 8) << pad(fmt("%.1f", t.model_seconds), 8)
-      << pad(fmt("%.1f", t.build_seconds), 8) << pad(fmt("%.1f", t.gpu_seconds), 7)
+    const std::string targets = t.target_executed                 ? (*t.target_executed ? "exec" : "not-exec")
+                                : t.target_static.value_or(false) ? "static"
+                                                                  : "-";
+    o << pad(std::to_string(t.turn), 5) << pad(t.phase == "done" ? t.state : "judging", 16)
+      << pad(t.provider_outcome, 16) << pad(targets, 9) << pad(opt_speedup(t.speedup_geomean), 8)
+      << pad(fmt("%.1f", t.model_seconds), 8) << pad(fmt("%.1f", t.build_seconds), 8)
+      << pad(fmt("%.1f", t.gpu_seconds), 7)
       << pad(tok(t.input_tokens) + "/" + tok(t.output_tokens) + "/" + tok(t.reasoning_tokens), 22)
       << pad(t.cost_usd ? fmt("$%.4f", *t.cost_usd) : "-", 8)
-      << (t.candidate_sha256 ? t.candidate_sha256->substr(0, 12) + (t.reused_evaluation ? " (reused)" : "") : "-") << "\n";
+      << (t.candidate_sha256 ? t.candidate_sha256->substr(0, 12) + (t.reused_evaluation ? " (reused)" : "") : "-")
+      << "\n";
     if (with_feedback && !t.feedback.empty()) {
       std::istringstream in(t.feedback);
       for (std::string line; std::getline(in, line);) o << "      | " << line << "\n";
@@ -206,24 +235,42 @@ std::string format_trajectory(const RunInfo& run, const std::string& problem, in
   return o.str();
 }
 
-json trajectory_json(const RunInfo& run, const std::string& problem, int trajectory, const std::vector<TurnRow>& turns) {
+json trajectory_json(const RunInfo& run, const std::string& problem, int trajectory,
+                     const std::vector<TurnRow>& turns) {
   json out = json::array();
   for (const auto& t : turns) {
     if (t.problem != problem || t.trajectory != trajectory) continue;
-    out.push_back({{"turn", t.turn}, {"phase", t.phase}, {"state", t.state}, {"provider_outcome", t.provider_outcome},
-                   {"verdict", t.verdict ? json(*t.verdict) : json(nullptr)}, {"target_static", opt(t.target_static)},
-                   {"target_executed", opt(t.target_executed)}, {"target_correct", opt(t.target_correct)},
-                   {"speedup_geomean", opt(t.speedup_geomean)},
-                   {"candidate_sha256", t.candidate_sha256 ? json(*t.candidate_sha256) : json(nullptr)},
-                   {"evaluation_id", opt(t.evaluation_id)}, {"reused_evaluation", t.reused_evaluation},
-                   {"extraction", t.extraction}, {"context", t.context}, {"feedback", t.feedback},
-                   {"feedback_version", t.feedback_version},
-                   {"tokens", {{"input", opt(t.input_tokens)}, {"output", opt(t.output_tokens)}, {"reasoning", opt(t.reasoning_tokens)}}},
-                   {"reasoning_chars", t.reasoning_chars}, {"cost_usd", opt(t.cost_usd)},
-                   {"timings", {{"model_s", t.model_seconds}, {"compile_wait_s", t.compile_wait_seconds},
-                                {"prepare_s", t.prepare_seconds}, {"build_s", t.build_seconds},
-                                {"gpu_wait_s", t.gpu_wait_seconds}, {"gpu_s", t.gpu_seconds}}},
-                   {"started_at", t.started_at}, {"replied_at", t.replied_at}, {"finished_at", t.finished_at}});
+    out.push_back(
+        {{"turn", t.turn},
+         {"phase", t.phase},
+         {"state", t.state},
+         {"provider_outcome", t.provider_outcome},
+         {"verdict", t.verdict ? json(*t.verdict) : json(nullptr)},
+         {"target_static", opt(t.target_static)},
+         {"target_executed", opt(t.target_executed)},
+         {"target_correct", opt(t.target_correct)},
+         {"speedup_geomean", opt(t.speedup_geomean)},
+         {"candidate_sha256", t.candidate_sha256 ? json(*t.candidate_sha256) : json(nullptr)},
+         {"evaluation_id", opt(t.evaluation_id)},
+         {"reused_evaluation", t.reused_evaluation},
+         {"extraction", t.extraction},
+         {"context", t.context},
+         {"feedback", t.feedback},
+         {"feedback_version", t.feedback_version},
+         {"tokens",
+          {{"input", opt(t.input_tokens)}, {"output", opt(t.output_tokens)}, {"reasoning", opt(t.reasoning_tokens)}}},
+         {"reasoning_chars", t.reasoning_chars},
+         {"cost_usd", opt(t.cost_usd)},
+         {"timings",
+          {{"model_s", t.model_seconds},
+           {"compile_wait_s", t.compile_wait_seconds},
+           {"prepare_s", t.prepare_seconds},
+           {"build_s", t.build_seconds},
+           {"gpu_wait_s", t.gpu_wait_seconds},
+           {"gpu_s", t.gpu_seconds}}},
+         {"started_at", t.started_at},
+         {"replied_at", t.replied_at},
+         {"finished_at", t.finished_at}});
   }
   return {{"run", run.id}, {"problem", problem}, {"trajectory", trajectory}, {"turns", out}};
 }

@@ -41,7 +41,8 @@ json target_counts_json(const std::vector<integrity::ExecutedInstruction>& count
     total += c.executed;
     if (c.executed == 0) continue;
     const auto image = images.find(c.cubin_crc);
-    auto [it, fresh] = by_function.try_emplace({c.function, image == images.end() ? std::string() : image->second}, json::array());
+    auto [it, fresh] =
+        by_function.try_emplace({c.function, image == images.end() ? std::string() : image->second}, json::array());
     it->second.push_back({c.pc_offset, c.executed});
   }
   json functions = json::array();
@@ -55,7 +56,10 @@ json target_counts_json(const std::vector<integrity::ExecutedInstruction>& count
     if (!image.empty()) f["image"] = image;
     functions.push_back(std::move(f));
   }
-  return {{"patched_instructions", counts.size()}, {"executed_instructions", total}, {"functions", functions}, {"tensor_maps", maps}};
+  return {{"patched_instructions", counts.size()},
+          {"executed_instructions", total},
+          {"functions", functions},
+          {"tensor_maps", maps}};
 }
 
 }  // namespace ptxbench

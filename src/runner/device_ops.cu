@@ -7,8 +7,10 @@ namespace ptxbench {
 namespace {
 
 __host__ __device__ inline uint64_t mix64(uint64_t x) {
-  x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27; x *= 0x94d049bb133111ebull;
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
   return x ^ (x >> 31);
 }
 
@@ -129,7 +131,8 @@ ErrorStats compare_impl(const T* out, const float* ref, size_t n, double rtol, d
     float r = 0;
     PTXBENCH_CUDA(cudaMemcpy(&o, out + e.worst, sizeof(T), cudaMemcpyDeviceToHost));
     PTXBENCH_CUDA(cudaMemcpy(&r, ref + e.worst, sizeof(float), cudaMemcpyDeviceToHost));
-    if constexpr (std::is_same_v<T, float>) e.worst_out = o; else e.worst_out = __bfloat162float(o);
+    if constexpr (std::is_same_v<T, float>) e.worst_out = o;
+    else e.worst_out = __bfloat162float(o);
     e.worst_ref = r;
   }
   return e;
@@ -140,7 +143,10 @@ __global__ void gate_wait_kernel(volatile unsigned* flags, unsigned long long ti
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
   while (flags[0] == 0) {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    if (now - start > timeout_ns) { flags[1] = 1; return; }
+    if (now - start > timeout_ns) {
+      flags[1] = 1;
+      return;
+    }
     __nanosleep(1000);
   }
 }
@@ -169,7 +175,8 @@ void fingerprint(const void* p, size_t bytes, unsigned long long* out, cudaStrea
 unsigned long long count_differing_words(const void* a, const void* b, size_t bytes, cudaStream_t s) {
   DeviceBuffer<unsigned long long> d(1);
   PTXBENCH_CUDA(cudaMemsetAsync(d.get(), 0, sizeof(unsigned long long), s));
-  diff_words_kernel<<<132 * 4, 256, 0, s>>>(static_cast<const uint32_t*>(a), static_cast<const uint32_t*>(b), bytes / 4, d.get());
+  diff_words_kernel<<<132 * 4, 256, 0, s>>>(static_cast<const uint32_t*>(a), static_cast<const uint32_t*>(b), bytes / 4,
+                                            d.get());
   PTXBENCH_CUDA(cudaGetLastError());
   unsigned long long h = 0;
   PTXBENCH_CUDA(cudaMemcpyAsync(&h, d.get(), sizeof h, cudaMemcpyDeviceToHost, s));
@@ -177,7 +184,8 @@ unsigned long long count_differing_words(const void* a, const void* b, size_t by
   return h;
 }
 
-ErrorStats compare_bf16(const __nv_bfloat16* out, const float* ref, size_t n, double rtol, double atol, cudaStream_t s) {
+ErrorStats compare_bf16(const __nv_bfloat16* out, const float* ref, size_t n, double rtol, double atol,
+                        cudaStream_t s) {
   return compare_impl(out, ref, n, rtol, atol, s);
 }
 ErrorStats compare_f32(const float* out, const float* ref, size_t n, double rtol, double atol, cudaStream_t s) {
@@ -199,7 +207,9 @@ OutputCheck judge_output(const std::string& name, const ErrorStats& e, double rt
               {"rel_l2_err", rel_l2},
               {"worst_err_over_tol", e.worst_ratio},
               {"tolerance", {{"rtol", rtol}, {"atol_x_rms", atol}, {"max_rel_l2", max_rel_l2}}}};
-  if (e.count) c.detail["worst"] = where(e.worst), c.detail["worst"]["got"] = e.worst_out, c.detail["worst"]["expected"] = e.worst_ref;
+  if (e.count)
+    c.detail["worst"] = where(e.worst), c.detail["worst"]["got"] = e.worst_out,
+    c.detail["worst"]["expected"] = e.worst_ref;
   char buf[320];
   if (e.nonfinite) {
     auto w = where(e.first_nonfinite);

@@ -63,9 +63,9 @@ class L2Flusher {
 class StreamGate {
  public:
   StreamGate();
-  void close(unsigned timeout_ms);     // launches the spinning gate on cudaStreamLegacy
-  void release(cudaStream_t s);        // enqueued on the harness stream after the snapshot
-  bool expired_before_release();       // after a device sync: the gate timed out by itself
+  void close(unsigned timeout_ms);  // launches the spinning gate on cudaStreamLegacy
+  void release(cudaStream_t s);     // enqueued on the harness stream after the snapshot
+  bool expired_before_release();    // after a device sync: the gate timed out by itself
 
  private:
   DeviceBuffer<unsigned> flags_;  // [0] release flag, [1] expired flag

@@ -17,8 +17,7 @@ bool ends_with(const std::string& s, const std::string& tail) {
 // `v` without the seconds it took to build (they differ from run to run).
 json without_seconds(json v) {
   if (v.is_object()) {
-    for (auto it = v.begin(); it != v.end();)
-      it = ends_with(it.key(), "seconds") ? v.erase(it) : std::next(it);
+    for (auto it = v.begin(); it != v.end();) it = ends_with(it.key(), "seconds") ? v.erase(it) : std::next(it);
     for (auto& [k, x] : v.items()) x = without_seconds(x);
   } else if (v.is_array()) {
     for (auto& x : v) x = without_seconds(x);
@@ -51,7 +50,8 @@ bool names_shape(const std::string& key, const std::set<std::string>& label_dims
 double library_check_tolerance(const StoredCleanTiming& s, int check_samples) {
   const double n_stored = std::max(s.samples, 1), n_check = std::max(check_samples, 1);
   const double t = 3 * std::max(s.median_error, 0.0) * std::sqrt(1 + n_stored / n_check);
-  return std::clamp(std::isfinite(t) ? t : kLibraryCheckMaxTolerance, kLibraryCheckMinTolerance, kLibraryCheckMaxTolerance);
+  return std::clamp(std::isfinite(t) ? t : kLibraryCheckMaxTolerance, kLibraryCheckMinTolerance,
+                    kLibraryCheckMaxTolerance);
 }
 
 LibraryCheckVerdict judge_library_check(const StoredCleanTiming& s, double check_median_ms, int check_samples) {
@@ -100,8 +100,9 @@ int matching_stored_timing(const json& rows, const json& key, std::string* why) 
       std::string differs;
       for (const char* f : kKeyFields)
         if (!r.is_object() || !r.contains(f) || r.at(f) != key.value(f, json())) {
-          differs = std::string(f) + " differs (stored " + (r.is_object() && r.contains(f) ? text_of(r.at(f)) : "none") +
-                    ", now " + text_of(key.value(f, json())) + ")";
+          differs = std::string(f) + " differs (stored " +
+                    (r.is_object() && r.contains(f) ? text_of(r.at(f)) : "none") + ", now " +
+                    text_of(key.value(f, json())) + ")";
           break;
         }
       if (differs.empty()) return static_cast<int>(i);

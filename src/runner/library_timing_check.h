@@ -1,7 +1,7 @@
 // The library's clean timings kept across evaluations (docs/library-timing-cache.md): what the
 // worker matches a stored timing by, and the short check that re-validates it. No CUDA here: the
-// rule is unit-tested on the CPU (tests/unit/runner/test_library_timing_check.cpp); runner/stages/clean_baseline_stage.cpp
-// takes the samples.
+// rule is unit-tested on the CPU (tests/unit/runner/test_library_timing_check.cpp);
+// runner/stages/clean_baseline_stage.cpp takes the samples.
 #pragma once
 #include <string>
 

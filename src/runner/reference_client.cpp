@@ -43,15 +43,19 @@ void discard_reference(Workload& w, cudaStream_t s) {
   w.set_reference_ready(false);
 }
 
-void ReferenceClient::put(const std::string& shape, uint64_t seed, double reference_seconds, Workload& w, cudaStream_t s) {
+void ReferenceClient::put(const std::string& shape, uint64_t seed, double reference_seconds, Workload& w,
+                          cudaStream_t s) {
   const auto buffers = w.reference_buffers();
   const size_t bytes = total_bytes(buffers);
   Download d{&buffers, s};
   UniqueFd file = sealed_memory_file("ptxbench-reference", bytes, download_into, &d);
-  send_message(socket_, {{"op", "put"}, {"shape", shape}, {"seed", seed}, {"bytes", bytes}, {"reference_seconds", reference_seconds}},
-               file.get());
+  send_message(
+      socket_,
+      {{"op", "put"}, {"shape", shape}, {"seed", seed}, {"bytes", bytes}, {"reference_seconds", reference_seconds}},
+      file.get());
   const json a = answer(socket_, "put");
-  if (!a.value("ok", false)) fail("the reference pool refused a reference made before the candidate loaded: " + a.value("why", "?"));
+  if (!a.value("ok", false))
+    fail("the reference pool refused a reference made before the candidate loaded: " + a.value("why", "?"));
 }
 
 void ReferenceClient::seal() {
@@ -63,15 +67,16 @@ void ReferenceClient::seal() {
 void ReferenceClient::get(const std::string& shape, uint64_t seed, Workload& w, cudaStream_t s) {
   send_message(socket_, {{"op", "get"}, {"shape", shape}, {"seed", seed}});
   auto r = receive_message(socket_);
-  if (!r) throw ReferenceRefused("the reference pool closed its socket before the harness got the reference of " + shape);
+  if (!r)
+    throw ReferenceRefused("the reference pool closed its socket before the harness got the reference of " + shape);
   if (!r->message.value("ok", false))
     throw ReferenceRefused("the reference pool refused the harness's request for the reference of " + shape + ": " +
                            r->message.value("why", "?"));
   const auto buffers = w.reference_buffers();
   const size_t bytes = total_bytes(buffers), announced = r->message.value("bytes", size_t(0));
   if (!r->fd || announced != bytes)
-    fail("the reference pool's set for " + shape + " has " + std::to_string(announced) + " bytes, this workload's reference " +
-         std::to_string(bytes));
+    fail("the reference pool's set for " + shape + " has " + std::to_string(announced) +
+         " bytes, this workload's reference " + std::to_string(bytes));
   ReadOnlyMapping map(r->fd.get(), bytes);
   const char* in = static_cast<const char*>(map.data());
   for (const auto& b : buffers) {

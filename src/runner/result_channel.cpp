@@ -38,11 +38,15 @@ ResultChannel::ResultChannel(int fd) : fd_(fd) {
   unsigned short r = 0;
   if (getrandom(&r, sizeof r, 0) != sizeof r) r = static_cast<unsigned short>(getpid());
   int high = fcntl(fd_, F_DUPFD_CLOEXEC, 100 + r % 900);
-  if (high >= 0) { close(fd_); fd_ = high; }
+  if (high >= 0) {
+    close(fd_);
+    fd_ = high;
+  }
 }
 
 void ResultChannel::set_key(const std::string& hex) {
-  if (hex.size() % 2 || hex.size() / 2 > sizeof key_ || hex.empty()) throw InputError("job: channel_key must be 2 to 128 hex digits");
+  if (hex.size() % 2 || hex.size() / 2 > sizeof key_ || hex.empty())
+    throw InputError("job: channel_key must be 2 to 128 hex digits");
   for (size_t i = 0; i < hex.size() / 2; ++i) {
     const int hi = hex_value(hex[2 * i]), lo = hex_value(hex[2 * i + 1]);
     if (hi < 0 || lo < 0) throw InputError("job: channel_key is not hex");
@@ -58,7 +62,10 @@ void ResultChannel::write_line(const char* json_text, size_t len) {
   char digits[24];
   int nd = 0;
   uint64_t v = seq;
-  do { digits[nd++] = static_cast<char>('0' + v % 10); v /= 10; } while (v);
+  do {
+    digits[nd++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v);
   char seq_text[24];
   for (int i = 0; i < nd; ++i) seq_text[i] = digits[nd - 1 - i];
   seq_text[nd] = ' ';

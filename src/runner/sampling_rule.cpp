@@ -55,8 +55,8 @@ std::string sampling_stop(const SamplingProgress& p, const TimingConfig& cfg) {
   }
   const bool stable = c.median_error <= cfg.target_median_error &&
                       (!p.with_baseline || p.baseline.median_error <= cfg.target_median_error);
-  const bool enough = c.n >= cfg.min_samples ||
-                      (c.n >= cfg.slow_min_samples && p.candidate_seconds >= cfg.slow_candidate_seconds);
+  const bool enough =
+      c.n >= cfg.min_samples || (c.n >= cfg.slow_min_samples && p.candidate_seconds >= cfg.slow_candidate_seconds);
   if (stable && enough) return "stable";
   if (p.elapsed_seconds >= cfg.max_seconds && c.n >= 5) return "max_seconds";
   return "";

@@ -23,12 +23,16 @@ void on_sigsys(int, siginfo_t* info, void*) {
   int nd = 0;
   char rev[24];
   unsigned long v = nr < 0 ? 0 : static_cast<unsigned long>(nr);
-  do { rev[nd++] = static_cast<char>('0' + v % 10); v /= 10; } while (v && nd < 20);
+  do {
+    rev[nd++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v && nd < 20);
   for (int i = 0; i < nd; ++i) number[i] = rev[nd - 1 - i];
   number[nd] = 0;
   char line[512];
   size_t n = 0;
-  append(line, n, sizeof line, "{\"type\":\"fatal\",\"verdict\":\"forbidden\",\"message\":\"the sandbox stopped a forbidden system call: ");
+  append(line, n, sizeof line,
+         "{\"type\":\"fatal\",\"verdict\":\"forbidden\",\"message\":\"the sandbox stopped a forbidden system call: ");
   append(line, n, sizeof line, sandbox::trapped_syscall_name(nr));
   append(line, n, sizeof line, " (number ");
   append(line, n, sizeof line, number);
@@ -57,7 +61,7 @@ json outcome(const json& job_sandbox, std::string (*install)(const sandbox::Cand
 
 void install_sigsys_reporter(ResultChannel& channel) {
   g_channel = &channel;
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_sigaction = on_sigsys;
   sa.sa_flags = SA_SIGINFO;
   sigemptyset(&sa.sa_mask);
@@ -69,7 +73,8 @@ json confine_before_candidate_load(const json& job_sandbox) {
 }
 
 json confine_after_candidate_load(const json& job_sandbox) {
-  if (!job_sandbox.value("after_load", true)) return {{"seccomp", "not installed: off under a tool (compute-sanitizer, ncu)"}};
+  if (!job_sandbox.value("after_load", true))
+    return {{"seccomp", "not installed: off under a tool (compute-sanitizer, ncu)"}};
   json j = outcome(job_sandbox, sandbox::install_after_candidate_load);
   j["exec_mappings"] = job_sandbox.value("deny_exec_mappings", true) ? "denied" : "allowed";
   j["file_opens"] = job_sandbox.value("deny_file_opens", true) ? "denied" : "only file creation denied";

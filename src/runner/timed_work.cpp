@@ -7,8 +7,11 @@
 namespace ptxbench {
 
 json call_work_json(const integrity::CallWork& w) {
-  return {{"tensor_ops", w.tensor_ops},         {"tensor_insts", w.tensor_insts}, {"tma_load_bytes", w.tma_load_bytes},
-          {"tma_store_bytes", w.tma_store_bytes}, {"other_math_flops", w.other_math_flops},
+  return {{"tensor_ops", w.tensor_ops},
+          {"tensor_insts", w.tensor_insts},
+          {"tma_load_bytes", w.tma_load_bytes},
+          {"tma_store_bytes", w.tma_store_bytes},
+          {"other_math_flops", w.other_math_flops},
           {"unreadable", w.unreadable}};
 }
 
@@ -18,8 +21,8 @@ double since(std::chrono::steady_clock::time_point t0) {
 }
 }  // namespace
 
-void TimedWork::open(int library_calls, const std::function<void()>& library_call, const std::function<void()>& library_samples,
-                     cudaStream_t s) {
+void TimedWork::open(int library_calls, const std::function<void()>& library_call,
+                     const std::function<void()>& library_samples, cudaStream_t s) {
   if (!counters_) return;
   const auto t0 = std::chrono::steady_clock::now();
   try {
@@ -60,7 +63,8 @@ void TimedWork::close(int candidate_calls, int library_calls_in_range, cudaStrea
       for (const auto& r : ranges) {
         if (r.range == "samples") j["samples"] = call_work_json(r);
         else if (r.range == "library") j["library"] = {{"calls", library_calls_}, {"work", call_work_json(r)}};
-        else if (r.range == "library_samples" && library_samples_) j["library_samples"] = {{"samples", 2}, {"work", call_work_json(r)}};
+        else if (r.range == "library_samples" && library_samples_)
+          j["library_samples"] = {{"samples", 2}, {"work", call_work_json(r)}};
       }
       j["seconds"] = seconds_ + since(t0);
       if (!j.contains("samples")) error_ = "the range profiler returned no range for the samples";

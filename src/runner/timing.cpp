@@ -72,7 +72,8 @@ struct Sampler {
     }
     PTXBENCH_CUDA(cudaEventRecord(end[e].get(), s));
     if (ret != cudaSuccess)
-      ctx.channel.fatal_and_exit("runtime_error", std::string("timed call: the candidate returned ") + cudaGetErrorName(ret), 4);
+      ctx.channel.fatal_and_exit("runtime_error",
+                                 std::string("timed call: the candidate returned ") + cudaGetErrorName(ret), 4);
     {
       WatchdogScope guard(ctx.watchdog, "timed call on " + label, (call_time_limit(flops) + 10) * (counted ? 30 : 1));
       if (cudaError_t err = cudaEventSynchronize(end[e].get()); err != cudaSuccess)
@@ -148,7 +149,8 @@ void warm_up(WorkerContext& ctx, const std::string& label, double flops, int cal
     if (candidate) {
       integrity::CallScope call(integrity::Actor::candidate_call, "warm-up", label);
       if (cudaError_t e = ctx.workload.call_candidate(ctx.entry, s); e != cudaSuccess)
-        ctx.channel.fatal_and_exit("runtime_error", "warm-up on " + label + ": the candidate returned " + cudaGetErrorName(e), 4);
+        ctx.channel.fatal_and_exit("runtime_error",
+                                   "warm-up on " + label + ": the candidate returned " + cudaGetErrorName(e), 4);
     }
     if (baseline) {
       integrity::CallScope call(integrity::Actor::baseline, "warm-up", label);
@@ -159,8 +161,9 @@ void warm_up(WorkerContext& ctx, const std::string& label, double flops, int cal
 }
 
 json stats_json(const SampleStats& c, const std::vector<double>& v) {
-  return {{"median_ms", c.median}, {"p10_ms", c.p10},       {"p90_ms", c.p90},
-          {"min_ms", c.min},       {"spread", c.spread},    {"median_error", c.median_error},
+  return {{"median_ms", c.median}, {"p10_ms", c.p10},
+          {"p90_ms", c.p90},       {"min_ms", c.min},
+          {"spread", c.spread},    {"median_error", c.median_error},
           {"samples", c.n},        {"total_ms", std::accumulate(v.begin(), v.end(), 0.0)}};
 }
 
@@ -204,11 +207,11 @@ CleanBaseline time_baseline_alone(WorkerContext& ctx, const json& shape, double 
       break;
   }
   const auto st = summarize(sm.ms);
-  return {st.median, st.median_error, st.n, mhz,
-          seconds_since(t0)};
+  return {st.median, st.median_error, st.n, mhz, seconds_since(t0)};
 }
 
-CleanBaseline check_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg, int samples) {
+CleanBaseline check_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg,
+                                   int samples) {
   const std::string label = shape_label(shape);
   ctx.workload.prepare(shape.get<WorkloadShape>());
   ctx.workload.generate_inputs(ctx.draw_seed(), ctx.stream.get());
@@ -248,17 +251,21 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, const Timin
   // counted instead (patched: its launches are slower).
   TimedWork work(count_timed ? ctx.work_counters.get() : nullptr);
   if (cfg.with_baseline) {
-    work.open(2, [&] {
-      integrity::CallScope call(integrity::Actor::baseline, "warm-up", label);
-      ctx.workload.call_baseline(s);
-    }, [&] {
-      Sampler library(ctx, label, flops, 2);
-      library.sample(Side::baseline);
-      library.sample(Side::baseline);
-      (void)library.harness_json();
-      (void)ctx.workload.timed_check_results(library.slots);
-      (void)ctx.guard.changed(ctx.workload, library.slots);
-    }, s);
+    work.open(
+        2,
+        [&] {
+          integrity::CallScope call(integrity::Actor::baseline, "warm-up", label);
+          ctx.workload.call_baseline(s);
+        },
+        [&] {
+          Sampler library(ctx, label, flops, 2);
+          library.sample(Side::baseline);
+          library.sample(Side::baseline);
+          (void)library.harness_json();
+          (void)ctx.workload.timed_check_results(library.slots);
+          (void)ctx.guard.changed(ctx.workload, library.slots);
+        },
+        s);
   } else {
     work.open(0, {}, {}, s);
   }
@@ -267,7 +274,8 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, const Timin
   bool throttled = before.throttled;
   json clocks = json::array();
   const int counted_sample = ctx.counter && count_timed && !ctx.work_counters
-                                 ? int(ctx.draw_seed() % uint64_t(std::max(cfg.min_samples, 1))) : -1;
+                                 ? int(ctx.draw_seed() % uint64_t(std::max(cfg.min_samples, 1)))
+                                 : -1;
   int candidate_samples = 0;
   std::string stopped;  // sampling_stop's reason
   auto candidate_sample = [&] { sm.sample(Side::candidate, candidate_samples++ == counted_sample); };
@@ -303,11 +311,13 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, const Timin
   for (int i = 0; i < sm.slots; ++i) {
     checks[i].inputs_unchanged = changed[i].empty();
     if (checks[i].ok()) continue;
-    std::string why = !checks[i].output_finite ? "output holds NaN/Inf (not written in the timed call?)"
+    std::string why = !checks[i].output_finite      ? "output holds NaN/Inf (not written in the timed call?)"
                       : !checks[i].inputs_unchanged ? "the timed call changed its input " + changed[i]
                                                     : "output does not match the inputs (randomized projection check)";
-    failures.push_back({{"sample", i}, {"side", sm.sides[i] == Side::candidate ? "candidate" : "baseline"},
-                        {"why", why}, {"worst_ratio", checks[i].worst_ratio}});
+    failures.push_back({{"sample", i},
+                        {"side", sm.sides[i] == Side::candidate ? "candidate" : "baseline"},
+                        {"why", why},
+                        {"worst_ratio", checks[i].worst_ratio}});
   }
 
   const auto cand_ms = sm.of(Side::candidate), base_ms = sm.of(Side::baseline);

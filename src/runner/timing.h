@@ -24,6 +24,7 @@ CleanBaseline time_baseline_alone(WorkerContext& ctx, const json& shape, double 
 
 // The short check of a stored clean timing (runner/library_timing_check.h): the baseline alone on
 // `shape`, warmed up and then exactly `samples` samples taken as time_baseline_alone takes them.
-CleanBaseline check_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg, int samples);
+CleanBaseline check_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg,
+                                   int samples);
 
 }  // namespace ptxbench

@@ -21,8 +21,8 @@ void Watchdog::arm(const std::string& what, double seconds) {
     armed_ = true;
     what_ = what;
     seconds_ = seconds;
-    deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                       std::chrono::duration<double>(seconds));
+    deadline_ = std::chrono::steady_clock::now() +
+                std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
   }
   cv_.notify_all();
 }
@@ -35,12 +35,16 @@ void Watchdog::disarm() {
 void Watchdog::loop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
-    if (!armed_) { cv_.wait(lock); continue; }
+    if (!armed_) {
+      cv_.wait(lock);
+      continue;
+    }
     if (cv_.wait_until(lock, deadline_) == std::cv_status::timeout && armed_ && !stop_ &&
         std::chrono::steady_clock::now() >= deadline_) {
       char secs[32];
       std::snprintf(secs, sizeof secs, "%.1f", seconds_);
-      channel_.fatal_and_exit("runtime_error", "timeout: " + what_ + " did not finish within " + secs + " s (hang?)", 3);
+      channel_.fatal_and_exit("runtime_error", "timeout: " + what_ + " did not finish within " + secs + " s (hang?)",
+                              3);
     }
   }
 }

@@ -49,10 +49,15 @@ void WorkerContext::take_exclusive_gpu() {
   if (got != sizeof answer || answer[0] != 'g') {
     // Once the candidate is loaded the socket is within its reach: a broken handshake is its doing.
     if (!before_load)
-      channel.fatal_and_exit("forbidden", "the exclusive-use socket failed after the candidate loaded (closed, replaced "
-                                          "or read by code besides the harness)", 7);
-    channel.fatal_and_exit("infra_error", got >= 1 && answer[0] == 'n' ? "the service refused exclusive use of the GPU for timing"
-                                                                        : "the service's exclusive-use socket closed before it answered", 6);
+      channel.fatal_and_exit("forbidden",
+                             "the exclusive-use socket failed after the candidate loaded (closed, replaced "
+                             "or read by code besides the harness)",
+                             7);
+    channel.fatal_and_exit("infra_error",
+                           got >= 1 && answer[0] == 'n'
+                               ? "the service refused exclusive use of the GPU for timing"
+                               : "the service's exclusive-use socket closed before it answered",
+                           6);
   }
   if (before_load) clean_baseline_exclusive = true;
   const std::string grant(answer + 1, sizeof answer - 1);
@@ -66,8 +71,11 @@ void WorkerContext::take_exclusive_gpu() {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
     seen = nvml.compute_processes();
   }
-  json ev = {{"type", "exclusive_gpu"}, {"for", before_load ? "clean_baseline" : "timing"}, {"waited_seconds", waited},
-             {"grant", grant}, {"settle_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count()}};
+  json ev = {{"type", "exclusive_gpu"},
+             {"for", before_load ? "clean_baseline" : "timing"},
+             {"waited_seconds", waited},
+             {"grant", grant},
+             {"settle_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count()}};
   if (seen) ev["other_gpu_processes"] = std::max(0, *seen - 1);
   else ev["other_gpu_processes"] = "unknown (NVML cannot list them)";
   channel.emit(ev);
@@ -82,12 +90,13 @@ void WorkerContext::give_back_exclusive_gpu() {
   const auto t0 = std::chrono::steady_clock::now();
   char answer = 0;
   ssize_t n = -1;
-  if (::send(exclusive_gpu_fd, &kGiveBack, 1, MSG_NOSIGNAL) == 1)
-    do n = ::read(exclusive_gpu_fd, &answer, 1);
+  if (::send(exclusive_gpu_fd, &kGiveBack, 1, MSG_NOSIGNAL) == 1) do
+      n = ::read(exclusive_gpu_fd, &answer, 1);
     while (n < 0 && errno == EINTR);
   if (n != 1 || answer != kSharedAgain)
     channel.fatal_and_exit("infra_error", "the service did not take the GPU back after the library's clean timings", 6);
-  channel.emit({{"type", "shared_gpu"}, {"after", "clean_baseline"},
+  channel.emit({{"type", "shared_gpu"},
+                {"after", "clean_baseline"},
                 {"waited_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}});
 }
 
@@ -112,10 +121,12 @@ void call_candidate_checked(WorkerContext& ctx, const std::string& what, double 
     launch = cudaGetLastError();
   }
   cudaError_t done = cudaStreamSynchronize(ctx.stream.get());
-  for (auto [e, how] : {std::pair{ret, "returned"}, std::pair{launch, "left a launch error"}, std::pair{done, "failed on the GPU"}})
+  for (auto [e, how] :
+       {std::pair{ret, "returned"}, std::pair{launch, "left a launch error"}, std::pair{done, "failed on the GPU"}})
     if (e != cudaSuccess)
-      ctx.channel.fatal_and_exit("runtime_error", what + ": the candidate " + how + " " + cudaGetErrorName(e) + " (" +
-                                                      cudaGetErrorString(e) + ")", 4);
+      ctx.channel.fatal_and_exit(
+          "runtime_error",
+          what + ": the candidate " + how + " " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")", 4);
 }
 
 void regenerate_inputs(WorkerContext& ctx, uint64_t seed, bool timing, int slot) {

@@ -72,8 +72,10 @@ WorkerHello device_info(int device, int& major, int& minor, int& sms, std::strin
   if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0)
     throw CudaError(e, std::string("no CUDA GPU: ") + (e == cudaSuccess ? "device count is 0" : cudaGetErrorString(e)) +
                            (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice
-                                ? " (no NVIDIA driver or GPU on this machine)" : ""));
-  if (device >= count) throw Error("GPU " + std::to_string(device) + " does not exist (" + std::to_string(count) + " found)");
+                                ? " (no NVIDIA driver or GPU on this machine)"
+                                : ""));
+  if (device >= count)
+    throw Error("GPU " + std::to_string(device) + " does not exist (" + std::to_string(count) + " found)");
   PTXBENCH_CUDA(cudaSetDevice(device));
   PTXBENCH_CUDA(cudaFree(nullptr));  // create the context now, not inside a timed region
   cudaDeviceProp p{};
@@ -88,8 +90,8 @@ WorkerHello device_info(int device, int& major, int& minor, int& sms, std::strin
   if (env.value("gpu_uuid", "").empty()) {
     char uuid[64];
     const auto* b = reinterpret_cast<const unsigned char*>(p.uuid.bytes);
-    std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
-                  b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+    std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+                  b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
     env["gpu_uuid"] = uuid;
   }
   if (env.value("driver", "").empty()) env["driver"] = "CUDA driver " + std::to_string(driver);

@@ -51,9 +51,9 @@ struct ReferenceBuffer {
 // Result of the cheap check of one timed call.
 struct TimedCheck {
   bool output_finite = true;
-  bool projection_ok = true;  // randomized projection (e.g. Freivalds) agrees with the inputs
+  bool projection_ok = true;     // randomized projection (e.g. Freivalds) agrees with the inputs
   bool inputs_unchanged = true;  // filled by the harness (InputGuard), not the workload
-  float worst_ratio = 0;      // worst |observed - expected| / tolerance over the projection
+  float worst_ratio = 0;         // worst |observed - expected| / tolerance over the projection
   bool ok() const { return output_finite && projection_ok && inputs_unchanged; }
 };
 
@@ -74,7 +74,7 @@ class Workload {
   // By default generate_inputs; a workload whose inputs need an expensive derivation may derive
   // them faster here, as long as they stay as consistent as the problem promises.
   virtual void generate_timing_inputs(uint64_t seed, cudaStream_t s) { generate_inputs(seed, s); }
-  virtual void poison_outputs(cudaStream_t s) = 0;       // NaN everywhere the candidate must write
+  virtual void poison_outputs(cudaStream_t s) = 0;  // NaN everywhere the candidate must write
   virtual cudaError_t call_candidate(void* entry, cudaStream_t s) = 0;
   virtual void call_baseline(cudaStream_t s) = 0;
   virtual json baseline_info() const = 0;  // library, version, algorithm chosen
@@ -134,6 +134,6 @@ struct WorkloadRegistrar {
 // PTXBENCH_REGISTER_WORKLOAD("gemm", GemmWorkload, "cublaslt"): the name problem.toml's `workload`
 // gives, the class, and the baselines it implements. Keep it on one line: the parent reads these
 // lines at configure time (cmake/known_workloads.cmake) to check specs without a GPU.
-#define PTXBENCH_REGISTER_WORKLOAD(name, Type, ...)                                                       \
-  static ::ptxbench::WorkloadRegistrar ptxbench_registrar_##Type(name, [] { return std::make_unique<Type>(); }, \
-                                                                 std::vector<std::string>{__VA_ARGS__})
+#define PTXBENCH_REGISTER_WORKLOAD(name, Type, ...)               \
+  static ::ptxbench::WorkloadRegistrar ptxbench_registrar_##Type( \
+      name, [] { return std::make_unique<Type>(); }, std::vector<std::string>{__VA_ARGS__})

@@ -70,8 +70,8 @@ Capabilities probe_capabilities(const std::string& disable, const fs::path& help
     c.bwrap_unavailable = "bubblewrap (bwrap) is not installed";
   } else {
     c.bwrap_user_namespace = geteuid() != 0;
-    std::vector<std::string> argv{bwrap.string(), "--die-with-parent", "--unshare-net", "--unshare-ipc", "--unshare-pid",
-                                  "--unshare-uts", "--unshare-cgroup-try"};
+    std::vector<std::string> argv{bwrap.string(),  "--die-with-parent", "--unshare-net",       "--unshare-ipc",
+                                  "--unshare-pid", "--unshare-uts",     "--unshare-cgroup-try"};
     if (c.bwrap_user_namespace) argv.push_back("--unshare-user");
     for (const std::string a : {"--ro-bind", "/", "/", "--dev", "/dev"}) argv.push_back(a);
     auto with_proc = argv;
@@ -84,7 +84,8 @@ Capabilities probe_capabilities(const std::string& disable, const fs::path& help
       } else if (const ProcessResult plain = run_process(argv, quick); plain.ok()) {
         c.bwrap = bwrap.string();
       } else {
-        c.bwrap_unavailable = "bwrap cannot create namespaces here (" + plain.describe() + "): " + first_line(plain.err);
+        c.bwrap_unavailable =
+            "bwrap cannot create namespaces here (" + plain.describe() + "): " + first_line(plain.err);
       }
     } catch (const std::exception& e) {
       c.bwrap_unavailable = std::string("bwrap could not be started: ") + e.what();

@@ -14,16 +14,16 @@
 namespace ptxbench::sandbox {
 
 struct Capabilities {
-  std::string bwrap;                // path of a working bubblewrap; empty when unusable
-  std::string bwrap_unavailable;    // why not
-  bool bwrap_proc = false;          // bwrap can mount a fresh /proc (some containers forbid it)
+  std::string bwrap;                  // path of a working bubblewrap; empty when unusable
+  std::string bwrap_unavailable;      // why not
+  bool bwrap_proc = false;            // bwrap can mount a fresh /proc (some containers forbid it)
   bool bwrap_user_namespace = false;  // we are not root: bwrap needs --unshare-user
-  std::string helper;               // ptxbench-sandbox-exec; empty when not found
+  std::string helper;                 // ptxbench-sandbox-exec; empty when not found
   std::string helper_unavailable;
-  int landlock_abi = 0;             // 0: unavailable (or disabled)
+  int landlock_abi = 0;              // 0: unavailable (or disabled)
   std::string landlock_unavailable;  // why Landlock is left off where the kernel has it (else empty)
-  bool seccomp = false;             // the helper can install seccomp filters
-  std::set<std::string> disabled;   // from PTXBENCH_SANDBOX_DISABLE / PTXBENCH_SANDBOX=off
+  bool seccomp = false;              // the helper can install seccomp filters
+  std::set<std::string> disabled;    // from PTXBENCH_SANDBOX_DISABLE / PTXBENCH_SANDBOX=off
 
   bool off(const std::string& mechanism) const { return disabled.count(mechanism) || disabled.count("all"); }
   json to_json() const;

@@ -12,25 +12,35 @@ namespace ptxbench::sandbox {
 bool looks_like_secret(std::string_view name) {
   std::string upper(name);
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  for (std::string_view word : {"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE", "SESSION"})
+  for (std::string_view word :
+       {"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE", "SESSION"})
     if (upper.find(word) != std::string::npos) return true;
   return false;
 }
 
 bool inherited_name(std::string_view name) {
-  static constexpr std::array<std::string_view, 11> exact{
-      "LANG", "TZ", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING",
-      "CUDA_CACHE_DISABLE", "CUDA_CACHE_MAXSIZE", "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES",
-      "PTXBENCH_CUDNN_LIB"};
+  static constexpr std::array<std::string_view, 11> exact{"LANG",
+                                                          "TZ",
+                                                          "LD_LIBRARY_PATH",
+                                                          "CUDA_VISIBLE_DEVICES",
+                                                          "CUDA_DEVICE_ORDER",
+                                                          "CUDA_MODULE_LOADING",
+                                                          "CUDA_CACHE_DISABLE",
+                                                          "CUDA_CACHE_MAXSIZE",
+                                                          "NVIDIA_VISIBLE_DEVICES",
+                                                          "NVIDIA_DRIVER_CAPABILITIES",
+                                                          "PTXBENCH_CUDNN_LIB"};
   if (std::find(exact.begin(), exact.end(), name) != exact.end()) return true;
   return name.starts_with("LC_");
 }
 
-std::vector<std::string> scrubbed_environment(const std::vector<std::string>& parent, const std::vector<std::string>& set) {
+std::vector<std::string> scrubbed_environment(const std::vector<std::string>& parent,
+                                              const std::vector<std::string>& set) {
   std::map<std::string, std::string> env;
   auto split = [](const std::string& entry) {
     const size_t eq = entry.find('=');
-    return eq == std::string::npos ? std::pair{entry, std::string()} : std::pair{entry.substr(0, eq), entry.substr(eq + 1)};
+    return eq == std::string::npos ? std::pair{entry, std::string()}
+                                   : std::pair{entry.substr(0, eq), entry.substr(eq + 1)};
   };
   for (const auto& entry : parent) {
     auto [name, value] = split(entry);

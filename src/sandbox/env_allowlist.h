@@ -15,7 +15,8 @@ bool inherited_name(std::string_view name);
 
 // `parent` ("NAME=value" entries) filtered by inherited_name() and !looks_like_secret(), then
 // `set` ("NAME=value") added or replacing. Sorted by name, so a record of it is stable.
-std::vector<std::string> scrubbed_environment(const std::vector<std::string>& parent, const std::vector<std::string>& set);
+std::vector<std::string> scrubbed_environment(const std::vector<std::string>& parent,
+                                              const std::vector<std::string>& set);
 
 std::vector<std::string> current_environment();
 

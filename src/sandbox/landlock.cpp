@@ -42,7 +42,7 @@ uint64_t fs_rights(int abi) {
 std::string add_rule(int ruleset, const std::filesystem::path& path, uint64_t access, uint64_t handled) {
   const int fd = open(path.c_str(), O_PATH | O_CLOEXEC);
   if (fd < 0) return errno == ENOENT ? "" : "open " + path.string() + ": " + std::strerror(errno);
-  struct stat st{};
+  struct stat st {};
   fstat(fd, &st);
   access &= handled;
   if (!S_ISDIR(st.st_mode)) access &= kFileRights;
@@ -88,7 +88,8 @@ std::string apply_landlock(const LandlockRules& rules) {
     if (error.empty()) error = add_rule(ruleset, p, handled, handled);
   for (const auto& p : rules.devices)
     if (error.empty()) error = add_rule(ruleset, p, device, handled);
-  if (error.empty() && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) error = std::string("PR_SET_NO_NEW_PRIVS: ") + std::strerror(errno);
+  if (error.empty() && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    error = std::string("PR_SET_NO_NEW_PRIVS: ") + std::strerror(errno);
   if (error.empty() && syscall(SYS_landlock_restrict_self, ruleset, 0) != 0)
     error = std::string("landlock_restrict_self: ") + std::strerror(errno);
   close(ruleset);

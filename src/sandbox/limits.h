@@ -12,7 +12,7 @@ namespace ptxbench::sandbox {
 struct Limits {
   std::optional<unsigned long long> address_space;  // RLIMIT_AS, bytes (nvcc: a memory bomb stops here)
   std::optional<unsigned long long> data;           // RLIMIT_DATA, bytes (the worker: CUDA reserves huge
-                                                     // PROT_NONE ranges, so RLIMIT_AS cannot be used there)
+                                                    // PROT_NONE ranges, so RLIMIT_AS cannot be used there)
   std::optional<unsigned long long> file_size;      // RLIMIT_FSIZE, bytes
   std::optional<unsigned long long> processes;      // RLIMIT_NPROC (not enforced for root)
   std::optional<unsigned long long> cpu_seconds;    // RLIMIT_CPU

@@ -49,7 +49,8 @@ SandboxedCommand sandboxed(const Policy& policy, const std::vector<std::string>&
   const fs::path scratch = policy.scratch.empty() ? fs::temp_directory_path() : policy.scratch;
   const fs::path workdir = policy.workdir.empty() ? scratch : policy.workdir;
   auto ro_paths = policy.read_only;
-  if (!caps.helper.empty()) ro_paths.push_back(std::filesystem::path(caps.helper).parent_path());  // the helper runs inside the view
+  if (!caps.helper.empty())
+    ro_paths.push_back(std::filesystem::path(caps.helper).parent_path());  // the helper runs inside the view
   const auto ro = normalized(ro_paths);
   auto rw = normalized(policy.read_write);
   rw.push_back(scratch);
@@ -70,8 +71,8 @@ SandboxedCommand sandboxed(const Policy& policy, const std::vector<std::string>&
 
   std::vector<std::string> argv;
   if (!caps.bwrap.empty()) {
-    argv = {caps.bwrap, "--die-with-parent", "--unshare-net", "--unshare-ipc", "--unshare-pid", "--unshare-uts",
-            "--unshare-cgroup-try"};
+    argv = {caps.bwrap,      "--die-with-parent", "--unshare-net",       "--unshare-ipc",
+            "--unshare-pid", "--unshare-uts",     "--unshare-cgroup-try"};
     json namespaces = {"mount", "network", "pid", "ipc", "uts", "cgroup"};
     if (caps.bwrap_user_namespace) argv.push_back("--unshare-user"), namespaces.push_back("user");
     // As root bwrap would keep every capability: drop them all, keeping only what the policy names.
@@ -81,7 +82,8 @@ SandboxedCommand sandboxed(const Policy& policy, const std::vector<std::string>&
     }
     for (const char* top : kTopLevel) {
       std::error_code ec;
-      if (fs::is_symlink(fs::symlink_status(top, ec))) argv.insert(argv.end(), {"--symlink", fs::read_symlink(top, ec).string(), top});
+      if (fs::is_symlink(fs::symlink_status(top, ec)))
+        argv.insert(argv.end(), {"--symlink", fs::read_symlink(top, ec).string(), top});
     }
     argv.insert(argv.end(), {"--tmpfs", "/tmp"});  // first: binds below /tmp go on top of it
     for (const auto& p : ro) argv.insert(argv.end(), {"--ro-bind", p.string(), p.string()});
@@ -95,14 +97,17 @@ SandboxedCommand sandboxed(const Policy& policy, const std::vector<std::string>&
     if (policy.sys) argv.insert(argv.end(), {"--ro-bind", "/sys", "/sys"});
     for (const auto& p : rw) argv.insert(argv.end(), {"--bind", p.string(), p.string()});
     argv.insert(argv.end(), {"--chdir", workdir.string(), "--"});
-    m["bubblewrap"] = {{"used", true}, {"namespaces", namespaces}, {"proc", policy.proc ? (caps.bwrap_proc ? "own" : "host, read-only") : "none"}};
+    m["bubblewrap"] = {{"used", true},
+                       {"namespaces", namespaces},
+                       {"proc", policy.proc ? (caps.bwrap_proc ? "own" : "host, read-only") : "none"}};
     m["bubblewrap"]["capabilities"] = policy.keep_capabilities;  // all others dropped
   } else {
     m["bubblewrap"] = {{"used", false}, {"why", caps.bwrap_unavailable}};
   }
 
   if (!caps.helper.empty()) {
-    std::vector<std::string> helper{caps.helper, "--profile", caps.seccomp ? policy.profile : "none", "--chdir", workdir.string()};
+    std::vector<std::string> helper{caps.helper, "--profile", caps.seccomp ? policy.profile : "none", "--chdir",
+                                    workdir.string()};
     for (const auto& cap : policy.keep_capabilities) helper.insert(helper.end(), {"--keep-cap", cap});
     if (caps.landlock_abi > 0) {
       helper.push_back("--landlock");
@@ -110,8 +115,8 @@ SandboxedCommand sandboxed(const Policy& policy, const std::vector<std::string>&
       if (policy.proc) ro_all.emplace_back("/proc");
       if (policy.sys) ro_all.emplace_back("/sys");
       auto rw_all = rw;
-      if (!caps.bwrap.empty()) rw_all.emplace_back("/tmp");               // the sandbox's own tmpfs
-      if (policy.full_dev) rw_all.emplace_back("/dev/shm");              // bwrap's private one where it runs
+      if (!caps.bwrap.empty()) rw_all.emplace_back("/tmp");  // the sandbox's own tmpfs
+      if (policy.full_dev) rw_all.emplace_back("/dev/shm");  // bwrap's private one where it runs
       add_helper_paths(helper, "--ro", ro_all);
       add_helper_paths(helper, "--rw", rw_all);
       auto devices = dev;
@@ -119,12 +124,13 @@ SandboxedCommand sandboxed(const Policy& policy, const std::vector<std::string>&
       add_helper_paths(helper, "--dev", devices);
       // /proc/self resolves in the helper, which then becomes the program (same pid).
       if (policy.own_proc_writable && policy.proc) helper.insert(helper.end(), {"--dev", "/proc/self"});
-      m["landlock"] = {{"used", true}, {"abi", caps.landlock_abi}, {"tcp", caps.landlock_abi >= 4 ? "denied" : "not handled"}};
+      m["landlock"] = {
+          {"used", true}, {"abi", caps.landlock_abi}, {"tcp", caps.landlock_abi >= 4 ? "denied" : "not handled"}};
     } else {
       m["landlock"] = {{"used", false},
                        {"why", !caps.landlock_unavailable.empty() ? caps.landlock_unavailable
-                               : caps.off("landlock")            ? "disabled"
-                                                                 : "the kernel has no Landlock"}};
+                               : caps.off("landlock")             ? "disabled"
+                                                                  : "the kernel has no Landlock"}};
     }
     m["seccomp"] = caps.seccomp ? json{{"used", true}, {"profile", policy.profile}}
                                 : json{{"used", false}, {"why", caps.off("seccomp") ? "disabled" : "unavailable"}};

@@ -17,28 +17,28 @@
 namespace ptxbench::sandbox {
 
 struct Policy {
-  std::string profile = "compiler";                // the helper's seccomp profile: compiler, worker, tool
-  std::vector<std::filesystem::path> read_only;    // files or folders, at their own paths
+  std::string profile = "compiler";              // the helper's seccomp profile: compiler, worker, tool
+  std::vector<std::filesystem::path> read_only;  // files or folders, at their own paths
   std::vector<std::filesystem::path> read_write;
-  std::vector<std::filesystem::path> devices;      // device nodes (read-write, ioctl)
-  bool full_dev = false;  // bwrap's minimal /dev (null, zero, urandom, shm, ...) besides `devices`
-  bool proc = false;      // a /proc (bwrap: of the sandbox's own pid namespace)
-  bool sys = false;       // /sys read-only (the CUDA driver, NVML)
+  std::vector<std::filesystem::path> devices;  // device nodes (read-write, ioctl)
+  bool full_dev = false;                       // bwrap's minimal /dev (null, zero, urandom, shm, ...) besides `devices`
+  bool proc = false;                           // a /proc (bwrap: of the sandbox's own pid namespace)
+  bool sys = false;                            // /sys read-only (the CUDA driver, NVML)
   // Landlock: the program may write its own /proc/<pid> (the CUDA driver writes there, e.g. its
   // threads' names). Only the process that ptxbench-sandbox-exec becomes: not its children.
   bool own_proc_writable = false;
-  std::filesystem::path scratch;                   // private and writable: HOME and TMPDIR
-  std::filesystem::path workdir;                   // empty: the scratch folder
-  std::vector<std::string> env_set;                // NAME=value beyond the inherited allowlist
+  std::filesystem::path scratch;     // private and writable: HOME and TMPDIR
+  std::filesystem::path workdir;     // empty: the scratch folder
+  std::vector<std::string> env_set;  // NAME=value beyond the inherited allowlist
   Limits limits;
-  std::vector<std::string> keep_capabilities;      // bwrap --cap-add, only when running as root
+  std::vector<std::string> keep_capabilities;  // bwrap --cap-add, only when running as root
 };
 
 struct SandboxedCommand {
   std::vector<std::string> argv;
-  std::vector<std::string> environment;            // the child's whole environment
+  std::vector<std::string> environment;  // the child's whole environment
   std::vector<std::pair<int, unsigned long long>> rlimits;
-  json mechanisms = json::object();                // what applies, recorded with every evaluation
+  json mechanisms = json::object();  // what applies, recorded with every evaluation
 };
 
 // The toolchain's own folders every child needs to run a dynamically linked program

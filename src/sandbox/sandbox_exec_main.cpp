@@ -56,7 +56,10 @@ int main(int argc, char** argv) {
       std::printf("{\"landlock_abi\": %d, \"seccomp\": %s}\n", landlock_abi(), seccomp_available() ? "true" : "false");
       return 0;
     }
-    if (a == "--") { ++i; break; }
+    if (a == "--") {
+      ++i;
+      break;
+    }
     const char* v = a == "--landlock" ? "" : value();
     if (!v) return fail(a + " needs a value");
     if (a == "--profile") profile = v;
@@ -65,8 +68,7 @@ int main(int argc, char** argv) {
     else if (a == "--keep-cap") {
       if (std::string(v) != "CAP_SYS_ADMIN") return fail("--keep-cap: only CAP_SYS_ADMIN may be kept");
       keep_caps.insert(CAP_SYS_ADMIN);
-    }
-    else if (a == "--ro") rules.read_only.emplace_back(v);
+    } else if (a == "--ro") rules.read_only.emplace_back(v);
     else if (a == "--rw") rules.read_write.emplace_back(v);
     else if (a == "--dev") rules.devices.emplace_back(v);
     else return fail("unknown argument '" + a + "'");

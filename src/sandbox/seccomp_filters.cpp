@@ -26,12 +26,42 @@ const char* g_trapped[kMaxSyscall] = {};  // filled before a filter is loaded; r
 
 // Calls no compiler or GPU program makes: file system and namespace administration, kernel
 // modules, BPF, io_uring (which would bypass this filter), keyrings, other processes' memory.
-constexpr const char* kAdministration[] = {
-    "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "bpf", "userfaultfd", "io_uring_setup",
-    "io_uring_enter", "io_uring_register", "kexec_load", "kexec_file_load", "init_module", "finit_module",
-    "delete_module", "keyctl", "add_key", "request_key", "reboot", "swapon", "swapoff", "acct", "open_by_handle_at",
-    "name_to_handle_at", "fsopen", "fsmount", "fsconfig", "fspick", "move_mount", "open_tree", "mount_setattr",
-    "quotactl", "ptrace", "process_vm_readv", "process_vm_writev"};
+constexpr const char* kAdministration[] = {"mount",
+                                           "umount2",
+                                           "pivot_root",
+                                           "chroot",
+                                           "unshare",
+                                           "setns",
+                                           "bpf",
+                                           "userfaultfd",
+                                           "io_uring_setup",
+                                           "io_uring_enter",
+                                           "io_uring_register",
+                                           "kexec_load",
+                                           "kexec_file_load",
+                                           "init_module",
+                                           "finit_module",
+                                           "delete_module",
+                                           "keyctl",
+                                           "add_key",
+                                           "request_key",
+                                           "reboot",
+                                           "swapon",
+                                           "swapoff",
+                                           "acct",
+                                           "open_by_handle_at",
+                                           "name_to_handle_at",
+                                           "fsopen",
+                                           "fsmount",
+                                           "fsconfig",
+                                           "fspick",
+                                           "move_mount",
+                                           "open_tree",
+                                           "mount_setattr",
+                                           "quotactl",
+                                           "ptrace",
+                                           "process_vm_readv",
+                                           "process_vm_writev"};
 
 }  // namespace
 
@@ -41,7 +71,9 @@ namespace {
 class Filter {
  public:
   explicit Filter(uint32_t default_action) : ctx_(seccomp_init(default_action)) {}
-  ~Filter() { if (ctx_) seccomp_release(ctx_); }
+  ~Filter() {
+    if (ctx_) seccomp_release(ctx_);
+  }
   Filter(const Filter&) = delete;
   Filter& operator=(const Filter&) = delete;
 
@@ -81,7 +113,8 @@ std::string install_profile(const std::string& name) {
   Filter f(SCMP_ACT_ALLOW);
   const uint32_t deny = SCMP_ACT_ERRNO(EPERM);
   for (const char* call : kAdministration) {
-    const bool tool_needs = name == "tool" && (std::strcmp(call, "ptrace") == 0 || std::strncmp(call, "process_vm", 10) == 0);
+    const bool tool_needs =
+        name == "tool" && (std::strcmp(call, "ptrace") == 0 || std::strncmp(call, "process_vm", 10) == 0);
     if (!tool_needs) f.rule(deny, call);
   }
   if (name == "compiler") f.rule(deny, "socket");

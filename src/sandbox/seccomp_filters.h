@@ -21,9 +21,9 @@ bool seccomp_available();
 std::string install_profile(const std::string& name);
 
 struct CandidateFilterOptions {
-  bool under_tool = false;          // compute-sanitizer or ncu injects itself: sockets stay allowed
-  bool deny_exec_mappings = true;   // PROT_EXEC in mmap/mprotect after the candidate is loaded
-  bool deny_file_opens = true;      // every open/openat after the load (false: only those that create files)
+  bool under_tool = false;         // compute-sanitizer or ncu injects itself: sockets stay allowed
+  bool deny_exec_mappings = true;  // PROT_EXEC in mmap/mprotect after the candidate is loaded
+  bool deny_file_opens = true;     // every open/openat after the load (false: only those that create files)
 };
 
 // Before dlopen of the candidate (its static constructors run under it). "" or why it failed.

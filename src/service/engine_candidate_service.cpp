@@ -40,7 +40,8 @@ EngineCandidateService::EngineCandidateService(EngineServiceOptions options, Pro
   std::string cursor;
   if (redis) {
     // A shared queue's jobs may end on any host: tickets resolve from its results stream.
-    results_ = std::make_unique<RedisJobQueue>(redis->endpoint(), RedisQueueOptions{.max_attempts = options_.max_attempts});
+    results_ =
+        std::make_unique<RedisJobQueue>(redis->endpoint(), RedisQueueOptions{.max_attempts = options_.max_attempts});
     if (auto s = results_->finished_cursor(&cursor); !s.ok) throw InputError("the service's job queue: " + s.error);
   }
   if (options_.submit_only) gpu_ = remote_gpu_description(*redis);
@@ -53,7 +54,8 @@ void EngineCandidateService::start_engine() {
   // Health probes only where a GPU answered: without one every candidate ends after its static stages.
   const fs::path probe_exe = locate_health_probe();
   if (gpu_.gpu_stages && fs::exists(probe_exe))
-    probe_ = std::make_unique<ProcessHealthProbe>(probe_exe, options_.eval.workspace / "jobs", std::chrono::seconds(60));
+    probe_ =
+        std::make_unique<ProcessHealthProbe>(probe_exe, options_.eval.workspace / "jobs", std::chrono::seconds(60));
   executor_ = std::make_unique<EvaluatorExecutor>(
       options_.eval,
       [this](const std::string& name) -> const ProblemSpec& {
@@ -107,8 +109,9 @@ CandidateTicket EngineCandidateService::submit(CandidateJob job) {
   std::string id;
   {
     std::lock_guard lock(mu_);
-    id = job.job_id.empty() ? session_ + "/" + std::to_string(submitted_) + "/" + content_sha256(job.source).substr(0, 16)
-                            : job.job_id;
+    id = job.job_id.empty()
+             ? session_ + "/" + std::to_string(submitted_) + "/" + content_sha256(job.source).substr(0, 16)
+             : job.job_id;
     ++submitted_;
     problems_[job.problem->name] = job.problem;
     if (problems_root_.empty()) problems_root_ = job.problem->dir.parent_path();
@@ -118,12 +121,15 @@ CandidateTicket EngineCandidateService::submit(CandidateJob job) {
     w.label = job.label;
   }
   bool inserted = false;
-  if (auto s = queue_->enqueue(id, candidate_payload(job.problem->name, job.source, job.label, job.source_folder), &inserted); !s.ok)
+  if (auto s = queue_->enqueue(id, candidate_payload(job.problem->name, job.source, job.label, job.source_folder),
+                               &inserted);
+      !s.ok)
     throw Error("submitting " + job.label + ": " + s.error);
   if (!inserted) {
     // Already queued or finished (a resumed run): finished ones resolve now.
     std::optional<JobOutcome> o;
-    if (queue_->outcome(id, &o).ok && o && (o->state == JobState::done || o->state == JobState::infra_error)) finished(id);
+    if (queue_->outcome(id, &o).ok && o && (o->state == JobState::done || o->state == JobState::infra_error))
+      finished(id);
   }
   if (engine_) engine_->notify_enqueued();
   return ticket;
@@ -147,7 +153,11 @@ CandidateResult EngineCandidateService::result_for(const JobOutcome& o, const Wa
   rec.verdict = Verdict::infra_error;
   rec.reason = o.reason;
   json failures = o.failures;
-  rec.add_stage({"service", StageStatus::failed, 0, o.reason, {{"verdict", "infra_error"}, {"attempts", o.attempts}, {"failures", failures}}});
+  rec.add_stage({"service",
+                 StageStatus::failed,
+                 0,
+                 o.reason,
+                 {{"verdict", "infra_error"}, {"attempts", o.attempts}, {"failures", failures}}});
   return r;
 }
 

@@ -21,10 +21,10 @@
 namespace ptxbench {
 
 struct EngineServiceOptions {
-  EvalOptions eval;          // arch, workspace, worker, stage switches
-  EngineOptions engine;      // devices, lanes, CPU pool, leases
+  EvalOptions eval;      // arch, workspace, worker, stage switches
+  EngineOptions engine;  // devices, lanes, CPU pool, leases
   MonitorOptions monitor;
-  int max_attempts = 3;      // per job, before infra_error
+  int max_attempts = 3;         // per job, before infra_error
   bool cache_baselines = true;  // workload-state caching: the library's clean timings (baseline_cache.h)
   std::string queue;            // --queue: empty for the workspace's SQLite queue, or redis://...
   bool submit_only = false;     // judged by remote `serve` workers (needs a redis:// queue)

@@ -18,8 +18,8 @@ class WorkspaceLibraryTimings : public LibraryTimingSource {
  public:
   explicit WorkspaceLibraryTimings(std::filesystem::path db) : db_(std::move(db)) {}
 
-  bool find(const LibraryTimingScope& scope, const json& shape, std::vector<json>* rows, std::vector<std::string>* ignored,
-            std::string* error) override {
+  bool find(const LibraryTimingScope& scope, const json& shape, std::vector<json>* rows,
+            std::vector<std::string>* ignored, std::string* error) override {
     std::lock_guard lock(mu_);
     if (!open(error)) return false;
     LibraryTimingLookup found;
@@ -32,27 +32,39 @@ class WorkspaceLibraryTimings : public LibraryTimingSource {
                            ": its plan or clocks are not JSON");
         continue;
       }
-      rows->push_back({{"gpu_uuid", r.gpu_uuid}, {"driver", r.driver}, {"clocks", clocks}, {"library", r.library},
-                       {"library_version", r.library_version}, {"plan", plan}, {"median_ms", r.median_ms},
-                       {"median_error", r.median_error}, {"samples", r.samples}, {"sm_clock_mhz", r.sm_clock_mhz},
+      rows->push_back({{"gpu_uuid", r.gpu_uuid},
+                       {"driver", r.driver},
+                       {"clocks", clocks},
+                       {"library", r.library},
+                       {"library_version", r.library_version},
+                       {"plan", plan},
+                       {"median_ms", r.median_ms},
+                       {"median_error", r.median_error},
+                       {"samples", r.samples},
+                       {"sm_clock_mhz", r.sm_clock_mhz},
                        {"measured_at", r.measured_at}});
     }
     return true;
   }
 
-  bool put(const LibraryTimingScope& scope, const json& shape, const json& key, const json& m, std::string* error) override {
+  bool put(const LibraryTimingScope& scope, const json& shape, const json& key, const json& m,
+           std::string* error) override {
     std::lock_guard lock(mu_);
     if (!open(error)) return false;
     const LibraryTimingQuery q = query(scope, shape);
     LibraryTimingRow r;
     // The worker's own key: the environment it ran in, which may differ from the one the lookup used.
-    r.gpu_uuid = key.value("gpu_uuid", ""), r.driver = key.value("driver", ""), r.clocks = key.value("clocks", json::object()).dump();
+    r.gpu_uuid = key.value("gpu_uuid", ""), r.driver = key.value("driver", ""),
+    r.clocks = key.value("clocks", json::object()).dump();
     r.library = key.value("library", ""), r.library_version = text_of(key.value("library_version", json("")));
     r.plan = key.value("plan", json::object()).dump();
     r.problem = q.problem, r.workload = q.workload, r.shape = q.shape, r.timing_config = q.timing_config;
-    r.median_ms = m.value("median_ms", 0.0), r.median_error = m.value("median_error", 0.0), r.samples = m.value("samples", 0);
+    r.median_ms = m.value("median_ms", 0.0), r.median_error = m.value("median_error", 0.0),
+    r.samples = m.value("samples", 0);
     r.sm_clock_mhz = m.value("sm_clock_mhz", 0.0);
-    r.measured_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    r.measured_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
     r.measured_at = utc_timestamp_ms();
     if (r.gpu_uuid.empty()) return *error = "the worker reported no GPU UUID", false;
     if (const std::string why = why_unusable(r); !why.empty()) return *error = "not a clean timing: " + why, false;
@@ -63,8 +75,13 @@ class WorkspaceLibraryTimings : public LibraryTimingSource {
  private:
   static LibraryTimingQuery query(const LibraryTimingScope& scope, const json& shape) {
     const json env = scope.environment.is_object() ? scope.environment : json::object();
-    return {env.value("gpu_uuid", ""), env.value("driver", ""), env.value("clocks", json::object()).dump(), scope.problem,
-            scope.workload.dump(), shape.dump(), scope.timing_config.dump()};
+    return {env.value("gpu_uuid", ""),
+            env.value("driver", ""),
+            env.value("clocks", json::object()).dump(),
+            scope.problem,
+            scope.workload.dump(),
+            shape.dump(),
+            scope.timing_config.dump()};
   }
   bool open(std::string* error) {
     if (!store_) store_.emplace(db_);

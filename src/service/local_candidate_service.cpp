@@ -30,15 +30,19 @@ struct LocalCandidateService::Work {
 };
 
 LocalCandidateService::LocalCandidateService(LocalServiceOptions options, ProgressFn progress)
-    : options_(std::move(options)), progress_(std::move(progress)), evaluator_([&] {
-        if (options_.eval.worker.empty()) options_.eval.worker = locate_worker();
-        if (options_.eval.workspace.empty()) options_.eval.workspace = ".ptxbench";
-        // A model's candidates share a folder: each build may read its own file only, and its
-        // compiler log names it candidate.cu (candidate.py for Triton).
-        options_.eval.candidate_folder_readable = false;
-        options_.eval.display_name = "candidate" + std::string(candidate_extension(options_.eval.language));
-        return options_.eval;
-      }(), progress_) {
+    : options_(std::move(options)),
+      progress_(std::move(progress)),
+      evaluator_(
+          [&] {
+            if (options_.eval.worker.empty()) options_.eval.worker = locate_worker();
+            if (options_.eval.workspace.empty()) options_.eval.workspace = ".ptxbench";
+            // A model's candidates share a folder: each build may read its own file only, and its
+            // compiler log names it candidate.cu (candidate.py for Triton).
+            options_.eval.candidate_folder_readable = false;
+            options_.eval.display_name = "candidate" + std::string(candidate_extension(options_.eval.language));
+            return options_.eval;
+          }(),
+          progress_) {
   arch_info(options_.eval.arch);  // an unknown arch is an InputError before any thread starts
   int n = options_.compile_jobs > 0 ? options_.compile_jobs : static_cast<int>(std::thread::hardware_concurrency());
   if (n <= 0) n = 1;
@@ -61,7 +65,8 @@ LocalCandidateService::~LocalCandidateService() {
   for (auto& t : compile_threads_) t.join();
   gpu_thread_.join();
   for (auto& w : abandoned)
-    w->promise.set_exception(std::make_exception_ptr(Error("the candidate service shut down before judging " + w->job.label)));
+    w->promise.set_exception(
+        std::make_exception_ptr(Error("the candidate service shut down before judging " + w->job.label)));
 }
 
 CandidateTicket LocalCandidateService::submit(CandidateJob job) {
@@ -80,11 +85,13 @@ CandidateTicket LocalCandidateService::submit(CandidateJob job) {
 
 ServiceLoad LocalCandidateService::load() const {
   std::lock_guard lock(mutex_);
-  return {static_cast<int>(compile_queue_.size()), compiling_, static_cast<int>(gpu_queue_.size()), judging_, finished_};
+  return {static_cast<int>(compile_queue_.size()), compiling_, static_cast<int>(gpu_queue_.size()), judging_,
+          finished_};
 }
 
 fs::path LocalCandidateService::write_candidate(const std::string& source) {
-  return write_candidate_file(options_.eval.workspace / "candidates", source, std::string(candidate_extension(options_.eval.language)));
+  return write_candidate_file(options_.eval.workspace / "candidates", source,
+                              std::string(candidate_extension(options_.eval.language)));
 }
 
 void LocalCandidateService::compile_loop() {

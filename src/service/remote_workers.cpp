@@ -21,12 +21,12 @@ GpuDescription remote_gpu_description(RedisJobQueue& queue, std::chrono::seconds
     if (auto s = queue.workers(&workers); !s.ok) return {false, "none", s.error, nullptr};
     for (const auto& w : workers) {
       const json& g = w.value("gpu", json::object());
-      if (g.value("gpu_stages", false))
-        return {true, g.value("name", "?"), "", g.value("hello", json(nullptr))};
+      if (g.value("gpu_stages", false)) return {true, g.value("name", "?"), "", g.value("hello", json(nullptr))};
     }
     if (std::chrono::steady_clock::now() >= deadline) {
-      const std::string why = workers.empty() ? "no `ptxbench serve` worker has published its state on " + queue.endpoint().url()
-                                              : "no published `ptxbench serve` worker runs GPU stages";
+      const std::string why = workers.empty()
+                                  ? "no `ptxbench serve` worker has published its state on " + queue.endpoint().url()
+                                  : "no published `ptxbench serve` worker runs GPU stages";
       return {false, "none", why, nullptr};
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(500));

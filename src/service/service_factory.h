@@ -43,9 +43,9 @@ struct EngineFlags {
   int cpu_jobs = 0;  // 0: one per core
   bool no_pipelining = false;
   int max_attempts = 3;
-  int lease_seconds = 120;  // a dead owner's jobs are re-leased after this
-  std::string queue;        // empty: the workspace's SQLite queue; redis://HOST:PORT/[DB][?stream=NAME]
-  bool submit_only = false; // no engine here: `serve` workers on other hosts judge the jobs
+  int lease_seconds = 120;   // a dead owner's jobs are re-leased after this
+  std::string queue;         // empty: the workspace's SQLite queue; redis://HOST:PORT/[DB][?stream=NAME]
+  bool submit_only = false;  // no engine here: `serve` workers on other hosts judge the jobs
   // A queue is named (--queue or --submit-only): only the engine can judge through it.
   bool names_a_queue() const { return !queue.empty() || submit_only; }
 };

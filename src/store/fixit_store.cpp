@@ -88,13 +88,19 @@ DbStatus FixitStore::open_build(const FixitBuildRow& wanted, FixitBuildRow* actu
   return {};
 }
 
-DbStatus FixitStore::finish_build(const std::string& id, const std::string& status, const std::string& stop_reason, const json& summary) {
+DbStatus FixitStore::finish_build(const std::string& id, const std::string& status, const std::string& stop_reason,
+                                  const json& summary) {
   std::lock_guard lock(mutex_);
   if (!status_.ok) return status_;
-  Statement st(h_, "UPDATE fixit_builds SET updated_at = :now, status = :status, stop_reason = :reason, summary_json = :summary "
-                   "WHERE id = :id");
+  Statement st(
+      h_,
+      "UPDATE fixit_builds SET updated_at = :now, status = :status, stop_reason = :reason, summary_json = :summary "
+      "WHERE id = :id");
   if (!st.ok()) return sql_error(h_, "preparing build finish");
-  st.bind(":now", utc_timestamp_ms()).bind(":status", status).bind(":reason", stop_reason).bind(":summary", summary.dump());
+  st.bind(":now", utc_timestamp_ms())
+      .bind(":status", status)
+      .bind(":reason", stop_reason)
+      .bind(":summary", summary.dump());
   st.bind(":id", id);
   if (st.step() != SQLITE_DONE) return sql_error(h_, "finishing build");
   return {};
@@ -160,8 +166,9 @@ DbStatus FixitStore::set_item_status(const std::string& build_id, const std::str
                                      const std::string& reason, const std::string& fix_source) {
   std::lock_guard lock(mutex_);
   if (!status_.ok) return status_;
-  Statement st(h_, "UPDATE fixit_items SET status = :status, reason = :reason, fix_source = :fix_source, updated_at = :now "
-                   "WHERE build_id = :build_id AND item_key = :key");
+  Statement st(h_,
+               "UPDATE fixit_items SET status = :status, reason = :reason, fix_source = :fix_source, updated_at = :now "
+               "WHERE build_id = :build_id AND item_key = :key");
   if (!st.ok()) return sql_error(h_, "preparing item update");
   st.bind(":status", status).bind(":reason", reason).bind(":fix_source", fix_source).bind(":now", utc_timestamp_ms());
   st.bind(":build_id", build_id).bind(":key", key);
@@ -192,7 +199,8 @@ DbStatus FixitStore::insert_attempt(FixitAttemptRow& a) {
   row.request_sha256 = request_sha, row.response_sha256 = response_sha, row.system_sha256 = system_sha;
   row.created_at = row.updated_at = now;
   columns.bind(st, row);
-  if (st.step() != SQLITE_DONE) return sql_error(h_, "inserting attempt " + a.item_key + "/" + std::to_string(a.attempt));
+  if (st.step() != SQLITE_DONE)
+    return sql_error(h_, "inserting attempt " + a.item_key + "/" + std::to_string(a.attempt));
   if (!tx.commit()) return sql_error(h_, "committing attempt");
   return {};
 }
@@ -207,19 +215,30 @@ DbStatus FixitStore::judge_attempt(FixitAttemptRow& a, const EvaluationRecord* r
     if (auto s = runs_.evaluations().insert(*record, &id); !s.ok) return s;
     a.evaluation_id = id;
   }
-  Statement st(h_, "UPDATE fixit_attempts SET phase = :phase, evaluation_id = :evaluation_id, verdict = :verdict, "
-                   "accepted = :accepted, why = :why, explanation = :explanation, feedback = :feedback, updated_at = :now "
-                   "WHERE build_id = :build_id AND item_key = :item_key AND attempt = :attempt");
+  Statement st(h_,
+               "UPDATE fixit_attempts SET phase = :phase, evaluation_id = :evaluation_id, verdict = :verdict, "
+               "accepted = :accepted, why = :why, explanation = :explanation, feedback = :feedback, updated_at = :now "
+               "WHERE build_id = :build_id AND item_key = :item_key AND attempt = :attempt");
   if (!st.ok()) return sql_error(h_, "preparing judgment update");
-  st.bind(":phase", a.phase).bind(":evaluation_id", a.evaluation_id).bind(":verdict", a.verdict).bind(":accepted", a.accepted);
-  st.bind(":why", a.why).bind_blob(st.parameter(":explanation"), a.explanation).bind_blob(st.parameter(":feedback"), a.feedback);
-  st.bind(":now", utc_timestamp_ms()).bind(":build_id", a.build_id).bind(":item_key", a.item_key).bind(":attempt", a.attempt);
-  if (st.step() != SQLITE_DONE) return sql_error(h_, "storing the judgment of " + a.item_key + "/" + std::to_string(a.attempt));
+  st.bind(":phase", a.phase)
+      .bind(":evaluation_id", a.evaluation_id)
+      .bind(":verdict", a.verdict)
+      .bind(":accepted", a.accepted);
+  st.bind(":why", a.why)
+      .bind_blob(st.parameter(":explanation"), a.explanation)
+      .bind_blob(st.parameter(":feedback"), a.feedback);
+  st.bind(":now", utc_timestamp_ms())
+      .bind(":build_id", a.build_id)
+      .bind(":item_key", a.item_key)
+      .bind(":attempt", a.attempt);
+  if (st.step() != SQLITE_DONE)
+    return sql_error(h_, "storing the judgment of " + a.item_key + "/" + std::to_string(a.attempt));
   if (!tx.commit()) return sql_error(h_, "committing judgment");
   return {};
 }
 
-DbStatus FixitStore::load_attempts(const std::string& build_id, const std::string& key, std::vector<FixitAttemptRow>* out) {
+DbStatus FixitStore::load_attempts(const std::string& build_id, const std::string& key,
+                                   std::vector<FixitAttemptRow>* out) {
   std::lock_guard lock(mutex_);
   if (!status_.ok) return status_;
   const auto& columns = store_detail::fixit_attempt_columns();
@@ -246,23 +265,29 @@ DbStatus FixitStore::load_all_attempts(const std::string& build_id, std::vector<
   return {};
 }
 
-DbStatus FixitStore::store_record(const std::string& build_id, const std::string& key, const json& record, const std::string& fix_source) {
+DbStatus FixitStore::store_record(const std::string& build_id, const std::string& key, const json& record,
+                                  const std::string& fix_source) {
   std::lock_guard lock(mutex_);
   if (!status_.ok) return status_;
   Transaction tx(h_);
   if (!tx.began()) return sql_error(h_, "beginning record transaction");
   const std::string now = utc_timestamp_ms();
   {
-    Statement st(h_, "INSERT OR REPLACE INTO fixit_records (build_id, item_key, record_json, in_dataset, excluded_reason, created_at) "
-                     "VALUES (:build_id, :key, :record, 1, '', :now)");
+    Statement st(h_,
+                 "INSERT OR REPLACE INTO fixit_records (build_id, item_key, record_json, in_dataset, excluded_reason, "
+                 "created_at) "
+                 "VALUES (:build_id, :key, :record, 1, '', :now)");
     if (!st.ok()) return sql_error(h_, "preparing record insert");
-    st.bind(":build_id", build_id).bind(":key", key).bind(":record", record.dump(-1, ' ', false, json::error_handler_t::replace));
+    st.bind(":build_id", build_id)
+        .bind(":key", key)
+        .bind(":record", record.dump(-1, ' ', false, json::error_handler_t::replace));
     st.bind(":now", now);
     if (st.step() != SQLITE_DONE) return sql_error(h_, "storing record " + key);
   }
   {
-    Statement st(h_, "UPDATE fixit_items SET status = 'record', reason = '', fix_source = :fix_source, updated_at = :now "
-                     "WHERE build_id = :build_id AND item_key = :key");
+    Statement st(h_,
+                 "UPDATE fixit_items SET status = 'record', reason = '', fix_source = :fix_source, updated_at = :now "
+                 "WHERE build_id = :build_id AND item_key = :key");
     if (!st.ok()) return sql_error(h_, "preparing item update");
     st.bind(":fix_source", fix_source).bind(":now", now).bind(":build_id", build_id).bind(":key", key);
     if (st.step() != SQLITE_DONE) return sql_error(h_, "updating item " + key);
@@ -275,9 +300,12 @@ DbStatus FixitStore::load_records(const std::string& build_id, std::vector<Fixit
   std::lock_guard lock(mutex_);
   if (!status_.ok) return status_;
   const auto& columns = store_detail::fixit_record_columns();
-  Statement st(h_, ("SELECT " + columns.list("r") + " FROM fixit_records r "
-                    "JOIN fixit_items i ON i.build_id = r.build_id AND i.item_key = r.item_key WHERE r.build_id = :build_id "
-                    "ORDER BY i.problem, i.ordinal, r.item_key").c_str());
+  Statement st(
+      h_, ("SELECT " + columns.list("r") +
+           " FROM fixit_records r "
+           "JOIN fixit_items i ON i.build_id = r.build_id AND i.item_key = r.item_key WHERE r.build_id = :build_id "
+           "ORDER BY i.problem, i.ordinal, r.item_key")
+              .c_str());
   if (!st.ok()) return sql_error(h_, "preparing record read");
   st.bind(":build_id", build_id);
   out->clear();
@@ -285,11 +313,14 @@ DbStatus FixitStore::load_records(const std::string& build_id, std::vector<Fixit
   return {};
 }
 
-DbStatus FixitStore::set_record_inclusion(const std::string& build_id, const std::string& key, bool in_dataset, const std::string& reason) {
+DbStatus FixitStore::set_record_inclusion(const std::string& build_id, const std::string& key, bool in_dataset,
+                                          const std::string& reason) {
   std::lock_guard lock(mutex_);
   if (!status_.ok) return status_;
-  Statement st(h_, "UPDATE fixit_records SET in_dataset = :in_dataset, excluded_reason = :reason WHERE build_id = :build_id "
-                   "AND item_key = :key");
+  Statement st(
+      h_,
+      "UPDATE fixit_records SET in_dataset = :in_dataset, excluded_reason = :reason WHERE build_id = :build_id "
+      "AND item_key = :key");
   if (!st.ok()) return sql_error(h_, "preparing record update");
   st.bind(":in_dataset", in_dataset).bind(":reason", reason).bind(":build_id", build_id).bind(":key", key);
   if (st.step() != SQLITE_DONE) return sql_error(h_, "updating record " + key);

@@ -39,10 +39,10 @@ struct FixitItemRow {
   std::string status;  // pending, record, dropped, refused, skipped
   std::string reason;
   std::string kernel_hash;
-  std::string fix_source;            // trajectory, teacher ("" until a record)
-  json source = json::object();      // run, problem, trajectory, turn, where it was read, later fix turns
-  json context = json::object();     // system, problem_prompt, failed_reply, failing_kernel, feedback, ...
-  json error = json::object();       // the error class's detail
+  std::string fix_source;         // trajectory, teacher ("" until a record)
+  json source = json::object();   // run, problem, trajectory, turn, where it was read, later fix turns
+  json context = json::object();  // system, problem_prompt, failed_reply, failing_kernel, feedback, ...
+  json error = json::object();    // the error class's detail
 };
 
 struct FixitAttemptRow {
@@ -87,7 +87,8 @@ class FixitStore {
 
   // Creates the build, or reopens it (same id): the status set to running. `created` says which.
   DbStatus open_build(const FixitBuildRow& wanted, FixitBuildRow* actual, bool* created);
-  DbStatus finish_build(const std::string& id, const std::string& status, const std::string& stop_reason, const json& summary);
+  DbStatus finish_build(const std::string& id, const std::string& status, const std::string& stop_reason,
+                        const json& summary);
   DbStatus get_build(const std::string& id, FixitBuildRow* out);
   DbStatus list_builds(std::vector<FixitBuildRow>* out);  // newest first
 
@@ -105,9 +106,11 @@ class FixitStore {
   DbStatus load_all_attempts(const std::string& build_id, std::vector<FixitAttemptRow>* out);
 
   // The record and its item's status (record), together.
-  DbStatus store_record(const std::string& build_id, const std::string& key, const json& record, const std::string& fix_source);
+  DbStatus store_record(const std::string& build_id, const std::string& key, const json& record,
+                        const std::string& fix_source);
   DbStatus load_records(const std::string& build_id, std::vector<FixitRecordRow>* out);
-  DbStatus set_record_inclusion(const std::string& build_id, const std::string& key, bool in_dataset, const std::string& reason);
+  DbStatus set_record_inclusion(const std::string& build_id, const std::string& key, bool in_dataset,
+                                const std::string& reason);
 
   DbStatus evaluation(long long id, EvaluationRecord* out);
   DbStatus candidate_source(const std::string& sha256, std::string* out);

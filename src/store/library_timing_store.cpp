@@ -22,14 +22,14 @@ const Columns<LibraryTimingRow>& columns() {
   using C = store_detail::Make<LibraryTimingRow>;
   using R = LibraryTimingRow;
   static const Columns<LibraryTimingRow> c(
-      "library_timings", {C::text("gpu_uuid", &R::gpu_uuid), C::text("driver", &R::driver), C::text("clocks", &R::clocks),
-                          C::text("library", &R::library), C::text("library_version", &R::library_version),
-                          C::text("plan", &R::plan), C::text("problem", &R::problem), C::text("workload", &R::workload),
-                          C::text("shape", &R::shape), C::text("timing_config", &R::timing_config),
-                          C::integer("format", &R::format), C::real("median_ms", &R::median_ms),
-                          C::real("median_error", &R::median_error), C::integer("samples", &R::samples),
-                          C::real("sm_clock_mhz", &R::sm_clock_mhz), C::integer("measured_ms", &R::measured_ms),
-                          C::text("measured_at", &R::measured_at)});
+      "library_timings",
+      {C::text("gpu_uuid", &R::gpu_uuid), C::text("driver", &R::driver), C::text("clocks", &R::clocks),
+       C::text("library", &R::library), C::text("library_version", &R::library_version), C::text("plan", &R::plan),
+       C::text("problem", &R::problem), C::text("workload", &R::workload), C::text("shape", &R::shape),
+       C::text("timing_config", &R::timing_config), C::integer("format", &R::format),
+       C::real("median_ms", &R::median_ms), C::real("median_error", &R::median_error),
+       C::integer("samples", &R::samples), C::real("sm_clock_mhz", &R::sm_clock_mhz),
+       C::integer("measured_ms", &R::measured_ms), C::text("measured_at", &R::measured_at)});
   return c;
 }
 
@@ -37,8 +37,10 @@ const Columns<LibraryTimingRow>& columns() {
 
 std::string why_unusable(const LibraryTimingRow& r) {
   if (r.format != LibraryTimingRow::kFormat)
-    return "row format " + std::to_string(r.format) + ", this build reads format " + std::to_string(LibraryTimingRow::kFormat);
-  if (!std::isfinite(r.median_ms) || r.median_ms <= 0) return "median " + std::to_string(r.median_ms) + " ms is no time";
+    return "row format " + std::to_string(r.format) + ", this build reads format " +
+           std::to_string(LibraryTimingRow::kFormat);
+  if (!std::isfinite(r.median_ms) || r.median_ms <= 0)
+    return "median " + std::to_string(r.median_ms) + " ms is no time";
   if (!std::isfinite(r.median_error) || r.median_error < 0 || r.median_error >= 1)
     return "median error " + std::to_string(r.median_error) + " is no relative error";
   if (r.samples < 2) return std::to_string(r.samples) + " samples";
@@ -55,7 +57,8 @@ LibraryTimingStore::LibraryTimingStore(const std::filesystem::path& db_path) {
     return;
   }
   sqlite3_busy_timeout(db_, 15000);
-  if (auto s = prepare_writer(db_, SchemaPart::library_timings, db_path, "library timings schema: "); !s.ok) status_ = s;
+  if (auto s = prepare_writer(db_, SchemaPart::library_timings, db_path, "library timings schema: "); !s.ok)
+    status_ = s;
 }
 
 LibraryTimingStore::~LibraryTimingStore() { sqlite3_close(db_); }
@@ -64,9 +67,11 @@ DbStatus LibraryTimingStore::find(const LibraryTimingQuery& q, LibraryTimingLook
   out->rows.clear();
   out->ignored.clear();
   if (!status_.ok) return status_;
-  Statement st(db_, columns().select_sql("WHERE problem = :problem AND shape = :shape AND gpu_uuid = :gpu_uuid AND "
-                                         "driver = :driver AND clocks = :clocks AND workload = :workload AND "
-                                         "timing_config = :timing_config ORDER BY measured_ms DESC").c_str());
+  Statement st(db_, columns()
+                        .select_sql("WHERE problem = :problem AND shape = :shape AND gpu_uuid = :gpu_uuid AND "
+                                    "driver = :driver AND clocks = :clocks AND workload = :workload AND "
+                                    "timing_config = :timing_config ORDER BY measured_ms DESC")
+                        .c_str());
   if (!st.ok()) return sql_error(db_, "library timings: preparing the lookup");
   st.bind(":problem", q.problem).bind(":shape", q.shape).bind(":gpu_uuid", q.gpu_uuid).bind(":driver", q.driver);
   st.bind(":clocks", q.clocks).bind(":workload", q.workload).bind(":timing_config", q.timing_config);
@@ -79,7 +84,8 @@ DbStatus LibraryTimingStore::find(const LibraryTimingQuery& q, LibraryTimingLook
       continue;
     }
     if (const std::string why = why_unusable(r); !why.empty()) {
-      out->ignored.push_back("the row of " + r.library + " " + r.library_version + " measured " + r.measured_at + ": " + why);
+      out->ignored.push_back("the row of " + r.library + " " + r.library_version + " measured " + r.measured_at + ": " +
+                             why);
       continue;
     }
     out->rows.push_back(std::move(r));

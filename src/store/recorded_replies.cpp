@@ -36,7 +36,8 @@ DbStatus read_jsonl(const fs::path& path, const std::string& run_id, RecordedRun
     if (j.is_discarded() || !j.is_object()) return DbStatus::failure(at + ": not a JSON object");
     try {
       if (j.value("format", "") != "ptxbench.turn/1")
-        return DbStatus::failure(at + ": format is '" + j.value("format", "") + "', expected ptxbench.turn/1 (a 'ptxbench runs export --jsonl' line)");
+        return DbStatus::failure(at + ": format is '" + j.value("format", "") +
+                                 "', expected ptxbench.turn/1 (a 'ptxbench runs export --jsonl' line)");
       const std::string id = j.at("run").at("id").get<std::string>();
       runs.insert(id);
       const json& r = j.at("reply");
@@ -55,7 +56,8 @@ DbStatus read_jsonl(const fs::path& path, const std::string& run_id, RecordedRun
         rep.output_tokens = opt_int(r["usage"], "output_tokens");
         rep.reasoning_tokens = opt_int(r["usage"], "reasoning_tokens");
       }
-      TurnKey key{j.at("problem").get<std::string>(), json_integer<int>(j.at("trajectory"), "trajectory"), json_integer<int>(j.at("turn"), "turn")};
+      TurnKey key{j.at("problem").get<std::string>(), json_integer<int>(j.at("trajectory"), "trajectory"),
+                  json_integer<int>(j.at("turn"), "turn")};
       if (!by_run[id].emplace(key, std::move(rep)).second)
         return DbStatus::failure(at + ": turn " + std::get<0>(key) + "/" + std::to_string(std::get<1>(key)) + "/" +
                                  std::to_string(std::get<2>(key)) + " of run " + id + " appears twice");
@@ -66,10 +68,12 @@ DbStatus read_jsonl(const fs::path& path, const std::string& run_id, RecordedRun
   if (runs.empty()) return DbStatus::failure(path.string() + " holds no recorded turn");
   std::string chosen = run_id;
   if (chosen.empty()) {
-    if (runs.size() > 1) return DbStatus::failure(path.string() + " holds several runs (" + list(runs) + "): pass --model-arg run=ID");
+    if (runs.size() > 1)
+      return DbStatus::failure(path.string() + " holds several runs (" + list(runs) + "): pass --model-arg run=ID");
     chosen = *runs.begin();
   }
-  if (!by_run.count(chosen)) return DbStatus::failure(path.string() + " has no run '" + chosen + "' (it holds: " + list(runs) + ")");
+  if (!by_run.count(chosen))
+    return DbStatus::failure(path.string() + " has no run '" + chosen + "' (it holds: " + list(runs) + ")");
   out->run_id = chosen;
   out->replies = std::move(by_run[chosen]);
   return {};
@@ -86,17 +90,20 @@ DbStatus read_database(const fs::path& db_path, const std::string& run_id, Recor
   if (ids.empty()) return DbStatus::failure(db_path.string() + " holds no run");
   std::string chosen = run_id;
   if (chosen.empty()) {
-    if (ids.size() > 1) return DbStatus::failure(db_path.string() + " holds several runs (" + list(ids) + "): pass --model-arg run=ID");
+    if (ids.size() > 1)
+      return DbStatus::failure(db_path.string() + " holds several runs (" + list(ids) + "): pass --model-arg run=ID");
     chosen = *ids.begin();
   }
-  if (!ids.count(chosen)) return DbStatus::failure(db_path.string() + " has no run '" + chosen + "' (it holds: " + list(ids) + ")");
+  if (!ids.count(chosen))
+    return DbStatus::failure(db_path.string() + " has no run '" + chosen + "' (it holds: " + list(ids) + ")");
   std::vector<TurnRow> turns;
   if (auto s = store.load_turns(chosen, &turns); !s.ok) return s;
   for (const auto& t : turns) {
     ModelCallRow c;
     if (auto s = store.load_model_call(t.model_call_id, &c); !s.ok) return s;
-    RecordedReply rep{c.outcome, c.content, c.reasoning, c.finish_reason, c.model, c.error,
-                      c.input_tokens, c.output_tokens, c.reasoning_tokens, c.http_status, c.seconds, c.response_bytes};
+    RecordedReply rep{c.outcome, c.content,       c.reasoning,     c.finish_reason,    c.model,
+                      c.error,   c.input_tokens,  c.output_tokens, c.reasoning_tokens, c.http_status,
+                      c.seconds, c.response_bytes};
     out->replies.emplace(TurnKey{t.problem, t.trajectory, t.turn}, std::move(rep));
   }
   out->run_id = chosen;
@@ -110,7 +117,8 @@ DbStatus read_recorded_run(const fs::path& path, const std::string& run_id, Reco
   if (fs::is_directory(path)) return read_database(path / "ptxbench.db", run_id, out);
   if (path.extension() == ".jsonl" || path.extension() == ".json") return read_jsonl(path, run_id, out);
   if (fs::is_regular_file(path)) return read_database(path, run_id, out);
-  return DbStatus::failure("replay source " + path.string() + " does not exist (give a .jsonl export, a workspace folder or its ptxbench.db)");
+  return DbStatus::failure("replay source " + path.string() +
+                           " does not exist (give a .jsonl export, a workspace folder or its ptxbench.db)");
 }
 
 }  // namespace ptxbench

@@ -29,7 +29,8 @@ struct Column {
 template <class Row>
 class Columns {
  public:
-  Columns(std::string table, std::vector<Column<Row>> columns) : table_(std::move(table)), columns_(std::move(columns)) {}
+  Columns(std::string table, std::vector<Column<Row>> columns)
+      : table_(std::move(table)), columns_(std::move(columns)) {}
 
   const std::string& table() const { return table_; }
 
@@ -54,7 +55,8 @@ class Columns {
   // "a, b, c", each prefixed with `alias.` when one is given.
   std::string list(std::string_view alias = {}) const {
     std::string s;
-    for (const auto& c : columns_) s += (s.empty() ? "" : ", ") + (alias.empty() ? "" : std::string(alias) + ".") + c.name;
+    for (const auto& c : columns_)
+      s += (s.empty() ? "" : ", ") + (alias.empty() ? "" : std::string(alias) + ".") + c.name;
     return s;
   }
   // "SELECT a, b FROM table " + rest
@@ -120,7 +122,8 @@ struct Make {
   }
   static Column<Row> integer(const char* name, int Row::*m) {
     return {name, [m](sqlite::Statement& st, int p, const Row& r) { st.bind(p, r.*m); },
-            [m](const sqlite::Statement& st, int c, Row& r) { return r.*m = static_cast<int>(st.integer(c)), true; }, ""};
+            [m](const sqlite::Statement& st, int c, Row& r) { return r.*m = static_cast<int>(st.integer(c)), true; },
+            ""};
   }
   static Column<Row> integer(const char* name, long long Row::*m) {
     return {name, [m](sqlite::Statement& st, int p, const Row& r) { st.bind(p, r.*m); },

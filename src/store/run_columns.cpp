@@ -4,30 +4,25 @@ namespace ptxbench::store_detail {
 
 const Columns<RunInfo>& run_columns() {
   using C = Make<RunInfo>;
-  static const Columns<RunInfo> c("runs", {C::text("id", &RunInfo::id),
-                                           C::text("created_at", &RunInfo::created_at),
-                                           C::text("updated_at", &RunInfo::updated_at),
-                                           C::text("status", &RunInfo::status),
-                                           C::text("stop_reason", &RunInfo::stop_reason),
-                                           C::text("model", &RunInfo::model),
-                                           C::text("arch", &RunInfo::arch),
-                                           C::text("knowledge", &RunInfo::knowledge),
-                                           C::comma_list("problems", &RunInfo::problems),
-                                           C::integer("trajectories", &RunInfo::trajectories),
-                                           C::integer("turns", &RunInfo::turns),
-                                           C::text("identity_sha256", &RunInfo::identity_sha256),
-                                           C::json_text("config_json", &RunInfo::config, "config"),
-                                           C::json_text("provenance_json", &RunInfo::provenance, "provenance")});
+  static const Columns<RunInfo> c(
+      "runs", {C::text("id", &RunInfo::id), C::text("created_at", &RunInfo::created_at),
+               C::text("updated_at", &RunInfo::updated_at), C::text("status", &RunInfo::status),
+               C::text("stop_reason", &RunInfo::stop_reason), C::text("model", &RunInfo::model),
+               C::text("arch", &RunInfo::arch), C::text("knowledge", &RunInfo::knowledge),
+               C::comma_list("problems", &RunInfo::problems), C::integer("trajectories", &RunInfo::trajectories),
+               C::integer("turns", &RunInfo::turns), C::text("identity_sha256", &RunInfo::identity_sha256),
+               C::json_text("config_json", &RunInfo::config, "config"),
+               C::json_text("provenance_json", &RunInfo::provenance, "provenance")});
   return c;
 }
 
 const Columns<TrajectoryRow>& trajectory_columns() {
   using C = Make<TrajectoryRow>;
-  static const Columns<TrajectoryRow> c("trajectories", {C::text("run_id", &TrajectoryRow::run_id),
-                                                         C::text("problem", &TrajectoryRow::problem),
-                                                         C::integer("trajectory", &TrajectoryRow::trajectory),
-                                                         C::integer("turns_done", &TrajectoryRow::turns_done),
-                                                         C::text("status", &TrajectoryRow::status)});
+  static const Columns<TrajectoryRow> c(
+      "trajectories",
+      {C::text("run_id", &TrajectoryRow::run_id), C::text("problem", &TrajectoryRow::problem),
+       C::integer("trajectory", &TrajectoryRow::trajectory), C::integer("turns_done", &TrajectoryRow::turns_done),
+       C::text("status", &TrajectoryRow::status)});
   return c;
 }
 
@@ -103,14 +98,11 @@ const Columns<TurnRow>& turn_columns() {
 
 const Columns<RunEvent>& run_event_columns() {
   using C = Make<RunEvent>;
-  static const Columns<RunEvent> c("run_events", {C::integer("id", &RunEvent::id),
-                                                  C::text("run_id", &RunEvent::run_id),
-                                                  C::text("at", &RunEvent::at),
-                                                  C::text("kind", &RunEvent::kind),
-                                                  C::text("problem", &RunEvent::problem),
-                                                  C::integer("trajectory", &RunEvent::trajectory),
-                                                  C::integer("turn", &RunEvent::turn),
-                                                  C::text("message", &RunEvent::message)});
+  static const Columns<RunEvent> c(
+      "run_events", {C::integer("id", &RunEvent::id), C::text("run_id", &RunEvent::run_id),
+                     C::text("at", &RunEvent::at), C::text("kind", &RunEvent::kind),
+                     C::text("problem", &RunEvent::problem), C::integer("trajectory", &RunEvent::trajectory),
+                     C::integer("turn", &RunEvent::turn), C::text("message", &RunEvent::message)});
   return c;
 }
 

@@ -11,10 +11,10 @@ struct StoredModelCall : ModelCallRow {
   std::string request_sha256, response_sha256;
 };
 
-const Columns<RunInfo>& run_columns();                  // runs
-const Columns<TrajectoryRow>& trajectory_columns();     // trajectories
-const Columns<StoredModelCall>& model_call_columns();   // model_calls
-const Columns<TurnRow>& turn_columns();                 // turns
-const Columns<RunEvent>& run_event_columns();           // run_events
+const Columns<RunInfo>& run_columns();                 // runs
+const Columns<TrajectoryRow>& trajectory_columns();    // trajectories
+const Columns<StoredModelCall>& model_call_columns();  // model_calls
+const Columns<TurnRow>& turn_columns();                // turns
+const Columns<RunEvent>& run_event_columns();          // run_events
 
 }  // namespace ptxbench::store_detail

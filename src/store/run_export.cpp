@@ -14,10 +14,17 @@ json turn_export_object(const RunInfo& run, const TurnRow& t, const ModelCallRow
                         const EvaluationRecord* record, int uncounted_calls, const ExportOptions& options) {
   json j;
   j["format"] = kTurnExportFormat;
-  j["run"] = {{"id", run.id},           {"model", run.model},           {"arch", run.arch},
-              {"knowledge", run.knowledge}, {"problems", run.problems},   {"trajectories", run.trajectories},
-              {"turns", run.turns},     {"status", run.status},         {"created_at", run.created_at},
-              {"config", run.config},   {"provenance", run.provenance}};
+  j["run"] = {{"id", run.id},
+              {"model", run.model},
+              {"arch", run.arch},
+              {"knowledge", run.knowledge},
+              {"problems", run.problems},
+              {"trajectories", run.trajectories},
+              {"turns", run.turns},
+              {"status", run.status},
+              {"created_at", run.created_at},
+              {"config", run.config},
+              {"provenance", run.provenance}};
   j["problem"] = t.problem;
   // The problem's split in the run's suite ("train" / "held-out"), null without a suite.
   const json* splits = run.config.is_object() && run.config.contains("splits") ? &run.config["splits"] : nullptr;
@@ -36,11 +43,12 @@ json turn_export_object(const RunInfo& run, const TurnRow& t, const ModelCallRow
   if (record)
     for (const auto& s : record->timing) speedups.push_back({{"shape", s.shape}, {"speedup", s.speedup}});
   j["speedups"] = speedups;
-  j["tokens"] = {{"input", opt(t.input_tokens)}, {"output", opt(t.output_tokens)}, {"reasoning", opt(t.reasoning_tokens)}};
+  j["tokens"] = {
+      {"input", opt(t.input_tokens)}, {"output", opt(t.output_tokens)}, {"reasoning", opt(t.reasoning_tokens)}};
   j["reasoning_chars"] = t.reasoning_chars;
   j["cost_usd"] = opt(t.cost_usd);
-  j["timings"] = {{"model_s", t.model_seconds},     {"compile_wait_s", t.compile_wait_seconds},
-                  {"prepare_s", t.prepare_seconds}, {"build_s", t.build_seconds},
+  j["timings"] = {{"model_s", t.model_seconds},       {"compile_wait_s", t.compile_wait_seconds},
+                  {"prepare_s", t.prepare_seconds},   {"build_s", t.build_seconds},
                   {"gpu_wait_s", t.gpu_wait_seconds}, {"gpu_s", t.gpu_seconds}};
   j["started_at"] = t.started_at;
   j["replied_at"] = t.replied_at;
@@ -51,8 +59,10 @@ json turn_export_object(const RunInfo& run, const TurnRow& t, const ModelCallRow
                 {"reasoning", c.reasoning},
                 {"finish_reason", c.finish_reason},
                 {"model", c.model},
-                {"usage", {{"input_tokens", opt(c.input_tokens)}, {"output_tokens", opt(c.output_tokens)},
-                           {"reasoning_tokens", opt(c.reasoning_tokens)}}},
+                {"usage",
+                 {{"input_tokens", opt(c.input_tokens)},
+                  {"output_tokens", opt(c.output_tokens)},
+                  {"reasoning_tokens", opt(c.reasoning_tokens)}}},
                 {"error", c.error},
                 {"http_status", c.http_status},
                 {"attempts", c.attempts},
@@ -67,8 +77,9 @@ json turn_export_object(const RunInfo& run, const TurnRow& t, const ModelCallRow
   }
   j["context"] = t.context;
   j["extraction"] = t.extraction;
-  j["candidate"] = t.candidate_sha256 ? json{{"sha256", *t.candidate_sha256}, {"source", source ? json(*source) : json(nullptr)}}
-                                      : json(nullptr);
+  j["candidate"] = t.candidate_sha256
+                       ? json{{"sha256", *t.candidate_sha256}, {"source", source ? json(*source) : json(nullptr)}}
+                       : json(nullptr);
   j["feedback"] = t.feedback;
   j["feedback_version"] = t.feedback_version;
   j["evaluation_id"] = opt(t.evaluation_id);
@@ -98,7 +109,8 @@ DbStatus export_run_jsonl(RunStore& store, const std::string& run_id, std::ostre
     int calls = 0;
     if (auto s = store.count_model_calls(run_id, t.problem, t.trajectory, t.turn, &calls); !s.ok) return s;
     // invalid UTF-8 in a reply must not abort the export: replace, as nlohmann's dump allows.
-    out << turn_export_object(run, t, call, has_source ? &source : nullptr, has_record ? &record : nullptr, calls - 1, options)
+    out << turn_export_object(run, t, call, has_source ? &source : nullptr, has_record ? &record : nullptr, calls - 1,
+                              options)
                .dump(-1, ' ', false, json::error_handler_t::replace)
         << "\n";
     ++n;

@@ -14,14 +14,14 @@ struct RunInfo {
   std::string created_at, updated_at;
   std::string status = "running";  // running, complete, stopped
   std::string stop_reason;
-  std::string model;                // PROVIDER:MODEL as given
+  std::string model;  // PROVIDER:MODEL as given
   std::string arch;
-  std::string knowledge;            // "params,ptx,contract" or "none"
+  std::string knowledge;  // "params,ptx,contract" or "none"
   std::vector<std::string> problems;
-  int trajectories = 0, turns = 0;  // the budget: trajectories per problem x counted turns each
-  std::string identity_sha256;      // the part of the config that makes it "the same run"
-  json config = json::object();     // the resolved run config
-  json provenance = json::object(); // harness version/commit, nvcc, GPU, renderer versions
+  int trajectories = 0, turns = 0;   // the budget: trajectories per problem x counted turns each
+  std::string identity_sha256;       // the part of the config that makes it "the same run"
+  json config = json::object();      // the resolved run config
+  json provenance = json::object();  // harness version/commit, nvcc, GPU, renderer versions
 };
 
 struct ModelCallRow {

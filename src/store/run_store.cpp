@@ -30,7 +30,8 @@ std::string join(const std::vector<std::string>& v) {
 
 // Reads one row by column name; a malformed JSON column is a status naming the row, never a crash.
 template <class Row>
-DbStatus read_row(const Columns<Row>& columns, const Statement& st, Row* row, const std::function<std::string(const Row&)>& where) {
+DbStatus read_row(const Columns<Row>& columns, const Statement& st, Row* row,
+                  const std::function<std::string(const Row&)>& where) {
   std::string bad;
   if (!columns.read(st, row, &bad)) return DbStatus::failure(where(*row) + " " + bad + ": stored JSON is malformed");
   return {};
@@ -51,9 +52,13 @@ RunStore::RunStore(const std::filesystem::path& path) : db_(path) {
   if (auto s = prepare_writer(h_, SchemaPart::run_store, path, "run store schema: "); !s.ok) status_ = s;
 }
 
-DbStatus RunStore::put_blob(const std::string& bytes, std::string* sha256) { return store_detail::put_blob(h_, bytes, sha256); }
+DbStatus RunStore::put_blob(const std::string& bytes, std::string* sha256) {
+  return store_detail::put_blob(h_, bytes, sha256);
+}
 
-DbStatus RunStore::get_blob(const std::string& sha256, std::string* out) { return store_detail::get_blob(h_, sha256, out); }
+DbStatus RunStore::get_blob(const std::string& sha256, std::string* out) {
+  return store_detail::get_blob(h_, sha256, out);
+}
 
 DbStatus RunStore::open_run(const RunInfo& wanted, RunInfo* actual, bool* created) {
   std::lock_guard lock(mutex_);
@@ -76,12 +81,18 @@ DbStatus RunStore::open_run(const RunInfo& wanted, RunInfo* actual, bool* create
   if (found && existing.identity_sha256 != wanted.identity_sha256)
     return DbStatus::failure("run '" + wanted.id + "' already exists with a different configuration (model " +
                              existing.model + ", arch " + existing.arch + ", knowledge " + existing.knowledge +
-                             ", problems " + join(existing.problems) + "); pick another --run-name or use the same settings");
+                             ", problems " + join(existing.problems) +
+                             "); pick another --run-name or use the same settings");
   if (found) {
-    Statement st(h_, "UPDATE runs SET updated_at = :now, status = 'running', stop_reason = '', trajectories = :trajectories, "
-                     "turns = :turns, problems = :problems, config_json = :config, provenance_json = :provenance WHERE id = :id");
+    Statement st(
+        h_,
+        "UPDATE runs SET updated_at = :now, status = 'running', stop_reason = '', trajectories = :trajectories, "
+        "turns = :turns, problems = :problems, config_json = :config, provenance_json = :provenance WHERE id = :id");
     if (!st.ok()) return sql_error(h_, "preparing run update");
-    st.bind(":now", now).bind(":trajectories", wanted.trajectories).bind(":turns", wanted.turns).bind(":problems", join(wanted.problems));
+    st.bind(":now", now)
+        .bind(":trajectories", wanted.trajectories)
+        .bind(":turns", wanted.turns)
+        .bind(":problems", join(wanted.problems));
     st.bind(":config", wanted.config.dump()).bind(":provenance", wanted.provenance.dump()).bind(":id", wanted.id);
     if (st.step() != SQLITE_DONE) return sql_error(h_, "updating run");
   } else {
@@ -106,8 +117,9 @@ DbStatus RunStore::open_run(const RunInfo& wanted, RunInfo* actual, bool* create
   }
   {
     // The budget may have changed: every trajectory's status follows the run's turn count.
-    Statement st(h_, "UPDATE trajectories SET status = CASE WHEN turns_done >= :turns THEN 'complete' ELSE 'open' END "
-                     "WHERE run_id = :run_id");
+    Statement st(h_,
+                 "UPDATE trajectories SET status = CASE WHEN turns_done >= :turns THEN 'complete' ELSE 'open' END "
+                 "WHERE run_id = :run_id");
     if (!st.ok()) return sql_error(h_, "preparing trajectory refresh");
     st.bind(":turns", wanted.turns).bind(":run_id", wanted.id);
     if (st.step() != SQLITE_DONE) return sql_error(h_, "refreshing trajectories");
@@ -145,7 +157,8 @@ DbStatus RunStore::get_run(const std::string& run_id, RunInfo* out) {
   if (!st.ok()) return sql_error(h_, "preparing run read");
   st.bind(":id", run_id);
   const int rc = st.step();
-  if (rc == SQLITE_DONE) return DbStatus::failure("no run '" + run_id + "' in this workspace (see 'ptxbench runs list')");
+  if (rc == SQLITE_DONE)
+    return DbStatus::failure("no run '" + run_id + "' in this workspace (see 'ptxbench runs list')");
   if (rc != SQLITE_ROW) return sql_error(h_, "reading run");
   return read_row<RunInfo>(runs, st, out, run_where);
 }
@@ -199,17 +212,21 @@ DbStatus RunStore::write_turn(const TurnRow& t, bool insert) {
   if (!st.ok()) return sql_error(h_, "preparing turn write");
   turns.bind(st, t);
   if (st.step() != SQLITE_DONE)
-    return sql_error(h_, "storing turn " + t.problem + "/" + std::to_string(t.trajectory) + "/" + std::to_string(t.turn));
+    return sql_error(h_,
+                     "storing turn " + t.problem + "/" + std::to_string(t.trajectory) + "/" + std::to_string(t.turn));
   return {};
 }
 
 DbStatus RunStore::refresh_trajectory(const TurnRow& t) {
-  Statement st(h_, "UPDATE trajectories SET "
-                   "turns_done = (SELECT COUNT(*) FROM turns WHERE run_id = :run_id AND problem = :problem AND trajectory = :trajectory "
-                   "AND phase = 'done'), "
-                   "status = CASE WHEN (SELECT COUNT(*) FROM turns WHERE run_id = :run_id AND problem = :problem AND trajectory = :trajectory "
-                   "AND phase = 'done') >= (SELECT turns FROM runs WHERE id = :run_id) THEN 'complete' ELSE 'open' END "
-                   "WHERE run_id = :run_id AND problem = :problem AND trajectory = :trajectory");
+  Statement st(h_,
+               "UPDATE trajectories SET "
+               "turns_done = (SELECT COUNT(*) FROM turns WHERE run_id = :run_id AND problem = :problem AND trajectory "
+               "= :trajectory "
+               "AND phase = 'done'), "
+               "status = CASE WHEN (SELECT COUNT(*) FROM turns WHERE run_id = :run_id AND problem = :problem AND "
+               "trajectory = :trajectory "
+               "AND phase = 'done') >= (SELECT turns FROM runs WHERE id = :run_id) THEN 'complete' ELSE 'open' END "
+               "WHERE run_id = :run_id AND problem = :problem AND trajectory = :trajectory");
   if (!st.ok()) return sql_error(h_, "preparing trajectory update");
   st.bind(":run_id", t.run_id).bind(":problem", t.problem).bind(":trajectory", t.trajectory);
   if (st.step() != SQLITE_DONE) return sql_error(h_, "updating trajectory");
@@ -217,8 +234,9 @@ DbStatus RunStore::refresh_trajectory(const TurnRow& t) {
 }
 
 DbStatus RunStore::link_evaluation(const TurnRow& t, const std::string& kind) {
-  Statement st(h_, "INSERT INTO turn_evaluations (run_id, problem, trajectory, turn, evaluation_id, kind, created_at) "
-                   "VALUES (:run_id, :problem, :trajectory, :turn, :evaluation_id, :kind, :created_at)");
+  Statement st(h_,
+               "INSERT INTO turn_evaluations (run_id, problem, trajectory, turn, evaluation_id, kind, created_at) "
+               "VALUES (:run_id, :problem, :trajectory, :turn, :evaluation_id, :kind, :created_at)");
   if (!st.ok()) return sql_error(h_, "preparing evaluation link");
   st.bind(":run_id", t.run_id).bind(":problem", t.problem).bind(":trajectory", t.trajectory).bind(":turn", t.turn);
   st.bind(":evaluation_id", *t.evaluation_id).bind(":kind", kind).bind(":created_at", utc_timestamp_ms());
@@ -345,8 +363,9 @@ DbStatus RunStore::count_model_calls(const std::string& run_id, const std::strin
                                      int* out) {
   std::lock_guard lock(mutex_);
   if (!status_.ok) return status_;
-  Statement st(h_, "SELECT COUNT(*) AS calls FROM model_calls WHERE run_id = :run_id AND problem = :problem AND "
-                   "trajectory = :trajectory AND turn = :turn");
+  Statement st(h_,
+               "SELECT COUNT(*) AS calls FROM model_calls WHERE run_id = :run_id AND problem = :problem AND "
+               "trajectory = :trajectory AND turn = :turn");
   if (!st.ok()) return sql_error(h_, "preparing model call count");
   st.bind(":run_id", run_id).bind(":problem", problem).bind(":trajectory", trajectory).bind(":turn", turn);
   if (st.step() != SQLITE_ROW) return sql_error(h_, "counting model calls");

@@ -293,7 +293,8 @@ DbStatus recorded(sqlite3* db, const std::filesystem::path& file, std::vector<st
   int rc;
   const int number = st.column("number"), description = st.column("description");
   while ((rc = st.step()) == SQLITE_ROW) out->emplace_back(static_cast<int>(st.integer(number)), st.text(description));
-  if (rc != SQLITE_DONE) return DbStatus::failure(file.string() + ": reading its schema migrations: " + sqlite3_errmsg(db));
+  if (rc != SQLITE_DONE)
+    return DbStatus::failure(file.string() + ": reading its schema migrations: " + sqlite3_errmsg(db));
   return {};
 }
 
@@ -301,8 +302,9 @@ DbStatus refuse_newer(const std::vector<std::pair<int, std::string>>& done, cons
   for (const auto& [number, description] : done)
     if (number > latest_schema_migration())
       return DbStatus::failure(file.string() + " was written by a newer ptxbench: its schema has migration " +
-                               std::to_string(number) + " (" + description + "), and this build knows migrations up to " +
-                               std::to_string(latest_schema_migration()) + "; open it with that version or a newer one");
+                               std::to_string(number) + " (" + description +
+                               "), and this build knows migrations up to " + std::to_string(latest_schema_migration()) +
+                               "; open it with that version or a newer one");
   return {};
 }
 
@@ -332,7 +334,8 @@ DbStatus check_schema_readable(sqlite3* db, const std::filesystem::path& file) {
   return refuse_newer(done, file);
 }
 
-DbStatus migrate_schema(sqlite3* db, SchemaPart part, const std::filesystem::path& file, const std::string& sqlite_prefix) {
+DbStatus migrate_schema(sqlite3* db, SchemaPart part, const std::filesystem::path& file,
+                        const std::string& sqlite_prefix) {
   std::vector<std::pair<int, std::string>> done;
   if (auto s = recorded(db, file, &done); !s.ok) return s;
   if (auto s = refuse_newer(done, file); !s.ok) return s;
@@ -346,7 +349,8 @@ DbStatus migrate_schema(sqlite3* db, SchemaPart part, const std::filesystem::pat
     if (auto s = recorded(db, file, &done); !s.ok) return s;
     if (has(done, m.number)) continue;
     if (auto s = exec(db, m.sql); !s.ok) return failed(s.error);
-    sqlite::Statement st(db, "INSERT INTO schema_migrations (number, description, applied_at) VALUES (:number, :description, :at)");
+    sqlite::Statement st(
+        db, "INSERT INTO schema_migrations (number, description, applied_at) VALUES (:number, :description, :at)");
     st.bind(":number", m.number).bind(":description", std::string(m.description)).bind(":at", utc_timestamp_ms());
     if (st.step() != SQLITE_DONE) return failed(sqlite3_errmsg(db));
     if (!tx.commit()) return failed(sqlite3_errmsg(db));
@@ -354,7 +358,8 @@ DbStatus migrate_schema(sqlite3* db, SchemaPart part, const std::filesystem::pat
   return {};
 }
 
-DbStatus prepare_writer(sqlite3* db, SchemaPart part, const std::filesystem::path& file, const std::string& sqlite_prefix) {
+DbStatus prepare_writer(sqlite3* db, SchemaPart part, const std::filesystem::path& file,
+                        const std::string& sqlite_prefix) {
   for (const char* sql : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL"}) {
     char* msg = nullptr;
     if (sqlite3_exec(db, sql, nullptr, nullptr, &msg) != SQLITE_OK) {

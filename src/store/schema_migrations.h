@@ -17,10 +17,10 @@ struct sqlite3;
 namespace ptxbench {
 
 enum class SchemaPart {
-  evaluations,   // store/workspace_db.h: `ptxbench eval`'s records
-  run_store,     // store/run_store.h: runs, trajectories, model calls, turns, candidates, blobs, events
-  fixit,         // store/fixit_store.h: builds, items, attempts, records
-  service_jobs,  // store/service_job_store.h: the GPU service's SQLite job queue
+  evaluations,      // store/workspace_db.h: `ptxbench eval`'s records
+  run_store,        // store/run_store.h: runs, trajectories, model calls, turns, candidates, blobs, events
+  fixit,            // store/fixit_store.h: builds, items, attempts, records
+  service_jobs,     // store/service_job_store.h: the GPU service's SQLite job queue
   library_timings,  // store/library_timing_store.h: the library's clean timings, kept across evaluations
 };
 
@@ -31,12 +31,14 @@ int latest_schema_migration();
 // record in one transaction (another process opening the same file at once waits, then finds it
 // applied). A failure is SQLite's message after `sqlite_prefix`, or names the newer migration the
 // file records.
-DbStatus migrate_schema(sqlite3* db, SchemaPart part, const std::filesystem::path& file, const std::string& sqlite_prefix);
+DbStatus migrate_schema(sqlite3* db, SchemaPart part, const std::filesystem::path& file,
+                        const std::string& sqlite_prefix);
 
 // A writer's connection: WAL (readers such as `runs list` or a second terminal never block a run)
 // and NORMAL sync (durable against a killed process, which resume promises), then `part`'s
 // migrations. Errors as migrate_schema's.
-DbStatus prepare_writer(sqlite3* db, SchemaPart part, const std::filesystem::path& file, const std::string& sqlite_prefix);
+DbStatus prepare_writer(sqlite3* db, SchemaPart part, const std::filesystem::path& file,
+                        const std::string& sqlite_prefix);
 
 // Read-only: whether this build can read the database (it records no migration newer than this
 // build's). Never writes.

@@ -19,12 +19,12 @@ namespace ptxbench {
 
 struct ServiceJobRow {
   std::string id;
-  json payload;                          // as parsed (a malformed payload is a discarded value)
-  std::string state;                     // queued, leased, done, infra_error
-  std::optional<std::string> owner;      // the lease holder while leased
+  json payload;                      // as parsed (a malformed payload is a discarded value)
+  std::string state;                 // queued, leased, done, infra_error
+  std::optional<std::string> owner;  // the lease holder while leased
   std::optional<long long> lease_expires_ms;
-  int attempts = 0;                      // leases so far
-  json failures;                         // the failures' reasons, as parsed (an array when well formed)
+  int attempts = 0;  // leases so far
+  json failures;     // the failures' reasons, as parsed (an array when well formed)
   std::string reason;
   long long enqueued_ms = 0, updated_ms = 0;
 };
@@ -62,9 +62,11 @@ class ServiceJobStore {
   DbStatus find(const std::string& id, std::optional<ServiceJobRow>* out);
   DbStatus first_queued(std::optional<ServiceJobRow>* out);  // the oldest queued job
   DbStatus expired_leases(long long now_ms, std::vector<ServiceJobRow>* out);
-  DbStatus mark_leased(const std::string& id, const std::string& owner, long long expires_ms, int attempts, long long now_ms);
+  DbStatus mark_leased(const std::string& id, const std::string& owner, long long expires_ms, int attempts,
+                       long long now_ms);
   // The lease's new expiry, when `owner` still holds it (*held says whether).
-  DbStatus extend_lease(const std::string& id, const std::string& owner, long long expires_ms, long long now_ms, bool* held);
+  DbStatus extend_lease(const std::string& id, const std::string& owner, long long expires_ms, long long now_ms,
+                        bool* held);
   // The attempt ended: state (queued again or infra_error), its failures and reason; no owner, no lease.
   DbStatus end_attempt(const std::string& id, const std::string& state, const json& failures, const std::string& reason,
                        long long now_ms);

@@ -23,9 +23,7 @@ class Statement {
   sqlite3_stmt* get() const { return st_; }
 
   // The 1-based index of the parameter `:name`, 0 when the statement has none of that name.
-  int parameter(std::string_view name) const {
-    return sqlite3_bind_parameter_index(st_, std::string(name).c_str());
-  }
+  int parameter(std::string_view name) const { return sqlite3_bind_parameter_index(st_, std::string(name).c_str()); }
   // The 0-based index of the result column `name` (its alias, else its name), -1 when none.
   int column(std::string_view name) const {
     if (names_.empty())
@@ -127,7 +125,9 @@ class Params {
 // ROLLBACK on destruction unless commit() succeeded.
 class Transaction {
  public:
-  explicit Transaction(sqlite3* db) : db_(db) { began_ = sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK; }
+  explicit Transaction(sqlite3* db) : db_(db) {
+    began_ = sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK;
+  }
   ~Transaction() {
     if (began_ && !committed_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
   }

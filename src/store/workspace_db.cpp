@@ -24,7 +24,8 @@ DbStatus read_rows(sqlite3* db, Statement& st, std::vector<StoredRecord>* out) {
     r.id = st.integer(id_column);
     const char* text = reinterpret_cast<const char*>(sqlite3_column_text(st.get(), record_column));
     json j = json::parse(text ? text : "", nullptr, false);
-    if (j.is_discarded()) return DbStatus::failure("evaluation " + std::to_string(r.id) + ": stored record is not JSON");
+    if (j.is_discarded())
+      return DbStatus::failure("evaluation " + std::to_string(r.id) + ": stored record is not JSON");
     try {
       r.record = record_from_json(j);
     } catch (const InputError& e) {
@@ -52,9 +53,10 @@ WorkspaceDb::~WorkspaceDb() { sqlite3_close(db_); }
 
 DbStatus WorkspaceDb::insert(const EvaluationRecord& r, long long* id) {
   if (!status_.ok) return status_;
-  Statement st(db_, "INSERT INTO evaluations (created_at, problem, arch, gpu, candidate_sha256, verdict, target_executed, "
-                    "speedup_geomean, record_json) VALUES (:created_at, :problem, :arch, :gpu, :candidate_sha256, :verdict, "
-                    ":target_executed, :speedup_geomean, :record_json)");
+  Statement st(db_,
+               "INSERT INTO evaluations (created_at, problem, arch, gpu, candidate_sha256, verdict, target_executed, "
+               "speedup_geomean, record_json) VALUES (:created_at, :problem, :arch, :gpu, :candidate_sha256, :verdict, "
+               ":target_executed, :speedup_geomean, :record_json)");
   if (!st.ok()) return sql_error(db_, "preparing insert");
   // Text binds stop at the first NUL, as they always have (sqlite3_bind_text with -1).
   auto c_text = [](const std::string& s) { return std::string(s.c_str()); };
@@ -83,7 +85,9 @@ DbStatus WorkspaceDb::get(long long id, StoredRecord* out) {
 
 DbStatus WorkspaceDb::list(const std::string& problem, int limit, std::vector<StoredRecord>* out) {
   if (!status_.ok) return status_;
-  Statement st(db_, "SELECT id, record_json FROM evaluations WHERE (:problem = '' OR problem = :problem) ORDER BY id DESC LIMIT :limit");
+  Statement st(db_,
+               "SELECT id, record_json FROM evaluations WHERE (:problem = '' OR problem = :problem) ORDER BY id DESC "
+               "LIMIT :limit");
   if (!st.ok()) return sql_error(db_, "preparing list");
   st.bind(":problem", std::string(problem.c_str())).bind(":limit", limit);
   return read_rows(db_, st, out);

@@ -30,8 +30,9 @@ WorkspaceReader::WorkspaceReader(const std::filesystem::path& file) : file_(file
     return;
   }
   if (!has_table(db_, "runs") || !has_table(db_, "turns"))
-    status_ = DbStatus::failure(file.string() +
-                                " holds no runs (no 'runs'/'turns' tables: only 'ptxbench eval' results; run 'ptxbench run' first)");
+    status_ = DbStatus::failure(
+        file.string() +
+        " holds no runs (no 'runs'/'turns' tables: only 'ptxbench eval' results; run 'ptxbench run' first)");
 }
 
 WorkspaceReader::~WorkspaceReader() { sqlite3_close(db_); }
@@ -40,8 +41,8 @@ namespace {
 
 // A statement the report's reader prepares: a failure means the file is not the run store it reads.
 DbStatus prepare_failure(sqlite3* db, const std::filesystem::path& file) {
-  return DbStatus::failure(file.string() + ": its schema is not the run store this report reads (" + sqlite3_errmsg(db) +
-                           "; docs/metrics.md lists the tables and columns)");
+  return DbStatus::failure(file.string() + ": its schema is not the run store this report reads (" +
+                           sqlite3_errmsg(db) + "; docs/metrics.md lists the tables and columns)");
 }
 
 DbStatus read_failure(sqlite3* db, const std::filesystem::path& file, const std::string& what) {
@@ -59,7 +60,8 @@ DbStatus WorkspaceReader::runs(std::vector<RunInfo>* out) {
   while ((rc = st.step()) == SQLITE_ROW) {
     RunInfo r;
     std::string bad;
-    if (!runs.read(st, &r, &bad)) return DbStatus::failure(file_.string() + ": run " + r.id + " " + bad + ": stored JSON is malformed");
+    if (!runs.read(st, &r, &bad))
+      return DbStatus::failure(file_.string() + ": run " + r.id + " " + bad + ": stored JSON is malformed");
     out->push_back(std::move(r));
   }
   return rc == SQLITE_DONE ? DbStatus{} : read_failure(db_, file_, "runs");
@@ -67,10 +69,11 @@ DbStatus WorkspaceReader::runs(std::vector<RunInfo>* out) {
 
 DbStatus WorkspaceReader::run_environment(const std::string& run_id, RunEnvironment* out) {
   if (!status_.ok) return status_;
-  Statement st(db_, "SELECT json_extract(e.record_json, '$.environment.seed_policy') AS seed_policy, "
-                    "json_extract(e.record_json, '$.environment.gpu_state_at_start.driver') AS driver "
-                    "FROM turns t JOIN evaluations e ON e.id = t.evaluation_id WHERE t.run_id = :run_id "
-                    "AND json_extract(e.record_json, '$.environment.seed_policy') IS NOT NULL LIMIT 1");
+  Statement st(db_,
+               "SELECT json_extract(e.record_json, '$.environment.seed_policy') AS seed_policy, "
+               "json_extract(e.record_json, '$.environment.gpu_state_at_start.driver') AS driver "
+               "FROM turns t JOIN evaluations e ON e.id = t.evaluation_id WHERE t.run_id = :run_id "
+               "AND json_extract(e.record_json, '$.environment.seed_policy') IS NOT NULL LIMIT 1");
   if (!st.ok()) return prepare_failure(db_, file_);
   st.bind(":run_id", run_id);
   int rc = st.step();
@@ -100,13 +103,14 @@ DbStatus WorkspaceReader::trajectories(std::vector<TrajectoryRow>* out) {
 
 DbStatus WorkspaceReader::turns(bool detail, const std::function<void(ReportedTurn&)>& each) {
   if (!status_.ok) return status_;
-  const auto summary = store_detail::turn_columns().only({"run_id", "problem", "trajectory", "turn", "phase", "state",
-                                                          "target_executed", "speedup_geomean", "reasoning_tokens",
-                                                          "output_tokens", "reasoning_chars"});
-  const auto columns = detail ? store_detail::turn_columns().only({"run_id", "problem", "trajectory", "turn", "phase", "state",
-                                                                   "target_executed", "speedup_geomean", "reasoning_tokens",
-                                                                   "output_tokens", "reasoning_chars", "feedback"})
-                              : summary;
+  const auto summary =
+      store_detail::turn_columns().only({"run_id", "problem", "trajectory", "turn", "phase", "state", "target_executed",
+                                         "speedup_geomean", "reasoning_tokens", "output_tokens", "reasoning_chars"});
+  const auto columns =
+      detail ? store_detail::turn_columns().only({"run_id", "problem", "trajectory", "turn", "phase", "state",
+                                                  "target_executed", "speedup_geomean", "reasoning_tokens",
+                                                  "output_tokens", "reasoning_chars", "feedback"})
+             : summary;
   std::string sql = "SELECT " + columns.list("t") +
                     ", e.gpu AS gpu, json_extract(e.record_json, '$.target_seen') AS target_seen, "
                     "json_extract(e.record_json, '$.schema') AS record_schema";

@@ -20,12 +20,12 @@ namespace ptxbench {
 // A turn as a report reads it (of the turn's columns, those a report uses).
 struct ReportedTurn {
   TurnRow turn;
-  std::string gpu;                          // its evaluation's GPU ("" without an evaluation)
-  std::optional<bool> target_seen;          // its evaluation record's target_seen, where it has one
-  std::optional<long long> record_schema;   // its evaluation record's schema number
+  std::string gpu;                         // its evaluation's GPU ("" without an evaluation)
+  std::optional<bool> target_seen;         // its evaluation record's target_seen, where it has one
+  std::optional<long long> record_schema;  // its evaluation record's schema number
   // With the drill-down only (also turn.feedback):
-  std::string source;                       // the candidate's source ("" without one)
-  std::optional<std::string> record_json;   // its evaluation record (nullopt without an evaluation)
+  std::string source;                      // the candidate's source ("" without one)
+  std::optional<std::string> record_json;  // its evaluation record (nullopt without an evaluation)
 };
 
 // What the evaluations of a run's turns record about the environment (the first that records a

@@ -53,7 +53,8 @@ class ClientTest : public ::testing::Test {
   void expect_clean(const agent::ChatReply& reply) const {
     for (const auto& r : reply.retries)
       EXPECT_NE(std::find(lines.begin(), lines.end(), r), lines.end()) << "retry not reported: " << r;
-    for (const std::string* s : {&reply.request_body, &reply.response_body, &reply.error, &reply.content, &reply.reasoning})
+    for (const std::string* s :
+         {&reply.request_body, &reply.response_body, &reply.error, &reply.content, &reply.reasoning})
       EXPECT_EQ(s->find(kTestKey), std::string::npos) << "the key leaked into: " << s->substr(0, 200);
     for (const auto& l : lines) EXPECT_EQ(l.find(kTestKey), std::string::npos) << l;
   }

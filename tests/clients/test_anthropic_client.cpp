@@ -8,8 +8,13 @@ namespace {
 using agent::ProviderOutcome;
 
 json message(json content, const std::string& stop = "end_turn", json usage = nullptr) {
-  json body = {{"id", "msg_1"}, {"type", "message"}, {"role", "assistant"}, {"model", "claude-test-2025"},
-               {"content", std::move(content)}, {"stop_reason", stop}, {"stop_sequence", nullptr}};
+  json body = {{"id", "msg_1"},
+               {"type", "message"},
+               {"role", "assistant"},
+               {"model", "claude-test-2025"},
+               {"content", std::move(content)},
+               {"stop_reason", stop},
+               {"stop_sequence", nullptr}};
   if (usage.is_null()) usage = {{"input_tokens", 200}, {"output_tokens", 80}, {"cache_read_input_tokens", 50}};
   if (!usage.empty()) body["usage"] = usage;
   return body;
@@ -25,8 +30,9 @@ json error(const std::string& type, const std::string& msg) {
 class AnthropicClient : public ClientTest {};
 
 TEST_F(AnthropicClient, NormalReplyWithThinkingBlocks) {
-  ScriptedServer server({Step::json_reply(message(json::array({thinking("Plan: tiles of 128."), thinking("Then TMA."),
-                                                               text("Here is the kernel:\n"), text("```cuda\n...\n```")})))});
+  ScriptedServer server(
+      {Step::json_reply(message(json::array({thinking("Plan: tiles of 128."), thinking("Then TMA."),
+                                             text("Here is the kernel:\n"), text("```cuda\n...\n```")})))});
   auto c = client("anthropic", server, {{"thinking_budget", 4096}, {"temperature", 1}});
   const auto reply = complete(*c);
   EXPECT_EQ(reply.outcome, ProviderOutcome::ok) << reply.error;
@@ -56,7 +62,8 @@ TEST_F(AnthropicClient, NormalReplyWithThinkingBlocks) {
 }
 
 TEST_F(AnthropicClient, MaxTokensIsAlwaysSent) {
-  ScriptedServer server({Step::json_reply(message(json::array({text("a")}))), Step::json_reply(message(json::array({text("b")})))});
+  ScriptedServer server(
+      {Step::json_reply(message(json::array({text("a")}))), Step::json_reply(message(json::array({text("b")})))});
   auto c = client("anthropic", server);
   complete(*c);
   auto set = client("anthropic", server, {{"max_tokens", "512"}});
@@ -80,9 +87,11 @@ TEST_F(AnthropicClient, OverloadedThenOk) {
 }
 
 TEST_F(AnthropicClient, RateLimitedThenOkWithRetryAfter) {
-  ScriptedServer server({Step::json_reply(error("rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit"), 429)
-                             .header("retry-after", "3"),
-                         Step::json_reply(message(json::array({text("done")})))});
+  ScriptedServer server(
+      {Step::json_reply(error("rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit"),
+                        429)
+           .header("retry-after", "3"),
+       Step::json_reply(message(json::array({text("done")})))});
   auto c = client("anthropic", server, {{"max_concurrency", 4}});
   const auto reply = complete(*c);
   EXPECT_EQ(reply.outcome, ProviderOutcome::ok) << reply.error;
@@ -90,7 +99,8 @@ TEST_F(AnthropicClient, RateLimitedThenOkWithRetryAfter) {
   EXPECT_EQ(retry_lines_starting("retrying (429, 3"), 1u);
   EXPECT_GE(clock->slept().count(), 3000);
   EXPECT_LE(clock->slept().count(), 3300);
-  EXPECT_NE(std::find(lines.begin(), lines.end(), "anthropic: concurrency limit lowered to 2 after a 429"), lines.end());
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "anthropic: concurrency limit lowered to 2 after a 429"),
+            lines.end());
   expect_clean(reply);
 }
 
@@ -112,19 +122,22 @@ TEST_F(AnthropicClient, ErrorInside200BodyIsReadByType) {
 }
 
 TEST_F(AnthropicClient, StopReasons) {
-  ScriptedServer server({Step::json_reply(message(json::array({text("```cuda\n__global__")}), "max_tokens")),
-                         Step::json_reply(message(json::array({text("I won't")}), "refusal")),
-                         Step::json_reply(message(json::array({thinking("so much thinking")}), "max_tokens")),
-                         Step::json_reply(message(json::array({{{"type", "redacted_thinking"}, {"data", "enc"}}}), "max_tokens")),
-                         Step::json_reply(message(json::array(), "end_turn")),
-                         Step::json_reply(message(json::array({text("partial")}), "pause_turn")),
-                         Step::json_reply(message(json::array({text("cut")}), "stop_sequence"))});
+  ScriptedServer server(
+      {Step::json_reply(message(json::array({text("```cuda\n__global__")}), "max_tokens")),
+       Step::json_reply(message(json::array({text("I won't")}), "refusal")),
+       Step::json_reply(message(json::array({thinking("so much thinking")}), "max_tokens")),
+       Step::json_reply(message(json::array({{{"type", "redacted_thinking"}, {"data", "enc"}}}), "max_tokens")),
+       Step::json_reply(message(json::array(), "end_turn")),
+       Step::json_reply(message(json::array({text("partial")}), "pause_turn")),
+       Step::json_reply(message(json::array({text("cut")}), "stop_sequence"))});
   auto c = client("anthropic", server);
-  const std::pair<ProviderOutcome, const char*> expected[] = {
-      {ProviderOutcome::truncated, "max_tokens"}, {ProviderOutcome::refused, "refusal"},
-      {ProviderOutcome::reasoning_only, "max_tokens"}, {ProviderOutcome::reasoning_only, "max_tokens"},
-      {ProviderOutcome::empty, "end_turn"},        {ProviderOutcome::truncated, "pause_turn"},
-      {ProviderOutcome::ok, "stop_sequence"}};
+  const std::pair<ProviderOutcome, const char*> expected[] = {{ProviderOutcome::truncated, "max_tokens"},
+                                                              {ProviderOutcome::refused, "refusal"},
+                                                              {ProviderOutcome::reasoning_only, "max_tokens"},
+                                                              {ProviderOutcome::reasoning_only, "max_tokens"},
+                                                              {ProviderOutcome::empty, "end_turn"},
+                                                              {ProviderOutcome::truncated, "pause_turn"},
+                                                              {ProviderOutcome::ok, "stop_sequence"}};
   for (const auto& [outcome, stop] : expected) {
     const auto reply = complete(*c);
     EXPECT_EQ(reply.outcome, outcome) << stop << ": " << reply.error;
@@ -139,9 +152,10 @@ TEST_F(AnthropicClient, StopReasons) {
 }
 
 TEST_F(AnthropicClient, QuotaAndBillingStopWithoutRetry) {
-  ScriptedServer server({Step::json_reply(error("invalid_request_error",
-                                                "Your credit balance is too low to access the Anthropic API."), 400),
-                         Step::json_reply(error("billing_error", "billing problem"), 402)});
+  ScriptedServer server(
+      {Step::json_reply(error("invalid_request_error", "Your credit balance is too low to access the Anthropic API."),
+                        400),
+       Step::json_reply(error("billing_error", "billing problem"), 402)});
   auto c = client("anthropic", server);
   for (int i = 0; i < 2; ++i) {
     const auto reply = complete(*c);
@@ -155,8 +169,9 @@ TEST_F(AnthropicClient, QuotaAndBillingStopWithoutRetry) {
 }
 
 TEST_F(AnthropicClient, RequestTooLarge) {
-  ScriptedServer server({Step::json_reply(error("request_too_large", "Request exceeds the maximum allowed number of bytes."), 413),
-                         Step::json_reply(error("invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum"), 400)});
+  ScriptedServer server(
+      {Step::json_reply(error("request_too_large", "Request exceeds the maximum allowed number of bytes."), 413),
+       Step::json_reply(error("invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum"), 400)});
   auto c = client("anthropic", server);
   for (int status : {413, 400}) {
     const auto reply = complete(*c);
@@ -183,8 +198,8 @@ TEST_F(AnthropicClient, RequestErrorsAreNotRetried) {
 }
 
 TEST_F(AnthropicClient, ApiErrorAndMalformedJsonAreRetriedThenInfraError) {
-  ScriptedServer server({Step::json_reply(error("api_error", "Internal server error"), 500), Step::raw(200, "{\"content\": [{"),
-                         Step::raw(200, "{\"content\": 5}")});
+  ScriptedServer server({Step::json_reply(error("api_error", "Internal server error"), 500),
+                         Step::raw(200, "{\"content\": [{"), Step::raw(200, "{\"content\": 5}")});
   auto c = client("anthropic", server, {{"max_attempts", 3}});
   const auto reply = complete(*c);
   EXPECT_EQ(reply.outcome, ProviderOutcome::infra_error);
@@ -207,7 +222,8 @@ TEST_F(AnthropicClient, MissingUsage) {
 }
 
 TEST_F(AnthropicClient, DroppedAndStalledConnections) {
-  ScriptedServer server({Step::dropped(message(json::array({text("x")})).dump()), Step::stalled(message(json::array({text("x")})).dump()),
+  ScriptedServer server({Step::dropped(message(json::array({text("x")})).dump()),
+                         Step::stalled(message(json::array({text("x")})).dump()),
                          Step::json_reply(message(json::array({text("finally")})))});
   auto c = client("anthropic", server, {{"timeout_s", 0.4}});
   const auto reply = complete(*c);

@@ -14,7 +14,9 @@ json completion(const std::string& content, const std::string& finish = "stop", 
                 json extra_message = json::object()) {
   json message = {{"role", "assistant"}, {"content", content}};
   for (const auto& [k, v] : extra_message.items()) message[k] = v;
-  json body = {{"id", "chatcmpl-1"}, {"object", "chat.completion"}, {"model", "test-model-2025"},
+  json body = {{"id", "chatcmpl-1"},
+               {"object", "chat.completion"},
+               {"model", "test-model-2025"},
                {"choices", json::array({{{"index", 0}, {"message", message}, {"finish_reason", finish}}})}};
   if (usage.is_null()) usage = {{"prompt_tokens", 120}, {"completion_tokens", 45}, {"total_tokens", 165}};
   if (!usage.empty()) body["usage"] = usage;
@@ -60,7 +62,7 @@ TEST_F(OpenAiClient, NormalReplyCarriesContentUsageAndExactBytes) {
   const auto got = server.received()[0];
   EXPECT_EQ(got.path, "/v1/chat/completions");
   EXPECT_EQ(got.header("Authorization"), std::string("Bearer ") + kTestKey);  // the key travels in a header
-  EXPECT_EQ(got.body, reply.request_body);                                   // the exact bytes sent
+  EXPECT_EQ(got.body, reply.request_body);                                    // the exact bytes sent
   EXPECT_EQ(reply.response_body, completion("```cuda\n__global__ void k() {}\n```", "stop",
                                             {{"prompt_tokens", 120},
                                              {"completion_tokens", 45},
@@ -78,9 +80,10 @@ TEST_F(OpenAiClient, NormalReplyCarriesContentUsageAndExactBytes) {
 }
 
 TEST_F(OpenAiClient, RateLimitedThenOkHonoursRetryAfterSeconds) {
-  ScriptedServer server({Step::json_reply(openai_error("Rate limit reached for requests", "requests", "rate_limit_exceeded"), 429)
-                             .header("Retry-After", "2"),
-                         Step::json_reply(completion("done"))});
+  ScriptedServer server(
+      {Step::json_reply(openai_error("Rate limit reached for requests", "requests", "rate_limit_exceeded"), 429)
+           .header("Retry-After", "2"),
+       Step::json_reply(completion("done"))});
   auto c = client("openai", server);
   const auto reply = complete(*c);
   EXPECT_EQ(reply.outcome, ProviderOutcome::ok) << reply.error;
@@ -111,9 +114,10 @@ TEST_F(OpenAiClient, RateLimitedThenOkHonoursRetryAfterDate) {
 }
 
 TEST_F(OpenAiClient, QuotaExhaustedStopsWithoutRetry) {
-  ScriptedServer server({Step::json_reply(openai_error("You exceeded your current quota", "insufficient_quota",
-                                                       "insufficient_quota"), 429),
-                         Step::json_reply(completion("must not be asked"))});
+  ScriptedServer server(
+      {Step::json_reply(openai_error("You exceeded your current quota", "insufficient_quota", "insufficient_quota"),
+                        429),
+       Step::json_reply(completion("must not be asked"))});
   auto c = client("openai", server);
   const auto reply = complete(*c);
   EXPECT_EQ(reply.outcome, ProviderOutcome::quota_exhausted);
@@ -193,12 +197,14 @@ TEST_F(OpenAiClient, TruncatedAtTheTokenLimit) {
 }
 
 TEST_F(OpenAiClient, EmptyAnswerWithOnlyReasoning) {
-  ScriptedServer server({Step::json_reply(completion("", "length", nullptr, {{"reasoning_content", "Let me think about tiles..."}})),
-                         Step::json_reply(completion("", "length", nullptr, {{"content", nullptr}, {"reasoning", "OpenRouter style"}})),
-                         Step::json_reply(completion("", "length", nullptr,
-                                                     {{"reasoning_details", json::array({{{"type", "reasoning.text"}, {"text", "step 1"}},
-                                                                                         {{"type", "reasoning.encrypted"}, {"data", "xx"}},
-                                                                                         {{"type", "reasoning.summary"}, {"summary", "step 2"}}})}}))});
+  ScriptedServer server(
+      {Step::json_reply(completion("", "length", nullptr, {{"reasoning_content", "Let me think about tiles..."}})),
+       Step::json_reply(completion("", "length", nullptr, {{"content", nullptr}, {"reasoning", "OpenRouter style"}})),
+       Step::json_reply(completion(
+           "", "length", nullptr,
+           {{"reasoning_details", json::array({{{"type", "reasoning.text"}, {"text", "step 1"}},
+                                               {{"type", "reasoning.encrypted"}, {"data", "xx"}},
+                                               {{"type", "reasoning.summary"}, {"summary", "step 2"}}})}}))});
   auto c = client("openrouter", server);
   for (const char* expected : {"Let me think about tiles...", "OpenRouter style", "step 1\nstep 2"}) {
     const auto reply = complete(*c);
@@ -234,7 +240,8 @@ TEST_F(OpenAiClient, EmptyAnswerWithNothing) {
 }
 
 TEST_F(OpenAiClient, ErrorObjectInsideA200Body) {
-  ScriptedServer server({Step::json_reply({{"error", {{"message", "model 'test-model' does not support this"}, {"code", 400}}}})});
+  ScriptedServer server(
+      {Step::json_reply({{"error", {{"message", "model 'test-model' does not support this"}, {"code", 400}}}})});
   auto c = client("openai", server);
   const auto reply = complete(*c);
   EXPECT_EQ(reply.outcome, ProviderOutcome::provider_error);
@@ -273,7 +280,8 @@ TEST_F(OpenAiClient, HugeReplyIsKeptIntact) {
 }
 
 TEST_F(OpenAiClient, RefusalAndContentFilter) {
-  ScriptedServer server({Step::json_reply(completion("", "stop", nullptr, {{"content", nullptr}, {"refusal", "I can't help with that."}})),
+  ScriptedServer server({Step::json_reply(completion("", "stop", nullptr,
+                                                     {{"content", nullptr}, {"refusal", "I can't help with that."}})),
                          Step::json_reply(completion("partial", "content_filter"))});
   auto c = client("openai", server);
   const auto refusal = complete(*c);
@@ -289,8 +297,7 @@ TEST_F(OpenAiClient, RefusalAndContentFilter) {
 }
 
 TEST_F(OpenAiClient, MissingUsageLeavesUsageUnknown) {
-  ScriptedServer server({Step::json_reply(completion("ok", "stop", json::object())),
-                         Step::json_reply([] {
+  ScriptedServer server({Step::json_reply(completion("ok", "stop", json::object())), Step::json_reply([] {
                            json b = completion("ok");
                            b["usage"] = {{"prompt_tokens", nullptr}, {"completion_tokens", "n/a"}};
                            return b;
@@ -308,11 +315,17 @@ TEST_F(OpenAiClient, MissingUsageLeavesUsageUnknown) {
 }
 
 TEST_F(OpenAiClient, RequestTooLargeIsNotRetried) {
-  ScriptedServer server({Step::raw(413, "Payload Too Large", "text/plain"),
-                         Step::json_reply(openai_error("This model's maximum context length is 8192 tokens. However, you "
-                                                       "requested 9000 tokens.", "invalid_request_error", "context_length_exceeded"), 400),
-                         Step::json_reply({{"error", {{"message", "the request exceeds the available context size"},
-                                                      {"type", "exceed_context_size_error"}, {"code", 400}}}}, 400)});
+  ScriptedServer server(
+      {Step::raw(413, "Payload Too Large", "text/plain"),
+       Step::json_reply(openai_error("This model's maximum context length is 8192 tokens. However, you "
+                                     "requested 9000 tokens.",
+                                     "invalid_request_error", "context_length_exceeded"),
+                        400),
+       Step::json_reply({{"error",
+                          {{"message", "the request exceeds the available context size"},
+                           {"type", "exceed_context_size_error"},
+                           {"code", 400}}}},
+                        400)});
   auto c = client("llamacpp", server, {{"api_key_env", ""}});
   for (int status : {413, 400, 400}) {
     const auto reply = complete(*c);
@@ -326,8 +339,8 @@ TEST_F(OpenAiClient, RequestTooLargeIsNotRetried) {
 }
 
 TEST_F(OpenAiClient, BadRequestIsProviderErrorWithoutRetry) {
-  ScriptedServer server({Step::json_reply(openai_error("Unsupported value: 'temperature'", "invalid_request_error",
-                                                       "unsupported_value"), 400)});
+  ScriptedServer server({Step::json_reply(
+      openai_error("Unsupported value: 'temperature'", "invalid_request_error", "unsupported_value"), 400)});
   auto c = client("openai", server);
   const auto reply = complete(*c);
   EXPECT_EQ(reply.outcome, ProviderOutcome::provider_error);
@@ -339,7 +352,8 @@ TEST_F(OpenAiClient, BadRequestIsProviderErrorWithoutRetry) {
 
 TEST_F(OpenAiClient, KeyEchoedByTheServerIsRedacted) {
   ScriptedServer server({Step::json_reply(openai_error(std::string("Incorrect API key provided: ") + kTestKey + ".",
-                                                       "invalid_request_error", "invalid_api_key"), 401)});
+                                                       "invalid_request_error", "invalid_api_key"),
+                                          401)});
   auto c = client("openai", server);
   const auto reply = complete(*c);
   EXPECT_EQ(reply.outcome, ProviderOutcome::infra_error);  // the key, not the model: no turn counted
@@ -380,8 +394,10 @@ TEST_F(OpenAiClient, ConnectionRefusedIsRetriedThenInfraError) {
     ScriptedServer gone;
     port = gone.port();
   }  // nothing listens there any more
-  agent::ClientConfig config{"vllm", "m", {{"base_url", "http://127.0.0.1:" + std::to_string(port) + "/v1"},
-                                          {"max_attempts", 3}, {"retry_base_s", 0.5}}};
+  agent::ClientConfig config{
+      "vllm",
+      "m",
+      {{"base_url", "http://127.0.0.1:" + std::to_string(port) + "/v1"}, {"max_attempts", 3}, {"retry_base_s", 0.5}}};
   config.clock = clock;
   auto c = agent::make_client(config);
   const auto reply = complete(*c);
@@ -401,7 +417,8 @@ TEST_F(OpenAiClient, MaxCompletionTokensForOpenAiReasoningModels) {
   complete(*plain);
   auto forced = client("vllm", server, {{"max_tokens", 64}, {"token_param", "max_completion_tokens"}});
   complete(*forced);
-  auto router = client("openrouter", server, {{"max_completion_tokens", 50}, {"reasoning_effort", "low"}}, "openai/gpt-5");
+  auto router =
+      client("openrouter", server, {{"max_completion_tokens", 50}, {"reasoning_effort", "low"}}, "openai/gpt-5");
   complete(*router);
   const auto got = server.received();
   ASSERT_EQ(got.size(), 4u);

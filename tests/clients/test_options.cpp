@@ -10,7 +10,8 @@ namespace {
 const std::vector<std::string> kKnown = {"temperature", "max_tokens", "base_url", "stream", "extra_body"};
 
 TEST(ClientOptions, ReadsNumbersFromStrings) {
-  Options o({{"temperature", "0.7"}, {"max_tokens", "2048"}, {"stream", "false"}, {"extra_body", R"({"a": 1})"}}, "openai", kKnown);
+  Options o({{"temperature", "0.7"}, {"max_tokens", "2048"}, {"stream", "false"}, {"extra_body", R"({"a": 1})"}},
+            "openai", kKnown);
   EXPECT_DOUBLE_EQ(*o.number("temperature"), 0.7);
   EXPECT_EQ(*o.integer("max_tokens"), 2048);
   EXPECT_EQ(*o.flag("stream"), false);

@@ -26,10 +26,10 @@ TEST(RetryAfter, Seconds) {
 
 TEST(RetryAfter, HttpDateInEveryForm) {
   const auto now = kNow;
-  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:49:49 GMT", now), Millis(12000));     // IMF-fixdate
-  EXPECT_EQ(parse_retry_after("Sunday, 06-Nov-94 08:50:37 GMT", now), Millis(60000));    // RFC 850
-  EXPECT_EQ(parse_retry_after("Sun Nov  6 08:49:40 1994", now), Millis(3000));           // asctime
-  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:00:00 GMT", now), Millis(0));         // past: now
+  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:49:49 GMT", now), Millis(12000));   // IMF-fixdate
+  EXPECT_EQ(parse_retry_after("Sunday, 06-Nov-94 08:50:37 GMT", now), Millis(60000));  // RFC 850
+  EXPECT_EQ(parse_retry_after("Sun Nov  6 08:49:40 1994", now), Millis(3000));         // asctime
+  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:00:00 GMT", now), Millis(0));       // past: now
   EXPECT_EQ(parse_retry_after("Someday, 99 Foo 1994", now), std::nullopt);
 }
 

@@ -75,8 +75,9 @@ TEST_F(AttentionCli, WgmmaTmaCandidatesCarryTheTargetsInSass) {
 }
 
 TEST_F(AttentionCli, WrongForwardTestCandidatesBuild) {
-  auto r = eval_no_gpu("mha_fwd", {"tests/gpu/candidates/attention_no_lse.cu", "tests/gpu/candidates/attention_only_d128.cu",
-                                   "tests/gpu/candidates/attention_s_multiple_of_256.cu"});
+  auto r =
+      eval_no_gpu("mha_fwd", {"tests/gpu/candidates/attention_no_lse.cu", "tests/gpu/candidates/attention_only_d128.cu",
+                              "tests/gpu/candidates/attention_s_multiple_of_256.cu"});
   ASSERT_TRUE(r.output.is_array() && r.output.size() == 3u) << r.process.err;
   for (const auto& rec : r.output) expect_built_and_clean(rec);
   auto causal = eval_no_gpu("mha_fwd_causal", {"tests/gpu/candidates/attention_causal_off_by_one.cu"});

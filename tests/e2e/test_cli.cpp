@@ -101,7 +101,8 @@ TEST_F(Cli, ARelativeWorkspaceBuilds) {
 
 // Blackwell: compiled and inspected only (no B200 exists here); never run.
 TEST_F(Cli, BlackwellCandidateHoldsTcgen05FamiliesStatically) {
-  auto r = cli({"eval", "--arch", "sm_100a", "--json", "--no-store", candidate("problems/gemm/reference/tcgen05_blackwell.cu")});
+  auto r = cli(
+      {"eval", "--arch", "sm_100a", "--json", "--no-store", candidate("problems/gemm/reference/tcgen05_blackwell.cu")});
   ASSERT_FALSE(r.output.is_null()) << r.process.err;
   EXPECT_EQ(r.output["verdict"], "not_run");
   EXPECT_EQ(r.output["arch"], "sm_100a");
@@ -136,7 +137,8 @@ TEST_F(Cli, CompileErrorNamesFileAndLine) {
   auto build = stage_of(r.output, "build");
   bool found = false;
   for (const auto& d : build["detail"]["diagnostics"])
-    if (d["line"] == 4 && d["message"].get<std::string>().find("not_declared_anywhere") != std::string::npos) found = true;
+    if (d["line"] == 4 && d["message"].get<std::string>().find("not_declared_anywhere") != std::string::npos)
+      found = true;
   EXPECT_TRUE(found) << build.dump(2);
   std::filesystem::remove_all(dir);
 }
@@ -180,11 +182,12 @@ TEST_F(Cli, ResultsListWhatEvalStored) {
 
 // Flags that cannot both apply are refused, never one of them silently dropped.
 TEST_F(Cli, ConflictingEngineFlagsAreRefused) {
-  auto local_queue = cli({"fixit", "build", "--local", "--queue", "redis://127.0.0.1:1/", "--runs", "x", "--recipe", "s0"});
+  auto local_queue =
+      cli({"fixit", "build", "--local", "--queue", "redis://127.0.0.1:1/", "--runs", "x", "--recipe", "s0"});
   EXPECT_EQ(local_queue.process.exit_code, 1);
   EXPECT_NE(local_queue.process.err.find("--local"), std::string::npos) << local_queue.process.err;
-  auto devices = cli({"run", "--model", "files:" + source_dir().string(), "--service", "--device", "2", "--devices", "1",
-                      "--problems", "gemm"});
+  auto devices = cli({"run", "--model", "files:" + source_dir().string(), "--service", "--device", "2", "--devices",
+                      "1", "--problems", "gemm"});
   EXPECT_EQ(devices.process.exit_code, 1);
   EXPECT_NE(devices.process.err.find("--devices disagree"), std::string::npos) << devices.process.err;
 }

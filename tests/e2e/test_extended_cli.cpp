@@ -92,8 +92,8 @@ TEST_F(ExtendedCli, WgmmaTmaReferencesCarryTheirTargetFamiliesInSass) {
 // The bad candidates of tests/gpu (judged incorrect there) are valid, clean code.
 TEST_F(ExtendedCli, TestCandidatesBuildAndPassTheStaticChecks) {
   const std::vector<std::pair<std::string, std::string>> cases{
-      {"gqa_fwd", "gqa_fwd_wrong_group_mapping.cu"},  {"gqa_fwd", "gqa_fwd_power_of_two_groups.cu"},
-      {"gqa_bwd", "gqa_bwd_no_group_sum.cu"},         {"gemm_fp8", "gemm_fp8_unscaled.cu"},
+      {"gqa_fwd", "gqa_fwd_wrong_group_mapping.cu"}, {"gqa_fwd", "gqa_fwd_power_of_two_groups.cu"},
+      {"gqa_bwd", "gqa_bwd_no_group_sum.cu"},        {"gemm_fp8", "gemm_fp8_unscaled.cu"},
       {"gemm_fp8", "gemm_fp8_k_multiple_of_512.cu"}, {"gemm_bias_gelu", "gemm_bias_gelu_erf.cu"}};
   for (const auto& [problem, file] : cases) {
     SCOPED_TRACE(file);
@@ -142,8 +142,8 @@ TEST_F(ExtendedCli, RunSuiteRecordsTheSplitOfEveryProblemEndToEnd) {
     std::filesystem::create_directories(files / p / "0");  // no 0.cu: a turn without code
   std::filesystem::copy_file(source_dir() / "problems/gemm/reference/naive.cu", files / "gemm/0/0.cu");
   const auto w = root / "ws";
-  auto r = run_cli(w, {"run", "--model", "files:" + files.string(), "--suite", "4ops", "--trajectories", "1", "--turns", "1",
-                       "--no-gpu", "--run-name", "suite-run", "--json"});
+  auto r = run_cli(w, {"run", "--model", "files:" + files.string(), "--suite", "4ops", "--trajectories", "1", "--turns",
+                       "1", "--no-gpu", "--run-name", "suite-run", "--json"});
   ASSERT_EQ(r.process.exit_code, 0) << r.process.err;
   ASSERT_TRUE(r.output.is_object()) << r.process.out;
   EXPECT_EQ(r.output["run"]["suite"], "4ops");
@@ -179,11 +179,12 @@ TEST_F(ExtendedCli, RunSuiteRecordsTheSplitOfEveryProblemEndToEnd) {
   }
 
   // The same command resumes the run; a suite and --problems together are refused.
-  auto again = run_cli(w, {"run", "--model", "files:" + files.string(), "--suite", "4ops", "--trajectories", "1", "--turns",
-                           "1", "--no-gpu", "--run-name", "suite-run", "--json"});
+  auto again = run_cli(w, {"run", "--model", "files:" + files.string(), "--suite", "4ops", "--trajectories", "1",
+                           "--turns", "1", "--no-gpu", "--run-name", "suite-run", "--json"});
   ASSERT_EQ(again.process.exit_code, 0) << again.process.err;
   EXPECT_EQ(again.output["invocation"]["new_turns"], 0);
-  auto both = run_cli(w, {"run", "--model", "files:" + files.string(), "--suite", "4ops", "--problems", "gemm", "--no-gpu"});
+  auto both =
+      run_cli(w, {"run", "--model", "files:" + files.string(), "--suite", "4ops", "--problems", "gemm", "--no-gpu"});
   EXPECT_EQ(both.process.exit_code, 1);
   EXPECT_TRUE(has(both.process.err, "give --problems or --suite, not both")) << both.process.err;
   auto unknown = run_cli(w, {"run", "--model", "files:" + files.string(), "--suite", "16ops", "--no-gpu"});

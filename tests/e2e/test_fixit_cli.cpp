@@ -2,9 +2,9 @@
 // --model files:` whose candidates build with the real nvcc and pass the real static checks, their
 // GPU stages played by the stand-in worker (fake_worker.py marker: each candidate says in its shared
 // object what to play; judged through the in-process lane, --local: the service engine's health
-// probe needs a real GPU, and scripts/fixit_h200.sh runs the engine path on one); a teacher on loopback that answers by what it is asked (a wrong fix, a right
-// fix, a reply without code, a reply past the client's timeout); kill -9 and resume; the exports
-// loaded by their consumers' own loaders (tests/fixit/load_exports.py).
+// probe needs a real GPU, and scripts/fixit_h200.sh runs the engine path on one); a teacher on loopback that answers by
+// what it is asked (a wrong fix, a right fix, a reply without code, a reply past the client's timeout); kill -9 and
+// resume; the exports loaded by their consumers' own loaders (tests/fixit/load_exports.py).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -23,10 +23,16 @@ using namespace ptxbench::test;
 namespace {
 
 // A candidate that builds fast and passes the static checks; the stand-in worker plays `marker`.
-std::string candidate(const std::string& entry, const std::string& marker, const std::string& tag, const std::string& extra = "") {
-  return "// TAG=" + tag + "\n" + extra + "__global__ void scale(float* x) { if (x) x[threadIdx.x] *= 2.f; }\n"
-         "extern \"C\" const char ptxbench_fake_marker[] = \"PTXBENCH_FAKE:" + marker + "\";\n"
-         "extern \"C\" cudaError_t " + entry + "(const void* a, const void* b, const void* c, void* d, void* e, int x, int y, int z,"
+std::string candidate(const std::string& entry, const std::string& marker, const std::string& tag,
+                      const std::string& extra = "") {
+  return "// TAG=" + tag + "\n" + extra +
+         "__global__ void scale(float* x) { if (x) x[threadIdx.x] *= 2.f; }\n"
+         "extern \"C\" const char ptxbench_fake_marker[] = \"PTXBENCH_FAKE:" +
+         marker +
+         "\";\n"
+         "extern \"C\" cudaError_t " +
+         entry +
+         "(const void* a, const void* b, const void* c, void* d, void* e, int x, int y, int z,"
          " int w, cudaStream_t s) { scale<<<1, 32, 0, s>>>(static_cast<float*>(d)); return cudaGetLastError(); }\n";
 }
 
@@ -48,14 +54,16 @@ class FixitCli : public ::testing::Test {
     // The model's turns: files: layout DIR/<problem>/<trajectory>/<turn>.
     const fs::path m = root_ / "model";
     write(m / "mha_fwd/0/0.cu", candidate("ptxbench_mha_fwd", "correct:1.2", "syntax", "int broken(\n"));
-    write(m / "mha_fwd/0/1.md", kProse + "\n\n```cuda\n" + candidate("ptxbench_mha_fwd", "correct:1.2", "syntax-fixed") + "```\n");
+    write(m / "mha_fwd/0/1.md",
+          kProse + "\n\n```cuda\n" + candidate("ptxbench_mha_fwd", "correct:1.2", "syntax-fixed") + "```\n");
     write(m / "mha_fwd/1/0.cu", candidate("ptxbench_mha_fwd", "incorrect", "incorrect"));
     write(m / "mha_fwd/2/0.cu", candidate("ptxbench_mha_fwd", "runtime_error", "runtime"));
     write(m / "mha_fwd/3/0.cu", candidate("ptxbench_mha_fwd", "correct:1", "forbidden", "#include <cublas_v2.h>\n"));
     write(m / "gemm/all/0.cu", candidate("ptxbench_gemm", "incorrect", "heldout"));
     // A recipe over 4ops (GEMM held out); no target requirement: the stand-in worker counts nothing.
-    write(root_ / "recipes/t.toml", "name = \"t\"\ntitle = \"test recipe\"\nsuite = \"4ops\"\n[fix]\nattempts = 3\n"
-                                    "require_target = false\n");
+    write(root_ / "recipes/t.toml",
+          "name = \"t\"\ntitle = \"test recipe\"\nsuite = \"4ops\"\n[fix]\nattempts = 3\n"
+          "require_target = false\n");
   }
   void TearDown() override { fs::remove_all(root_); }
 
@@ -63,15 +71,38 @@ class FixitCli : public ::testing::Test {
     return run_cli(ws_, args, timeout);
   }
   std::vector<std::string> build_args(const std::string& url, const std::string& name) {
-    return {"fixit",        "build",         "--runs",         "src",         "--recipe",       (root_ / "recipes/t.toml").string(),
-            "--teacher",    "llamacpp:teacher", "--teacher-arg", "base_url=" + url + "/v1", "--teacher-arg", "timeout_s=3",
-            "--teacher-arg", "max_attempts=1", "--teacher-arg", "max_concurrency=4", "--teacher-price", "1,2",
-            "--worker",     worker_.string(), "--no-sanitize", "--no-probe",    "--no-timing",    "--build-name", name,
-            "--local",      "--json"};
+    return {"fixit",
+            "build",
+            "--runs",
+            "src",
+            "--recipe",
+            (root_ / "recipes/t.toml").string(),
+            "--teacher",
+            "llamacpp:teacher",
+            "--teacher-arg",
+            "base_url=" + url + "/v1",
+            "--teacher-arg",
+            "timeout_s=3",
+            "--teacher-arg",
+            "max_attempts=1",
+            "--teacher-arg",
+            "max_concurrency=4",
+            "--teacher-price",
+            "1,2",
+            "--worker",
+            worker_.string(),
+            "--no-sanitize",
+            "--no-probe",
+            "--no-timing",
+            "--build-name",
+            name,
+            "--local",
+            "--json"};
   }
   void make_source_run() {
-    const CliRun r = cli({"run", "--model", "files:" + (root_ / "model").string(), "--problems", "mha_fwd,gemm", "--trajectories", "4",
-                          "--turns", "2", "--run-name", "src", "--worker", worker_.string(), "--no-sanitize", "--no-probe", "--json"});
+    const CliRun r = cli({"run", "--model", "files:" + (root_ / "model").string(), "--problems", "mha_fwd,gemm",
+                          "--trajectories", "4", "--turns", "2", "--run-name", "src", "--worker", worker_.string(),
+                          "--no-sanitize", "--no-probe", "--json"});
     ASSERT_EQ(r.process.exit_code, 0) << r.process.out << r.process.err;
   }
   fs::path root_, ws_, worker_;
@@ -100,7 +131,9 @@ struct Teacher {
     const std::string tag = tag_of(body);
     const int attempt = attempt_of(body);
     if (tag == "incorrect") return {fix(tag, attempt == 0 ? "incorrect" : "correct:1.5"), delay_ms};
-    if (tag == "runtime") return {attempt == 0 ? std::string("I cannot tell what is wrong without more output.") : fix(tag, "correct:1.1"), delay_ms};
+    if (tag == "runtime")
+      return {attempt == 0 ? std::string("I cannot tell what is wrong without more output.") : fix(tag, "correct:1.1"),
+              delay_ms};
     if (tag == "forbidden") return {fix(tag, "correct:1.3"), time_out_forbidden ? 5000 : delay_ms};
     return {"unexpected request for " + tag, delay_ms};
   }
@@ -152,8 +185,10 @@ TEST_F(FixitCli, FailingTurnsBecomeJudgedRecordsTheTeacherIsRetriedAndHeldOutPro
     EXPECT_FALSE(r["context"]["feedback"].get<std::string>().empty());
     EXPECT_FALSE(r["context"]["system"].get<std::string>().empty());
   }
-  EXPECT_EQ(source_of, (std::map<std::string, std::string>{{"compile_error", "trajectory"}, {"forbidden", "teacher"},
-                                                            {"incorrect", "teacher"}, {"runtime_error", "teacher"}}));
+  EXPECT_EQ(source_of, (std::map<std::string, std::string>{{"compile_error", "trajectory"},
+                                                           {"forbidden", "teacher"},
+                                                           {"incorrect", "teacher"},
+                                                           {"runtime_error", "teacher"}}));
   EXPECT_EQ(attempts_of["incorrect"], 2);
   EXPECT_EQ(attempts_of["runtime_error"], 2);
   EXPECT_EQ(attempts_of["forbidden"], 1);  // the timed-out call is no attempt
@@ -165,7 +200,8 @@ TEST_F(FixitCli, FailingTurnsBecomeJudgedRecordsTheTeacherIsRetriedAndHeldOutPro
   for (const auto& t : stats.output["tables"])
     if (t["name"] == "fixit_items")
       for (const auto& row : t["rows"])
-        if (row["status"] == "refused") refused_row = row["problem"] == "gemm" && row["reason"] == "held_out" && row["items"] == 4;
+        if (row["status"] == "refused")
+          refused_row = row["problem"] == "gemm" && row["reason"] == "held_out" && row["items"] == 4;
   EXPECT_TRUE(refused_row) << stats.process.out.substr(0, 3000);
   const CliRun table = cli({"fixit", "stats"});
   ASSERT_EQ(table.process.exit_code, 0) << table.process.err;
@@ -188,9 +224,10 @@ TEST_F(FixitCli, FailingTurnsBecomeJudgedRecordsTheTeacherIsRetriedAndHeldOutPro
   // tokenizer's GGUF reader; without it, datasets alone is checked and TRL's part says it skipped.
   const fs::path venv_python = source_dir() / "training/.venv/bin/python";
   const std::string python = fs::exists(venv_python) ? venv_python.string() : "python3";
-  const ProcessResult load = run_process({python, (source_dir() / "tests/fixit/load_exports.py").string(), "--records", "4",
-                                          (root_ / "trl.jsonl").string(), (root_ / "sharegpt.jsonl").string(),
-                                          (root_ / "openai.jsonl").string()}, po);
+  const ProcessResult load = run_process(
+      {python, (source_dir() / "tests/fixit/load_exports.py").string(), "--records", "4",
+       (root_ / "trl.jsonl").string(), (root_ / "sharegpt.jsonl").string(), (root_ / "openai.jsonl").string()},
+      po);
   EXPECT_EQ(load.exit_code, 0) << load.out << load.err;
   std::cout << load.out;
 }
@@ -212,7 +249,8 @@ TEST_F(FixitCli, KillNineAtAnyMomentRepeatsNoStoredTeacherCallAndLosesNoRecord) 
   for (int attempt = 0; attempt < 6 && code != 0; ++attempt) {
     ProcessOptions o;
     o.working_dir = source_dir().string();
-    o.timeout = attempt < 3 ? std::chrono::milliseconds(std::uniform_int_distribution<int>(2000, 9000)(rng)) : std::chrono::milliseconds(600000);
+    o.timeout = attempt < 3 ? std::chrono::milliseconds(std::uniform_int_distribution<int>(2000, 9000)(rng))
+                            : std::chrono::milliseconds(600000);
     const ProcessResult p = run_process(argv, o);
     if (p.timed_out) ++kills, kill_times.push_back(std::chrono::steady_clock::now());
     else code = p.exit_code;
@@ -232,8 +270,10 @@ TEST_F(FixitCli, KillNineAtAnyMomentRepeatsNoStoredTeacherCallAndLosesNoRecord) 
     bool in_flight = false;
     const bool never_answered = answered == std::chrono::steady_clock::time_point{};
     for (const auto& k : kill_times)
-      in_flight = in_flight || (k >= rs.front().received && (never_answered || k - answered < std::chrono::milliseconds(500)));
-    EXPECT_TRUE(in_flight) << key.first << " attempt " << key.second << " asked " << rs.size() << " times (seed " << seed << ")";
+      in_flight =
+          in_flight || (k >= rs.front().received && (never_answered || k - answered < std::chrono::milliseconds(500)));
+    EXPECT_TRUE(in_flight) << key.first << " attempt " << key.second << " asked " << rs.size() << " times (seed "
+                           << seed << ")";
   }
 }
 
@@ -248,7 +288,8 @@ TEST_F(FixitCli, BadInputIsAClearError) {
   write(root_ / "bad.jsonl", "{\"format\": \"something/else\"}\n");
   r = cli({"fixit", "build", "--runs", (root_ / "bad.jsonl").string(), "--recipe", "s1", "--no-teacher"});
   EXPECT_EQ(r.process.exit_code, 1);
-  EXPECT_NE(r.process.err.find("bad.jsonl:1: format 'something/else' is not ptxbench.turn/1"), std::string::npos) << r.process.err;
+  EXPECT_NE(r.process.err.find("bad.jsonl:1: format 'something/else' is not ptxbench.turn/1"), std::string::npos)
+      << r.process.err;
   r = cli({"fixit", "export", "--build", "none"});
   EXPECT_EQ(r.process.exit_code, 1);
   EXPECT_NE(r.process.err.find("no Fixit build 'none'"), std::string::npos) << r.process.err;
@@ -259,8 +300,9 @@ TEST_F(FixitCli, ARunsExportFileIsASourceLikeTheWorkspace) {
   const fs::path file = root_ / "src.jsonl";
   ASSERT_EQ(cli({"runs", "export", "src", "--jsonl", "-o", file.string()}).process.exit_code, 0);
   // No teacher: only the trajectory's own fix becomes a record; the exported file reads as the run.
-  const CliRun r = cli({"fixit", "build", "--runs", file.string(), "--recipe", (root_ / "recipes/t.toml").string(), "--no-teacher",
-                        "--worker", worker_.string(), "--no-sanitize", "--no-probe", "--no-timing", "--local", "--json"});
+  const CliRun r =
+      cli({"fixit", "build", "--runs", file.string(), "--recipe", (root_ / "recipes/t.toml").string(), "--no-teacher",
+           "--worker", worker_.string(), "--no-sanitize", "--no-probe", "--no-timing", "--local", "--json"});
   ASSERT_EQ(r.process.exit_code, 0) << r.process.out << r.process.err;
   EXPECT_EQ(r.output["records"], 1);
   EXPECT_EQ(r.output["turns_read"], 16);

@@ -26,9 +26,12 @@ class LibraryTimingCache : public ::testing::Test {
     worker_ = stand_in_worker(dir_.path() / "worker", "libcache");
     ws_ = dir_.path() / "ws";
     fs::create_directories(ws_);
-    script_ = {{"env", {{"gpu_uuid", "GPU-11111111-2222-3333-4444-555555555555"}, {"driver", "580.65.06"},
-                        {"clocks", {{"max_sm_mhz", 1980}, {"power_limit_w", 700}, {"persistence_mode", true}}}}},
-               {"library", {{"library", "cuBLASLt"}, {"version", 130000}, {"plan", {{"algorithm", "heuristic result 0 of 8"}}}}},
+    script_ = {{"env",
+                {{"gpu_uuid", "GPU-11111111-2222-3333-4444-555555555555"},
+                 {"driver", "580.65.06"},
+                 {"clocks", {{"max_sm_mhz", 1980}, {"power_limit_w", 700}, {"persistence_mode", true}}}}},
+               {"library",
+                {{"library", "cuBLASLt"}, {"version", 130000}, {"plan", {{"algorithm", "heuristic result 0 of 8"}}}}},
                {"alone_ms", 0.9},
                {"check_ms", 0.9},
                {"interleaved_ms", 1.0},
@@ -39,7 +42,8 @@ class LibraryTimingCache : public ::testing::Test {
   // One evaluation of the gemm reference with the script as it stands.
   json eval(const std::vector<std::string>& extra = {}) {
     std::ofstream(worker_.parent_path() / "libcache.json") << script_.dump();
-    std::vector<std::string> args{"eval", "--json", "--no-sanitize", "--no-probe", "-p", "gemm", "--worker", worker_.string()};
+    std::vector<std::string> args{"eval", "--json", "--no-sanitize", "--no-probe",
+                                  "-p",   "gemm",   "--worker",      worker_.string()};
     args.insert(args.end(), extra.begin(), extra.end());
     args.push_back((source_dir() / "problems/gemm/reference/naive.cu").string());
     const auto r = run_cli(ws_, args, std::chrono::seconds(600));
@@ -58,7 +62,9 @@ class LibraryTimingCache : public ::testing::Test {
     ASSERT_FALSE(events.empty()) << record.dump(2).substr(0, 3000);
     for (const auto& e : events) EXPECT_EQ(e.value("library_cache", ""), outcome) << e.dump();
     const json s = record["environment"]["library_timing_cache"];
-    const std::string counter = outcome == "hit-validated" ? "hit_validated" : outcome == "miss" ? "miss" : "revalidation_failed";
+    const std::string counter = outcome == "hit-validated" ? "hit_validated"
+                                : outcome == "miss"        ? "miss"
+                                                           : "revalidation_failed";
     EXPECT_EQ(s.value(counter, -1), static_cast<int>(events.size())) << s.dump();
   }
   static void expect_speedup(const json& record, double speedup, const std::string& source) {
@@ -111,8 +117,8 @@ TEST_F(LibraryTimingCache, ASecondEvaluationHitsAndIsRevalidatedByAShortCheck) {
   const json second = eval();
   expect_all(second, "hit-validated");
   for (const auto& e : alone_events(second)) {
-    EXPECT_EQ(e["check"]["samples"], 5) << e.dump();  // the default short check
-    EXPECT_LT(e["check"]["samples"].get<int>(), 20);  // fewer library samples than a full timing
+    EXPECT_EQ(e["check"]["samples"], 5) << e.dump();      // the default short check
+    EXPECT_LT(e["check"]["samples"].get<int>(), 20);      // fewer library samples than a full timing
     EXPECT_DOUBLE_EQ(e["median_ms"].get<double>(), 0.9);  // the stored median, accepted
   }
   // The speedup comes from the accepted timing exactly as before: the stored 0.9, not the check's.
@@ -168,7 +174,8 @@ TEST_F(LibraryTimingCache, AnotherGpuDriverClockStateOrLibraryVersionIsAMiss) {
     const bool by_worker = what == "library version" || what == "plan";
     for (const auto& e : alone_events(r)) {
       EXPECT_FALSE(e.contains("check")) << e.dump();
-      EXPECT_NE(e.value("library_cache_reason", "").find(by_worker ? "differs" : "no stored timing"), std::string::npos) << e.dump();
+      EXPECT_NE(e.value("library_cache_reason", "").find(by_worker ? "differs" : "no stored timing"), std::string::npos)
+          << e.dump();
     }
   }
   // The first key's rows are still there and still hit.
@@ -180,7 +187,7 @@ TEST_F(LibraryTimingCache, NoCacheNeitherReadsNorWrites) {
   const json off = eval({"--no-cache"});
   EXPECT_FALSE(off["environment"].contains("library_timing_cache")) << off["environment"].dump();
   for (const auto& e : alone_events(off)) EXPECT_FALSE(e.contains("library_cache")) << e.dump();
-  EXPECT_LE(rows(), 0);  // nothing written (no table, or an empty one)
+  EXPECT_LE(rows(), 0);        // nothing written (no table, or an empty one)
   expect_all(eval(), "miss");  // so the next evaluation finds nothing
   EXPECT_GT(rows(), 0);
   const json again = eval({"--no-cache"});  // rows there now, and not read
@@ -197,7 +204,8 @@ TEST_F(LibraryTimingCache, ACorruptOrOldFormatRowIsIgnoredWithItsReasonAndReplac
   expect_all(r, "miss");
   const json ignored = r["environment"]["library_timing_cache"]["ignored"];
   ASSERT_FALSE(ignored.empty()) << r["environment"].dump(2);
-  EXPECT_NE(ignored[0].get<std::string>().find("row format 0, this build reads format 1"), std::string::npos) << ignored.dump();
+  EXPECT_NE(ignored[0].get<std::string>().find("row format 0, this build reads format 1"), std::string::npos)
+      << ignored.dump();
   sql("UPDATE library_timings SET median_ms = -1");
   const json r2 = eval();
   expect_all(r2, "miss");
@@ -231,15 +239,16 @@ TEST_F(LibraryTimingCache, ThroughTheEngineTheTimedWorkerIsOfferedTheStoredTimin
   fs::create_directories(bin);
   for (const char* f : {"ptxbench", "ptxbench-sandbox-exec", "bwrap"})
     if (fs::exists(bin_dir() / f)) fs::copy_file(bin_dir() / f, bin / f);
-  for (const char* f : {"a.cu", "b.cu"}) fs::copy_file(source_dir() / "problems/gemm/reference/naive.cu", dir_.path() / f);
+  for (const char* f : {"a.cu", "b.cu"})
+    fs::copy_file(source_dir() / "problems/gemm/reference/naive.cu", dir_.path() / f);
   auto eval_both = [&] {
     std::ofstream(worker_.parent_path() / "libcache.json") << script_.dump();
     ProcessOptions opt;
     opt.timeout = std::chrono::seconds(600);
     opt.working_dir = source_dir().string();
-    const auto p = run_process({(bin / "ptxbench").string(), "--workspace", ws_.string(), "eval", "--json", "--no-sanitize",
-                                "--no-probe", "-p", "gemm", "--lanes", "2", "--worker", worker_.string(),
-                                (dir_.path() / "a.cu").string(), (dir_.path() / "b.cu").string()},
+    const auto p = run_process({(bin / "ptxbench").string(), "--workspace", ws_.string(), "eval", "--json",
+                                "--no-sanitize", "--no-probe", "-p", "gemm", "--lanes", "2", "--worker",
+                                worker_.string(), (dir_.path() / "a.cu").string(), (dir_.path() / "b.cu").string()},
                                opt);
     const json out = parse_json_or_lines(p.out);
     EXPECT_TRUE(out.is_array() && out.size() == 2) << p.out << p.err;

@@ -49,7 +49,9 @@ std::map<std::pair<int, int>, std::string> states_of_export(const std::string& j
   for (std::string line; std::getline(in, line);) {
     if (line.empty()) continue;
     const json j = json::parse(line);
-    EXPECT_TRUE(out.emplace(std::make_pair(j["trajectory"].get<int>(), j["turn"].get<int>()), j["state"].get<std::string>()).second)
+    EXPECT_TRUE(
+        out.emplace(std::make_pair(j["trajectory"].get<int>(), j["turn"].get<int>()), j["state"].get<std::string>())
+            .second)
         << "a turn exported twice";
     if (uncounted) *uncounted += j["uncounted_model_calls"].get<int>();
   }
@@ -76,8 +78,8 @@ class RunCli : public ::testing::Test {
 }  // namespace
 
 TEST_F(RunCli, FilesRunRecordsEveryTurnAndAReplayReproducesItsVerdicts) {
-  auto r = run_cli(ws("a"), {"run", "--model", "files:" + files_.string(), "--problems", "gemm", "--trajectories", "2", "--turns",
-                             "3", "--no-gpu", "--run-name", "files-run", "--json"});
+  auto r = run_cli(ws("a"), {"run", "--model", "files:" + files_.string(), "--problems", "gemm", "--trajectories", "2",
+                             "--turns", "3", "--no-gpu", "--run-name", "files-run", "--json"});
   ASSERT_EQ(r.process.exit_code, 0) << r.process.err;
   ASSERT_TRUE(r.output.is_object()) << r.process.out;
   const json states = r.output["problems"][0]["states"];
@@ -109,8 +111,9 @@ TEST_F(RunCli, FilesRunRecordsEveryTurnAndAReplayReproducesItsVerdicts) {
 
   // Replay from the JSONL export in another workspace (reading a workspace database instead is
   // covered by the RunStore unit test).
-  auto rr = run_cli(ws("replay"), {"run", "--model", "replay:" + (root_ / "files-run.jsonl").string(), "--problems", "gemm",
-                                   "--trajectories", "2", "--turns", "3", "--no-gpu", "--run-name", "replayed"});
+  auto rr =
+      run_cli(ws("replay"), {"run", "--model", "replay:" + (root_ / "files-run.jsonl").string(), "--problems", "gemm",
+                             "--trajectories", "2", "--turns", "3", "--no-gpu", "--run-name", "replayed"});
   ASSERT_EQ(rr.process.exit_code, 0) << rr.process.err;
   EXPECT_EQ(states_of_export(export_of(ws("replay"), "replayed")), original);
 
@@ -121,9 +124,22 @@ TEST_F(RunCli, FilesRunRecordsEveryTurnAndAReplayReproducesItsVerdicts) {
 }
 
 TEST_F(RunCli, KilledAtRandomPointsAndResumedEndsWithTheTurnsOfACleanRun) {
-  const std::vector<std::string> args{"run", "--model", "files:" + files_.string(), "--model-arg", "latency_ms=250",
-                                      "--problems", "gemm", "--trajectories", "2", "--turns", "3", "--no-gpu",
-                                      "--run-name", "k", "--compile-jobs", "2"};
+  const std::vector<std::string> args{"run",
+                                      "--model",
+                                      "files:" + files_.string(),
+                                      "--model-arg",
+                                      "latency_ms=250",
+                                      "--problems",
+                                      "gemm",
+                                      "--trajectories",
+                                      "2",
+                                      "--turns",
+                                      "3",
+                                      "--no-gpu",
+                                      "--run-name",
+                                      "k",
+                                      "--compile-jobs",
+                                      "2"};
   auto clean = run_cli(ws("clean"), args);
   ASSERT_EQ(clean.process.exit_code, 0) << clean.process.err;
   int uncounted = 0;
@@ -164,8 +180,8 @@ TEST_F(RunCli, KilledAtRandomPointsAndResumedEndsWithTheTurnsOfACleanRun) {
 
 TEST_F(RunCli, Sm100aIsBuiltAndCheckedAndSaysNoGpuStageRan) {
   write(root_ / "bw/gemm/0/0.cu", read(source_dir() / "problems/gemm/reference/tcgen05_blackwell.cu"));
-  auto r = run_cli(ws("bw"), {"run", "--model", "files:" + (root_ / "bw").string(), "--problems", "gemm", "--arch", "sm_100a",
-                              "--trajectories", "1", "--turns", "1", "--run-name", "bw", "--json"});
+  auto r = run_cli(ws("bw"), {"run", "--model", "files:" + (root_ / "bw").string(), "--problems", "gemm", "--arch",
+                              "sm_100a", "--trajectories", "1", "--turns", "1", "--run-name", "bw", "--json"});
   ASSERT_EQ(r.process.exit_code, 0) << r.process.err;
   EXPECT_EQ(r.output["problems"][0]["states"], json({{"not_run", 1}}));
   EXPECT_EQ(r.output["run"]["provenance"]["gpu"]["gpu_stages"], false);
@@ -178,7 +194,8 @@ TEST_F(RunCli, Sm100aIsBuiltAndCheckedAndSaysNoGpuStageRan) {
 }
 
 TEST_F(RunCli, ValidateChecksEverythingAndGeneratesNothing) {
-  auto r = run_cli(ws("v"), {"run", "--model", "files:" + files_.string(), "--problems", "all", "--validate", "--json"});
+  auto r =
+      run_cli(ws("v"), {"run", "--model", "files:" + files_.string(), "--problems", "all", "--validate", "--json"});
   ASSERT_EQ(r.process.exit_code, 0) << r.process.err;
   EXPECT_EQ(r.output["ok"], true);
   EXPECT_EQ(r.output["prompts"].size(), 9u) << "every problem: the paper's five and the extended suite's four";
@@ -196,7 +213,8 @@ TEST_F(RunCli, BadFlagsAndConfigsAreNamed) {
     std::string expect;
   };
   write(root_ / "bad.toml", "model = \"" + model + "\"\nturns = 2\ntrajectoris = 3\n");
-  write(root_ / "good.toml", "model = \"" + model + "\"\nproblems = [\"gemm\"]\ntrajectories = 1\nturns = 5\n[evaluation]\ngpu = false\n");
+  write(root_ / "good.toml",
+        "model = \"" + model + "\"\nproblems = [\"gemm\"]\ntrajectories = 1\nturns = 5\n[evaluation]\ngpu = false\n");
   const std::vector<Case> cases{
       {{"run", "--config", (root_ / "bad.toml").string()}, "bad.toml:3: 'trajectoris': unknown key"},
       {{"run", "--model", model, "--context-turns", "few"}, "--context-turns 'few'"},
@@ -206,7 +224,8 @@ TEST_F(RunCli, BadFlagsAndConfigsAreNamed) {
       {{"run", "--model", model, "--problems", "fft"}, "unknown problem 'fft'"},
       {{"run", "--model", model, "--trajectories", "0"}, "trajectories must be at least 1"},
       {{"run", "--model", model, "--arch", "sm_80"}, "sm_80"},
-      {{"run", "--model", model, "--model-arg", "temperature=1", "--validate"}, "files: unknown model argument 'temperature'"},
+      {{"run", "--model", model, "--model-arg", "temperature=1", "--validate"},
+       "files: unknown model argument 'temperature'"},
       {{"run"}, "no model given"},
       {{"runs", "show", "nope"}, "no workspace database"},
   };
@@ -216,12 +235,13 @@ TEST_F(RunCli, BadFlagsAndConfigsAreNamed) {
     EXPECT_TRUE(has(r.process.err, c.expect)) << "expected '" << c.expect << "' in: " << r.process.err;
   }
   // A flag overrides the config file; the same name with other settings is refused.
-  auto ok = run_cli(ws("cfg"), {"run", "--config", (root_ / "good.toml").string(), "--turns", "1", "--run-name", "cfg"});
+  auto ok =
+      run_cli(ws("cfg"), {"run", "--config", (root_ / "good.toml").string(), "--turns", "1", "--run-name", "cfg"});
   ASSERT_EQ(ok.process.exit_code, 0) << ok.process.err;
   auto list = run_cli(ws("cfg"), {"runs", "list", "--json"});
   EXPECT_EQ(list.output[0]["turns"], 1);
-  auto other = run_cli(ws("cfg"), {"run", "--config", (root_ / "good.toml").string(), "--turns", "1", "--run-name", "cfg",
-                                   "--knowledge", "none"});
+  auto other = run_cli(ws("cfg"), {"run", "--config", (root_ / "good.toml").string(), "--turns", "1", "--run-name",
+                                   "cfg", "--knowledge", "none"});
   EXPECT_EQ(other.process.exit_code, 1);
   EXPECT_TRUE(has(other.process.err, "different configuration")) << other.process.err;
   auto missing = run_cli(ws("cfg"), {"runs", "show", "nope"});
@@ -230,15 +250,15 @@ TEST_F(RunCli, BadFlagsAndConfigsAreNamed) {
 }
 
 TEST_F(RunCli, ShippedDemoReplaysEveryProblem) {
-  auto r = run_cli(ws("demo"), {"run", "--model", "replay:examples/demo-run.jsonl", "--problems", "all", "--trajectories", "1",
-                                "--turns", "2", "--no-gpu", "--json"});
+  auto r = run_cli(ws("demo"), {"run", "--model", "replay:examples/demo-run.jsonl", "--problems", "all",
+                                "--trajectories", "1", "--turns", "2", "--no-gpu", "--json"});
   ASSERT_EQ(r.process.exit_code, 0) << r.process.err;
   ASSERT_EQ(r.output["problems"].size(), 9u);
   for (const auto& p : r.output["problems"])
     EXPECT_EQ(p["states"], json({{"compile_error", 1}, {"not_run", 1}})) << p.dump();
   // Again: the same command resumes a complete run, runs nothing and says the same.
-  auto again = run_cli(ws("demo"), {"run", "--model", "replay:examples/demo-run.jsonl", "--problems", "all", "--trajectories",
-                                    "1", "--turns", "2", "--no-gpu", "--json"});
+  auto again = run_cli(ws("demo"), {"run", "--model", "replay:examples/demo-run.jsonl", "--problems", "all",
+                                    "--trajectories", "1", "--turns", "2", "--no-gpu", "--json"});
   ASSERT_EQ(again.process.exit_code, 0) << again.process.err;
   EXPECT_EQ(again.output["invocation"]["new_turns"], 0);
   EXPECT_EQ(again.output["problems"], r.output["problems"]);

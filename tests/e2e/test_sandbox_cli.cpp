@@ -29,7 +29,9 @@ namespace {
 
 class Hostile : public ::testing::Test {
  protected:
-  void SetUp() override { ws_ = fresh_workspace(std::string("hostile-") + ::testing::UnitTest::GetInstance()->current_test_info()->name()); }
+  void SetUp() override {
+    ws_ = fresh_workspace(std::string("hostile-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  }
   void TearDown() override { fs::remove_all(ws_); }
   fs::path write(const std::string& name, const std::string& text) {
     const fs::path p = dir_.path() / name;
@@ -43,7 +45,8 @@ class Hostile : public ::testing::Test {
   }
   static std::string gemm_body(const std::string& host_code) {
     return "#include \"interface.h\"\n" + host_code +
-           "\nextern \"C\" cudaError_t ptxbench_gemm(const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*, int, int, int,"
+           "\nextern \"C\" cudaError_t ptxbench_gemm(const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*, int, "
+           "int, int,"
            " cudaStream_t) {\n  evade();\n  return cudaSuccess;\n}\n";
   }
   fs::path ws_;
@@ -92,7 +95,8 @@ TEST_F(Hostile, MacroAndNestedIncludesOfALibraryAreForbidden) {
   EXPECT_EQ(r.output["verdict"], "forbidden") << r.output["reason"];
   EXPECT_NE(r.output["reason"].get<std::string>().find("cuBLAS"), std::string::npos) << r.output["reason"];
   write("lib/helper.h", "#pragma once\n#include <cublasLt.h>\n");
-  r = eval({"--no-gpu", "--json", "-p", "gemm", write("lib/n.cu", gemm_body("#include \"helper.h\"\nstatic void evade() {}")).string()});
+  r = eval({"--no-gpu", "--json", "-p", "gemm",
+            write("lib/n.cu", gemm_body("#include \"helper.h\"\nstatic void evade() {}")).string()});
   ASSERT_TRUE(r.output.is_object()) << dump(r);
   EXPECT_EQ(r.output["verdict"], "forbidden") << r.output["reason"];
   EXPECT_NE(r.output["reason"].get<std::string>().find("cuBLAS"), std::string::npos) << r.output["reason"];
@@ -110,7 +114,8 @@ class ImportEvasion : public Hostile, public ::testing::WithParamInterface<Evasi
 
 TEST_P(ImportEvasion, IsForbidden) {
   const Evasion& e = GetParam();
-  const auto r = eval({"--no-gpu", "--json", "-p", "gemm", write(std::string(e.name) + ".cu", gemm_body(e.code)).string()});
+  const auto r =
+      eval({"--no-gpu", "--json", "-p", "gemm", write(std::string(e.name) + ".cu", gemm_body(e.code)).string()});
   ASSERT_TRUE(r.output.is_object()) << dump(r);
   EXPECT_EQ(r.output["verdict"], "forbidden") << r.output["reason"] << "\n" << r.output.dump(2).substr(0, 3000);
   EXPECT_NE(r.output["reason"].get<std::string>().find(e.reason), std::string::npos) << r.output["reason"];
@@ -119,16 +124,26 @@ TEST_P(ImportEvasion, IsForbidden) {
 INSTANTIATE_TEST_SUITE_P(
     EachPath, ImportEvasion,
     ::testing::Values(
-        Evasion{"ofstream", "#include <fstream>\nstatic void evade() { std::ofstream f(\"/proc/self/fd/3\"); f << \"x\"; }", "file streams"},
-        Evasion{"socket", "#include <sys/socket.h>\n#include <netinet/in.h>\nstatic void evade() { int s = socket(AF_INET, SOCK_STREAM, 0);"
-                          " sockaddr_in a{}; connect(s, (sockaddr*)&a, sizeof a); }", "network access"},
-        Evasion{"getenv", "#include <cstdlib>\n#include <cstdio>\nstatic void evade() { std::puts(std::getenv(\"OPENAI_API_KEY\")); }",
+        Evasion{"ofstream",
+                "#include <fstream>\nstatic void evade() { std::ofstream f(\"/proc/self/fd/3\"); f << \"x\"; }",
+                "file streams"},
+        Evasion{"socket",
+                "#include <sys/socket.h>\n#include <netinet/in.h>\nstatic void evade() { int s = socket(AF_INET, "
+                "SOCK_STREAM, 0);"
+                " sockaddr_in a{}; connect(s, (sockaddr*)&a, sizeof a); }",
+                "network access"},
+        Evasion{"getenv",
+                "#include <cstdlib>\n#include <cstdio>\nstatic void evade() { "
+                "std::puts(std::getenv(\"OPENAI_API_KEY\")); }",
                 "reading the environment"},
-        Evasion{"remove_all", "#include <filesystem>\nstatic void evade() { std::filesystem::remove_all(\"/tmp/x\"); }", "the file system"},
+        Evasion{"remove_all", "#include <filesystem>\nstatic void evade() { std::filesystem::remove_all(\"/tmp/x\"); }",
+                "the file system"},
         Evasion{"setsid", "#include <unistd.h>\nstatic void evade() { setsid(); }", "starting processes"},
         Evasion{"exit", "#include <unistd.h>\nstatic void evade() { _exit(0); }", "ending the process"},
-        Evasion{"phdr", "#include <link.h>\nstatic int cb(dl_phdr_info*, size_t, void*) { return 0; }\n"
-                        "static void evade() { dl_iterate_phdr(cb, nullptr); }", "walking the loaded objects"}),
+        Evasion{"phdr",
+                "#include <link.h>\nstatic int cb(dl_phdr_info*, size_t, void*) { return 0; }\n"
+                "static void evade() { dl_iterate_phdr(cb, nullptr); }",
+                "walking the loaded objects"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 // Every reference and every honest control still passes the static stage (the allowlists are not
@@ -139,7 +154,8 @@ TEST_F(Hostile, EveryReferenceAndControlPassesTheStaticStage) {
     if (fs::is_directory(p.path() / "reference"))
       for (const auto& f : fs::directory_iterator(p.path() / "reference"))
         if (f.path().extension() == ".cu")
-          (f.path().filename().string().find("blackwell") != std::string::npos ? blackwell : hopper).push_back(f.path().string());
+          (f.path().filename().string().find("blackwell") != std::string::npos ? blackwell : hopper)
+              .push_back(f.path().string());
   std::vector<std::string> controls;
   for (const auto& f : fs::directory_iterator(source_dir() / "tests/gpu/candidates/controls"))
     if (f.path().extension() == ".cu") controls.push_back(f.path().string());
@@ -192,11 +208,20 @@ TEST_F(Hostile, JsonIsOneRecordPerLineAlwaysTheSameShape) {
 
 TEST_F(Hostile, EachRecordIsPrintedAsItsEvaluationFinishes) {
   // A stand-in nvcc: the first candidate fails at once, the second never finishes.
-  const fs::path nvcc = write("bin/nvcc", "#!/bin/sh\nfor a; do last=$a; done\ncase \"$last\" in *slow*) sleep 60;; esac\n"
-                                          "echo \"$last(1): error: stand-in failure\" >&2; exit 1\n");
+  const fs::path nvcc = write("bin/nvcc",
+                              "#!/bin/sh\nfor a; do last=$a; done\ncase \"$last\" in *slow*) sleep 60;; esac\n"
+                              "echo \"$last(1): error: stand-in failure\" >&2; exit 1\n");
   chmod(nvcc.c_str(), 0755);
-  std::vector<std::string> argv{(bin_dir() / "ptxbench").string(), "--workspace", ws_.string(), "eval", "--no-gpu", "--json",
-                                "-p", "gemm", write("fast.cu", "x\n").string(), write("slow.cu", "x\n").string()};
+  std::vector<std::string> argv{(bin_dir() / "ptxbench").string(),
+                                "--workspace",
+                                ws_.string(),
+                                "eval",
+                                "--no-gpu",
+                                "--json",
+                                "-p",
+                                "gemm",
+                                write("fast.cu", "x\n").string(),
+                                write("slow.cu", "x\n").string()};
   ProcessOptions o;
   o.timeout = std::chrono::seconds(20);
   o.working_dir = source_dir().string();
@@ -211,13 +236,14 @@ TEST_F(Hostile, EachRecordIsPrintedAsItsEvaluationFinishes) {
 TEST_F(Hostile, AStoreFailureSaysSoAndExitsNonZero) {
   // A database whose inserts fail (as on a full disk): the record is still printed, not "stored as 0".
   fs::create_directories(ws_);
-  const auto made = run_process({"python3", "-c",
-                                 "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.executescript('''"
-                                 "CREATE TABLE evaluations (id INTEGER PRIMARY KEY AUTOINCREMENT, created_at TEXT NOT NULL,"
-                                 " problem TEXT NOT NULL, arch TEXT NOT NULL, gpu TEXT NOT NULL, candidate_sha256 TEXT NOT NULL,"
-                                 " verdict TEXT NOT NULL, target_executed INTEGER NOT NULL, speedup_geomean REAL, record_json TEXT NOT NULL);"
-                                 "CREATE TRIGGER full BEFORE INSERT ON evaluations BEGIN SELECT RAISE(ABORT, \"disk full (test)\"); END;''')",
-                                 (ws_ / "ptxbench.db").string()});
+  const auto made = run_process(
+      {"python3", "-c",
+       "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.executescript('''"
+       "CREATE TABLE evaluations (id INTEGER PRIMARY KEY AUTOINCREMENT, created_at TEXT NOT NULL,"
+       " problem TEXT NOT NULL, arch TEXT NOT NULL, gpu TEXT NOT NULL, candidate_sha256 TEXT NOT NULL,"
+       " verdict TEXT NOT NULL, target_executed INTEGER NOT NULL, speedup_geomean REAL, record_json TEXT NOT NULL);"
+       "CREATE TRIGGER full BEFORE INSERT ON evaluations BEGIN SELECT RAISE(ABORT, \"disk full (test)\"); END;''')",
+       (ws_ / "ptxbench.db").string()});
   ASSERT_TRUE(made.ok()) << made.err;
   const auto r = eval({"--no-gpu", "-p", "gemm", write("c.cu", "int a = ;\n").string()});
   EXPECT_EQ(r.process.exit_code, 20) << dump(r);
@@ -245,7 +271,8 @@ TEST_F(Hostile, AnUnwritableWorkspaceIsABadInputErrorAndNoStoreNeedsNone) {
 TEST_F(Hostile, ACorruptWorkspaceIsABadInputError) {
   const std::string c = write("c.cu", "int a = ;\n").string();
   fs::create_directories(ws_);
-  std::ofstream(ws_ / "ptxbench.db", std::ios::binary) << std::string("SQLite format 3\0", 16) << "not a database at all";
+  std::ofstream(ws_ / "ptxbench.db", std::ios::binary)
+      << std::string("SQLite format 3\0", 16) << "not a database at all";
   const auto r = run_cli(ws_, {"eval", "--no-gpu", "--json", "-p", "gemm", c});
   EXPECT_EQ(r.process.exit_code, 1) << dump(r);
   EXPECT_NE(r.process.err.find("workspace database"), std::string::npos) << r.process.err;
@@ -255,12 +282,15 @@ TEST_F(Hostile, ACorruptWorkspaceIsABadInputError) {
 TEST_F(Hostile, ConcurrentWritersEachStoreTheirRecord) {
   constexpr int kWriters = 6;
   std::vector<fs::path> files;
-  for (int i = 0; i < kWriters; ++i) files.push_back(write("c" + std::to_string(i) + ".cu", "int a" + std::to_string(i) + " = ;\n"));
+  for (int i = 0; i < kWriters; ++i)
+    files.push_back(write("c" + std::to_string(i) + ".cu", "int a" + std::to_string(i) + " = ;\n"));
   std::vector<pid_t> pids;
   for (int i = 0; i < kWriters; ++i) {
     const std::string out = (dir_.path() / ("out" + std::to_string(i) + ".json")).string();
-    const std::string cmd = shell_quote((bin_dir() / "ptxbench").string()) + " --workspace " + shell_quote(ws_.string()) +
-                            " eval --no-gpu --json -p gemm " + shell_quote(files[i].string()) + " > " + shell_quote(out) + " 2> " + shell_quote(out + ".err");
+    const std::string cmd = shell_quote((bin_dir() / "ptxbench").string()) + " --workspace " +
+                            shell_quote(ws_.string()) + " eval --no-gpu --json -p gemm " +
+                            shell_quote(files[i].string()) + " > " + shell_quote(out) + " 2> " +
+                            shell_quote(out + ".err");
     const pid_t pid = fork();
     if (pid == 0) {
       if (chdir(source_dir().c_str()) != 0) _exit(126);
@@ -339,9 +369,10 @@ TEST_F(Hostile, TheProblemIsInferredOrAHintSaysToPassIt) {
   auto r = eval({"--no-gpu", "--json", (source_dir() / "problems/mha_bwd_causal/reference/naive.cu").string()});
   ASSERT_TRUE(r.output.is_object()) << dump(r);
   EXPECT_EQ(r.output["problem"], "mha_bwd_causal");
-  const auto copy = write("fwd.cu", "#include \"interface.h\"\nextern \"C\" cudaError_t ptxbench_mha_fwd(const __nv_bfloat16*, "
-                                    "const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*, float*, int, int, int, int, "
-                                    "cudaStream_t) { return cudaSuccess; }\n");
+  const auto copy = write("fwd.cu",
+                          "#include \"interface.h\"\nextern \"C\" cudaError_t ptxbench_mha_fwd(const __nv_bfloat16*, "
+                          "const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*, float*, int, int, int, int, "
+                          "cudaStream_t) { return cudaSuccess; }\n");
   r = eval({"--no-gpu", copy.string()});
   EXPECT_EQ(r.process.exit_code, 1) << dump(r);
   EXPECT_NE(r.process.err.find("mha_fwd, mha_fwd_causal: pass -p"), std::string::npos) << r.process.err;
@@ -353,22 +384,27 @@ TEST_F(Hostile, CandidatesOptIntoAllowlistedNvccOptions) {
       "#ifndef NDEBUG\n#error NDEBUG was not set\n#endif\n"
       "#include \"interface.h\"\n#include <concepts>\n"
       "template <std::integral T> constexpr T twice(T x) { return 2 * x; }\n"
-      "extern \"C\" cudaError_t ptxbench_gemm(const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*, int M, int, int, "
-      "cudaStream_t) { auto f = [] __device__ (int v) { return v; }; (void)f; return twice(M) ? cudaSuccess : cudaErrorInvalidValue; }\n";
+      "extern \"C\" cudaError_t ptxbench_gemm(const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*, int M, int, "
+      "int, "
+      "cudaStream_t) { auto f = [] __device__ (int v) { return v; }; (void)f; return twice(M) ? cudaSuccess : "
+      "cudaErrorInvalidValue; }\n";
   auto r = eval({"--no-gpu", "--json", "-p", "gemm", write("cxx20.cu", cxx20).string()});
   ASSERT_TRUE(r.output.is_object()) << dump(r);
   EXPECT_EQ(r.output["verdict"], "not_run") << r.output["reason"];
   const json build = r.output["stages"][0];
   EXPECT_EQ(build["detail"]["candidate_options"], (json{"-std=c++20", "--expt-extended-lambda", "-DNDEBUG"}));
-  r = eval({"--no-gpu", "--json", "-p", "gemm", write("bad_opt.cu", "// ptxbench-nvcc-options: -O0\nint x;\n").string()});
+  r = eval(
+      {"--no-gpu", "--json", "-p", "gemm", write("bad_opt.cu", "// ptxbench-nvcc-options: -O0\nint x;\n").string()});
   ASSERT_TRUE(r.output.is_object()) << dump(r);
   EXPECT_EQ(r.output["verdict"], "compile_error");
-  EXPECT_NE(r.output["reason"].get<std::string>().find("'-O0' is not allowed"), std::string::npos) << r.output["reason"];
+  EXPECT_NE(r.output["reason"].get<std::string>().find("'-O0' is not allowed"), std::string::npos)
+      << r.output["reason"];
 }
 
 TEST_F(Hostile, PtxasErrorsPointAtTheCandidatesLine) {
-  const std::string src = "#include \"interface.h\"\n\n__global__ void k(float* x) {\n  float v = x[0];\n"
-                          "  asm volatile(\"bogus.op.f32 %0;\" :: \"f\"(v));\n}\n";
+  const std::string src =
+      "#include \"interface.h\"\n\n__global__ void k(float* x) {\n  float v = x[0];\n"
+      "  asm volatile(\"bogus.op.f32 %0;\" :: \"f\"(v));\n}\n";
   const auto r = eval({"--no-gpu", "--json", "-p", "gemm", write("asm.cu", src).string()});
   ASSERT_TRUE(r.output.is_object()) << dump(r);
   EXPECT_EQ(r.output["verdict"], "compile_error");

@@ -52,7 +52,8 @@ TEST(ServiceCli, EvalOfSeveralFilesGoesThroughTheEngineInOrder) {
   ASSERT_EQ(r.output.size(), 3u);
   EXPECT_EQ(r.output[0]["verdict"], "forbidden");
   EXPECT_EQ(r.output[2]["verdict"], "forbidden");
-  EXPECT_NE(r.output[1]["candidate"]["path"].get<std::string>().find("naive.cu"), std::string::npos) << r.output[1].dump();
+  EXPECT_NE(r.output[1]["candidate"]["path"].get<std::string>().find("naive.cu"), std::string::npos)
+      << r.output[1].dump();
   if (!gpu_present()) {
     EXPECT_EQ(r.output[1]["verdict"], "not_run");
   }
@@ -63,13 +64,15 @@ TEST(ServiceCli, EvalOfSeveralFilesGoesThroughTheEngineInOrder) {
 // the file's own folder, as when the file is judged alone (a local header beside it; a path up
 // into the problems, as the attack candidates include the references).
 TEST(ServiceCli, EvalOfSeveralFilesResolvesEachFilesRelativeIncludes) {
-  if (gpu_present()) GTEST_SKIP() << "a GPU is present: the build is what this test is about (tests/gpu covers the rest)";
+  if (gpu_present())
+    GTEST_SKIP() << "a GPU is present: the build is what this test is about (tests/gpu covers the rest)";
   const auto ws = fresh_workspace("service-eval-includes");
   const auto mine = ws / "mine";
   std::filesystem::create_directories(mine);
   std::ifstream naive(source_dir() / "problems/gemm/reference/naive.cu");
   std::ofstream(mine / "helper.cuh") << naive.rdbuf();
-  std::ofstream(mine / "candidate.cu") << "// the whole kernel is in the header beside this file\n#include \"helper.cuh\"\n";
+  std::ofstream(mine / "candidate.cu")
+      << "// the whole kernel is in the header beside this file\n#include \"helper.cuh\"\n";
   auto r = run_cli(ws, {"eval", "--json", "--no-store", "-p", "gemm", (mine / "candidate.cu").string(),
                         "problems/gemm/reference/naive.cu"});
   ASSERT_TRUE(r.output.is_array()) << r.process.err;
@@ -78,8 +81,9 @@ TEST(ServiceCli, EvalOfSeveralFilesResolvesEachFilesRelativeIncludes) {
     EXPECT_NE(rec["verdict"], "compile_error") << rec.dump();
     EXPECT_EQ(stage_of(rec, "build")["status"], "ok") << stage_of(rec, "build").dump();
   }
-  auto attack = run_cli(ws, {"eval", "--json", "--no-store", "-p", "mha_fwd", "tests/gpu/candidates/attacks/attention_fwd_counts_calls.cu",
-                             "problems/mha_fwd/reference/naive.cu"});
+  auto attack = run_cli(
+      ws, {"eval", "--json", "--no-store", "-p", "mha_fwd",
+           "tests/gpu/candidates/attacks/attention_fwd_counts_calls.cu", "problems/mha_fwd/reference/naive.cu"});
   ASSERT_TRUE(attack.output.is_array()) << attack.process.err;
   ASSERT_EQ(attack.output.size(), 2u);
   EXPECT_EQ(stage_of(attack.output[0], "build")["status"], "ok") << stage_of(attack.output[0], "build").dump();

@@ -23,7 +23,8 @@ bool has(const std::string& s, const std::string& x) { return s.find(x) != std::
 std::string triton_missing() {
   const fs::path py = source_dir() / "triton_track" / ".venv" / "bin" / "python";
   if (std::getenv("PTXBENCH_TRITON_PYTHON")) return "";
-  if (!fs::exists(py)) return "no Triton environment at " + py.string() + ": run triton_track/setup.sh (scripts/setup.sh --tests does)";
+  if (!fs::exists(py))
+    return "no Triton environment at " + py.string() + ": run triton_track/setup.sh (scripts/setup.sh --tests does)";
   return "";
 }
 
@@ -41,7 +42,8 @@ class TritonCli : public ::testing::Test {
   }
   // One record: `eval --no-gpu --json` of `file` for `problem` on `arch`.
   json eval(const fs::path& file, const std::string& problem, const std::string& arch = "sm_90a") {
-    auto r = run_cli(root_ / "ws", {"eval", "--no-gpu", "--no-store", "--json", "--arch", arch, "-p", problem, file.string()});
+    auto r = run_cli(root_ / "ws",
+                     {"eval", "--no-gpu", "--no-store", "--json", "--arch", arch, "-p", problem, file.string()});
     EXPECT_TRUE(r.output.is_object()) << r.process.out << r.process.err;
     return r.output.is_object() ? r.output : json::object();
   }
@@ -78,7 +80,9 @@ TEST_F(TritonCli, ReferencesCompileToTheTargetFamiliesForHopperAndBlackwell) {
   EXPECT_TRUE(tuned["target_static"].get<bool>());
   // The build ran in the sandbox, on every benchmark shape, with Triton's own cache folder.
   const json& b = build_stage(tuned);
-  EXPECT_EQ(b["detail"]["sandbox"]["bubblewrap"].value("used", false) || b["detail"]["sandbox"]["landlock"].value("used", false), true)
+  EXPECT_EQ(b["detail"]["sandbox"]["bubblewrap"].value("used", false) ||
+                b["detail"]["sandbox"]["landlock"].value("used", false),
+            true)
       << b["detail"]["sandbox"];
   EXPECT_EQ(b["detail"]["shapes"].size(), 4u);
   EXPECT_TRUE(has(b["detail"]["command"].get<std::string>(), "ptxbench_triton.compile_only")) << b["detail"]["command"];
@@ -121,7 +125,8 @@ TEST_F(TritonCli, EveryReferenceOfEveryProblemBuildsAndPassesTheStaticChecks) {
     auto r = run_cli(root_ / "ws", args);
     EXPECT_TRUE(r.output.is_array()) << r.process.out << r.process.err;
     std::map<std::string, json> by_file;
-    for (const auto& rec : r.output.is_array() ? r.output : json::array()) by_file[rec["candidate"]["path"].get<std::string>()] = rec;
+    for (const auto& rec : r.output.is_array() ? r.output : json::array())
+      by_file[rec["candidate"]["path"].get<std::string>()] = rec;
     return by_file;
   };
   for (const std::string arch : {"sm_90a", "sm_100a"}) {
@@ -191,10 +196,11 @@ TEST_F(TritonCli, EveryAttackGetsItsVerdictAndRule) {
 }
 
 TEST_F(TritonCli, CompileErrorsAndExceptionsPointAtTheCandidatesLine) {
-  const fs::path bad_dot = write("bad_dot.py",
-                                 "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef k(a, BM: tl.constexpr):\n"
-                                 "    x = tl.load(a + tl.arange(0, BM))\n    y = tl.dot(x, x)\n    tl.store(a + tl.arange(0, BM), y)\n\n\n"
-                                 "def ptxbench_gemm(A, B, C, M, N, K, stream):\n    k[(1,)](A, BM=128)\n");
+  const fs::path bad_dot =
+      write("bad_dot.py",
+            "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef k(a, BM: tl.constexpr):\n"
+            "    x = tl.load(a + tl.arange(0, BM))\n    y = tl.dot(x, x)\n    tl.store(a + tl.arange(0, BM), y)\n\n\n"
+            "def ptxbench_gemm(A, B, C, M, N, K, stream):\n    k[(1,)](A, BM=128)\n");
   json r = eval(bad_dot, "gemm");
   EXPECT_EQ(r["verdict"], "compile_error");
   const json& d = build_stage(r)["detail"]["diagnostics"][0];
@@ -203,8 +209,9 @@ TEST_F(TritonCli, CompileErrorsAndExceptionsPointAtTheCandidatesLine) {
   EXPECT_EQ(d["tool"], "triton");
   EXPECT_TRUE(has(d["message"].get<std::string>(), "ranks")) << d;
 
-  const fs::path raises = write("raises.py", "import triton\n\n\ndef ptxbench_gemm(A, B, C, M, N, K, stream):\n"
-                                             "    x = M // 0\n");
+  const fs::path raises = write("raises.py",
+                                "import triton\n\n\ndef ptxbench_gemm(A, B, C, M, N, K, stream):\n"
+                                "    x = M // 0\n");
   r = eval(raises, "gemm");
   EXPECT_EQ(r["verdict"], "compile_error");
   EXPECT_EQ(build_stage(r)["detail"]["diagnostics"][0]["line"], 5);
@@ -228,8 +235,9 @@ TEST_F(TritonCli, BadUseIsAClearError) {
   EXPECT_NE(mixed.process.exit_code, 0);
   EXPECT_TRUE(has(mixed.process.err, "mix Triton")) << mixed.process.err;
   // No Triton environment: an infra_error that says how to install it, never a verdict against the candidate.
-  auto missing = run_cli(root_ / "ws", {"eval", "--no-gpu", "--no-store", "--json", "-p", "gemm", "--max-attempts", "1", plain.string()},
-                         std::chrono::seconds(300), {"PTXBENCH_TRITON_PYTHON=/nonexistent/python"});
+  auto missing = run_cli(
+      root_ / "ws", {"eval", "--no-gpu", "--no-store", "--json", "-p", "gemm", "--max-attempts", "1", plain.string()},
+      std::chrono::seconds(300), {"PTXBENCH_TRITON_PYTHON=/nonexistent/python"});
   ASSERT_TRUE(missing.output.is_object()) << missing.process.out << missing.process.err;
   EXPECT_EQ(missing.output["verdict"], "infra_error");
   EXPECT_TRUE(has(missing.output["reason"].get<std::string>(), "triton_track/setup.sh")) << missing.output["reason"];
@@ -240,8 +248,9 @@ TEST_F(TritonCli, AFilesRunThroughTheAgentJudgesEachTurnAsTriton) {
   fs::create_directories(files);
   fs::copy_file(source_dir() / "triton_track" / "attacks" / "torch_matmul.py", files / "0.py");
   fs::copy_file(source_dir() / "problems" / "gemm" / "triton" / "tuned.py", files / "1.py");
-  auto r = run_cli(root_ / "ws", {"run", "--model", "files:" + (root_ / "files").string(), "--language", "triton", "--problems",
-                                  "gemm", "--trajectories", "1", "--turns", "2", "--no-gpu", "--run-name", "triton-run", "--json"});
+  auto r = run_cli(root_ / "ws",
+                   {"run", "--model", "files:" + (root_ / "files").string(), "--language", "triton", "--problems",
+                    "gemm", "--trajectories", "1", "--turns", "2", "--no-gpu", "--run-name", "triton-run", "--json"});
   ASSERT_EQ(r.process.exit_code, 0) << r.process.err;
   EXPECT_EQ(r.output["problems"][0]["states"], json({{"forbidden", 1}, {"not_run", 1}})) << r.output.dump();
   auto show = run_cli(root_ / "ws", {"runs", "show", "triton-run", "gemm/0", "--json"});
@@ -260,7 +269,8 @@ TEST_F(TritonCli, AFilesRunThroughTheAgentJudgesEachTurnAsTriton) {
   EXPECT_EQ(rescored.output["turns"][0]["state"], "forbidden");
   EXPECT_EQ(rescored.output["turns"][1]["state"], "not_run");
   // Fixit does not take Triton runs yet: refused, saying so, not judged as CUDA.
-  auto fixit = run_cli(root_ / "ws", {"fixit", "build", "--runs", "triton-run", "--recipe", "s0", "--local", "--no-gpu"});
+  auto fixit =
+      run_cli(root_ / "ws", {"fixit", "build", "--runs", "triton-run", "--recipe", "s0", "--local", "--no-gpu"});
   EXPECT_NE(fixit.process.exit_code, 0);
   EXPECT_TRUE(has(fixit.process.err, "triton run")) << fixit.process.err;
   // The prompt the model got was the Triton one.
@@ -273,8 +283,9 @@ TEST_F(TritonCli, AFilesRunThroughTheAgentJudgesEachTurnAsTriton) {
 // sandbox: the interpreter's library, the kernels of every shape, the launchers in the cache, the shim.
 TEST_F(TritonCli, TheGpuStagesGetEveryShapesKernelsTheLaunchersAndTheShim) {
   const fs::path worker = stand_in_worker(root_ / "worker", "triton");
-  auto r = run_cli(root_ / "ws", {"eval", "--json", "--no-store", "--no-sanitize", "--no-probe", "--sequential", "--worker",
-                                  worker.string(), "-p", "gemm", (source_dir() / "problems/gemm/triton/tuned.py").string()},
+  auto r = run_cli(root_ / "ws",
+                   {"eval", "--json", "--no-store", "--no-sanitize", "--no-probe", "--sequential", "--worker",
+                    worker.string(), "-p", "gemm", (source_dir() / "problems/gemm/triton/tuned.py").string()},
                    std::chrono::seconds(600));
   ASSERT_TRUE(r.output.is_object()) << r.process.out << r.process.err;
   EXPECT_EQ(r.output["verdict"], "correct") << r.output["reason"].dump();
@@ -288,7 +299,8 @@ TEST_F(TritonCli, TheGpuStagesGetEveryShapesKernelsTheLaunchersAndTheShim) {
   // The tuned gemm makes its A, B and C descriptors on the device: its copies are sized by the smallest box.
   EXPECT_EQ((*prep)["detail"]["device_tensor_maps"]["gemm_tma_kernel"]["min_box_bytes"], 16384) << prep->dump();
   // A GPU evaluation of a Triton candidate is no longer refused: without a GPU its stages are not run.
-  auto plain = run_cli(root_ / "ws", {"eval", "--json", "--no-store", "-p", "gemm", (source_dir() / "problems/gemm/triton/plain.py").string()});
+  auto plain = run_cli(root_ / "ws", {"eval", "--json", "--no-store", "-p", "gemm",
+                                      (source_dir() / "problems/gemm/triton/plain.py").string()});
   ASSERT_TRUE(plain.output.is_object()) << plain.process.out << plain.process.err;
   EXPECT_TRUE(plain.output["verdict"] == "not_run" || plain.output["verdict"] == "correct") << plain.output["reason"];
 }

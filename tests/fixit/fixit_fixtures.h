@@ -7,7 +7,8 @@
 
 namespace ptxbench::test {
 
-inline EvaluationRecord judged(const std::string& verdict, std::optional<bool> target = true, std::optional<double> speedup = 0.8) {
+inline EvaluationRecord judged(const std::string& verdict, std::optional<bool> target = true,
+                               std::optional<double> speedup = 0.8) {
   EvaluationRecord r;
   r.problem = "mha_fwd";
   r.arch = "sm_90a";
@@ -17,20 +18,30 @@ inline EvaluationRecord judged(const std::string& verdict, std::optional<bool> t
     r.speedup_geomean = speedup;
     r.add_stage({"correctness", StageStatus::ok, 1, "ok", json::object()});
   } else if (r.verdict == Verdict::compile_error) {
-    r.add_stage({"build", StageStatus::failed, 1, "x",
+    r.add_stage({"build",
+                 StageStatus::failed,
+                 1,
+                 "x",
                  {{"verdict", "compile_error"},
-                  {"diagnostics", json::array({{{"severity", "error"}, {"tool", "cudafe"}, {"message", "expected a \";\""}}})}}});
+                  {"diagnostics",
+                   json::array({{{"severity", "error"}, {"tool", "cudafe"}, {"message", "expected a \";\""}}})}}});
   } else {
-    r.add_stage({"correctness", StageStatus::failed, 1, "x",
+    r.add_stage({"correctness",
+                 StageStatus::failed,
+                 1,
+                 "x",
                  {{"verdict", verdict},
-                  {"failures", json::array({{{"shape", {{"S", 128}}}, {"hidden", false},
-                                             {"detail", {{"outputs", json::array({{{"output", "O"}, {"mismatches", 3}}})}}}}})}}});
+                  {"failures",
+                   json::array({{{"shape", {{"S", 128}}},
+                                 {"hidden", false},
+                                 {"detail", {{"outputs", json::array({{{"output", "O"}, {"mismatches", 3}}})}}}}})}}});
   }
   return r;
 }
 
-inline fixit::SourceTurn turn(const std::string& run, const std::string& problem, int traj, int t, const std::string& verdict,
-                              const std::string& kernel, std::optional<bool> target = true, std::optional<double> speedup = 0.8) {
+inline fixit::SourceTurn turn(const std::string& run, const std::string& problem, int traj, int t,
+                              const std::string& verdict, const std::string& kernel, std::optional<bool> target = true,
+                              std::optional<double> speedup = 0.8) {
   fixit::SourceTurn s;
   s.source = "test";
   s.run = run;

@@ -32,7 +32,8 @@ std::string kernel(const std::string& verdict, const std::string& tag, const std
 }
 
 const std::string kLongProse =
-    "The kernel indexed the key tile with the query's row stride, so every block read past its tile; the fix uses the key "
+    "The kernel indexed the key tile with the query's row stride, so every block read past its tile; the fix uses the "
+    "key "
     "stride and waits on the barrier before the wgmma reads shared memory.";
 
 ChatReply answer(const std::string& content, ProviderOutcome o = ProviderOutcome::ok) {
@@ -62,7 +63,8 @@ class Build : public ::testing::Test {
     recipe_.name = "t";
     recipe_.sha256 = "recipe-sha";
     recipe_.suite = "4ops";
-    recipe_.classes = {"compile_error", "forbidden", "runtime_error", "sanitizer_error", "incorrect", "correct_no_target"};
+    recipe_.classes = {"compile_error",   "forbidden", "runtime_error",
+                       "sanitizer_error", "incorrect", "correct_no_target"};
   }
   BuildOutcome build(const std::vector<SourceTurn>& turns, agent::ModelClient* teacher, CandidateService& service) {
     TeacherSetup t;
@@ -134,8 +136,10 @@ TEST_F(Build, WithoutATeacherAFixWithoutProseIsDroppedSayingWhy) {
   for (const auto& i : items(out.build_id)) {
     if (i.source["trajectory"] == 0) {
       EXPECT_NE(i.reason.find("no explanation: the fixing reply explains nothing"), std::string::npos) << i.reason;
-    }
-    else EXPECT_NE(i.reason.find("no fix: no later turn of its trajectory fixed it, and no teacher is set"), std::string::npos) << i.reason;
+    } else
+      EXPECT_NE(i.reason.find("no fix: no later turn of its trajectory fixed it, and no teacher is set"),
+                std::string::npos)
+          << i.reason;
   }
   // With the prose long enough, the trajectory's own words are the explanation.
   recipe_.sha256 = "other";
@@ -177,15 +181,18 @@ TEST_F(Build, AFixThatNeverPassesIsDroppedAfterTheAttemptsWithTheLastReason) {
   recipe_.fix.attempts = 2;
   auto failing = turn("r", "mha_fwd", 0, 0, "correct", kernel("correct", "a"), false);  // correct_no_target
   test::FakeCandidateService service;
-  test::ScriptedClient teacher([](const ChatRequest&) { return answer(kLongProse + "\n```cuda\n" + kernel("correct", "t", "// target: no\n") + "```\n"); });
+  test::ScriptedClient teacher([](const ChatRequest&) {
+    return answer(kLongProse + "\n```cuda\n" + kernel("correct", "t", "// target: no\n") + "```\n");
+  });
   const BuildOutcome out = build({failing}, &teacher, service);
   EXPECT_EQ(out.items.at("dropped"), 1);
   EXPECT_EQ(out.teacher_calls, 2);
   const auto it = items(out.build_id);
   EXPECT_EQ(it[0].error_class, "correct_no_target");
-  EXPECT_EQ(it[0].reason, "teacher: 2 attempt(s), none fixed it; the last: the fix is correct, but its target instructions did "
-                          "not do the problem's work (target_executed false: a target group did not run, or fell short of "
-                          "the problem's tensor-FLOP or TMA-byte share)");
+  EXPECT_EQ(it[0].reason,
+            "teacher: 2 attempt(s), none fixed it; the last: the fix is correct, but its target instructions did "
+            "not do the problem's work (target_executed false: a target group did not run, or fell short of "
+            "the problem's tensor-FLOP or TMA-byte share)");
 }
 
 TEST_F(Build, InfraErrorsLeaveItemsPendingAndTheNextInvocationRepeatsNoStoredTeacherCall) {
@@ -195,7 +202,8 @@ TEST_F(Build, InfraErrorsLeaveItemsPendingAndTheNextInvocationRepeatsNoStoredTea
   // First invocation: a's teacher times out; b's fix is stored but the harness fails judging it.
   test::ScriptedClient flaky([&](const ChatRequest& r) {
     ++calls;
-    if (r.messages[0].content.find("// b") != std::string::npos) return answer(fix_reply("correct", "b fixed\n// throw"));
+    if (r.messages[0].content.find("// b") != std::string::npos)
+      return answer(fix_reply("correct", "b fixed\n// throw"));
     return answer("", ProviderOutcome::infra_error);
   });
   test::FakeCandidateService broken;
@@ -216,7 +224,8 @@ TEST_F(Build, InfraErrorsLeaveItemsPendingAndTheNextInvocationRepeatsNoStoredTea
   // The stored b fix carries "// throw": judged by a service that ignores it, it must come out correct.
   struct Ignoring : test::FakeCandidateService {
     CandidateTicket submit(CandidateJob job) override {
-      for (auto at = job.source.find("// throw"); at != std::string::npos; at = job.source.find("// throw")) job.source.erase(at, 8);
+      for (auto at = job.source.find("// throw"); at != std::string::npos; at = job.source.find("// throw"))
+        job.source.erase(at, 8);
       return FakeCandidateService::submit(job);
     }
   } ignoring;
@@ -238,7 +247,8 @@ TEST_F(Build, NoGpuStageLeavesItemsPendingWithTheReason) {
   test::FakeCandidateService service;
   // No "// verdict:" line: the fake service says not_run, as a host without a GPU does.
   test::ScriptedClient teacher([](const ChatRequest&) {
-    return answer(kLongProse + "\n```cuda\nextern \"C\" cudaError_t ptxbench_mha_fwd(const void* q) { return cudaSuccess; }\n```\n");
+    return answer(kLongProse +
+                  "\n```cuda\nextern \"C\" cudaError_t ptxbench_mha_fwd(const void* q) { return cudaSuccess; }\n```\n");
   });
   const BuildOutcome out = build({a}, &teacher, service);
   EXPECT_EQ(out.items.at("pending"), 1);
@@ -264,9 +274,11 @@ TEST_F(Build, PostBalancingKeepsRecordsStoredButOutOfTheDataset) {
   recipe_.balance = Balance::post;
   recipe_.per_problem = 2;
   std::vector<SourceTurn> turns;
-  for (int t = 0; t < 5; ++t) turns.push_back(turn("r", "mha_fwd", t, 0, "incorrect", kernel("incorrect", std::to_string(t))));
+  for (int t = 0; t < 5; ++t)
+    turns.push_back(turn("r", "mha_fwd", t, 0, "incorrect", kernel("incorrect", std::to_string(t))));
   test::FakeCandidateService service;
-  test::ScriptedClient teacher([](const ChatRequest& r) { return answer(fix_reply("correct", "fix " + std::to_string(r.at.trajectory))); });
+  test::ScriptedClient teacher(
+      [](const ChatRequest& r) { return answer(fix_reply("correct", "fix " + std::to_string(r.at.trajectory))); });
   const BuildOutcome out = build(turns, &teacher, service);
   EXPECT_EQ(out.records, 5);
   EXPECT_EQ(out.records_in_dataset, 2);

@@ -36,10 +36,13 @@ class Classes : public ::testing::Test {
 };
 
 TEST_F(Classes, CompileErrorIsTheFirstErrorsToolAndTemplate) {
-  const auto r = failed(Verdict::compile_error, "build",
-                        {{"diagnostics", json::array({{{"severity", "warning"}, {"tool", "cudafe"}, {"message", "unused"}},
-                                                      {{"severity", "error"}, {"tool", "cudafe"}, {"line", 12},
-                                                       {"message", "identifier \"wgmma_fence\" is undefined"}}})}});
+  const auto r =
+      failed(Verdict::compile_error, "build",
+             {{"diagnostics", json::array({{{"severity", "warning"}, {"tool", "cudafe"}, {"message", "unused"}},
+                                           {{"severity", "error"},
+                                            {"tool", "cudafe"},
+                                            {"line", 12},
+                                            {"message", "identifier \"wgmma_fence\" is undefined"}}})}});
   const ErrorClass c = of(r);
   EXPECT_EQ(c.name, "compile_error");
   EXPECT_EQ(c.signature, "compile_error/cudafe/identifier \"_\" is undefined");
@@ -55,10 +58,13 @@ TEST_F(Classes, TheTemplateHidesNamesAndNumbers) {
 }
 
 TEST_F(Classes, ForbiddenNamesTheStageAndItsRule) {
-  EXPECT_EQ(of(failed(Verdict::forbidden, "static", {{"findings", json::array({{{"rule", "import"}, {"message", "x"}}})}})).signature,
-            "forbidden/static/import");
+  EXPECT_EQ(
+      of(failed(Verdict::forbidden, "static", {{"findings", json::array({{{"rule", "import"}, {"message", "x"}}})}}))
+          .signature,
+      "forbidden/static/import");
   EXPECT_EQ(of(failed(Verdict::forbidden, "integrity",
-                      {{"violations", json::array({{{"rule", "foreign_stream"}, {"message", "x"}}})}})).signature,
+                      {{"violations", json::array({{{"rule", "foreign_stream"}, {"message", "x"}}})}}))
+                .signature,
             "forbidden/integrity/foreign_stream");
   EXPECT_EQ(of(failed(Verdict::forbidden, "stream_discipline", {{"kind", "sandbox_syscall"}})).signature,
             "forbidden/stream_discipline/sandbox_syscall");
@@ -66,22 +72,27 @@ TEST_F(Classes, ForbiddenNamesTheStageAndItsRule) {
 }
 
 TEST_F(Classes, RuntimeAndSanitizerErrorsSayHowTheyEnded) {
-  EXPECT_EQ(of(failed(Verdict::runtime_error, "smoke", {{"kind", "crash"}, {"signal", 11}})).signature, "runtime_error/smoke/crash");
+  EXPECT_EQ(of(failed(Verdict::runtime_error, "smoke", {{"kind", "crash"}, {"signal", 11}})).signature,
+            "runtime_error/smoke/crash");
   EXPECT_EQ(of(failed(Verdict::runtime_error, "correctness", {})).signature, "runtime_error/correctness/stage_failure");
-  EXPECT_EQ(of(failed(Verdict::sanitizer_error, "sanitize",
-                      {{"tool", "racecheck"}, {"first_finding", "Error: Race reported between Write access at 0x1a0 in k"}}))
-                .signature,
-            "sanitizer_error/racecheck/Error: Race reported between Write access at N in k");
+  EXPECT_EQ(
+      of(failed(Verdict::sanitizer_error, "sanitize",
+                {{"tool", "racecheck"}, {"first_finding", "Error: Race reported between Write access at 0x1a0 in k"}}))
+          .signature,
+      "sanitizer_error/racecheck/Error: Race reported between Write access at N in k");
   // An older record without `tool`: the check that counted errors.
-  EXPECT_EQ(of(failed(Verdict::sanitizer_error, "sanitize", {{"memcheck", {{"errors", 0}}}, {"synccheck", {{"errors", 2}}}})).detail["tool"],
-            "synccheck");
+  EXPECT_EQ(
+      of(failed(Verdict::sanitizer_error, "sanitize", {{"memcheck", {{"errors", 0}}}, {"synccheck", {{"errors", 2}}}}))
+          .detail["tool"],
+      "synccheck");
 }
 
 TEST_F(Classes, IncorrectNamesTheOutputWhyAndTheShapeKind) {
   json fail = {{"shape", {{"M", 128}, {"N", 256}, {"K", 64}}},
                {"hidden", true},
-               {"detail", {{"outputs", json::array({{{"output", "C"}, {"mismatches", 0}, {"nonfinite", 0}},
-                                                     {{"output", "LSE"}, {"mismatches", 0}, {"nonfinite", 7}}})}}}};
+               {"detail",
+                {{"outputs", json::array({{{"output", "C"}, {"mismatches", 0}, {"nonfinite", 0}},
+                                          {{"output", "LSE"}, {"mismatches", 0}, {"nonfinite", 7}}})}}}};
   const ErrorClass c = of(failed(Verdict::incorrect, "correctness", {{"failures", json::array({fail})}}));
   EXPECT_EQ(c.signature, "incorrect/correctness/LSE/nonfinite/hidden");
   EXPECT_EQ(c.detail["shape"], "M=128 N=256 K=64");  // as the worker wrote it (the problem's dim order)

@@ -17,8 +17,11 @@ json record(const std::string& tmpl = "fixit") {
           {"problem", "mha_fwd"},
           {"split", "train"},
           {"error", tmpl == "fixit" ? json{{"class", "incorrect"}, {"signature", "incorrect/x"}} : json(nullptr)},
-          {"context", {{"system", "SYS"}, {"problem_prompt", "PROBLEM"}, {"failed_reply", tmpl == "fixit" ? "FAILED" : ""},
-                       {"feedback", tmpl == "fixit" ? "FEEDBACK" : ""}}},
+          {"context",
+           {{"system", "SYS"},
+            {"problem_prompt", "PROBLEM"},
+            {"failed_reply", tmpl == "fixit" ? "FAILED" : ""},
+            {"feedback", tmpl == "fixit" ? "FEEDBACK" : ""}}},
           {"target", {{"explanation", "WHY"}, {"kernel", "KERNEL\n"}, {"message", target_message("WHY", "KERNEL\n")}}},
           {"fix", {{"source", "teacher"}}},
           {"provenance", {{"teacher", nullptr}}}};
@@ -63,8 +66,11 @@ TEST(Export, ARecordMissingAFieldIsAnErrorNamingIt) {
 }
 
 TEST(Export, TheCardCountsPerProblemClassAndSource) {
-  const json card = card_json({{{"id", "b"}, {"config", {{"recipe", {{"name", "s1"}}}}}}, {record(), record("kernelgen")},
-                               json::object(), {ExportFormat::trl, true}, "out.jsonl"});
+  const json card = card_json({{{"id", "b"}, {"config", {{"recipe", {{"name", "s1"}}}}}},
+                               {record(), record("kernelgen")},
+                               json::object(),
+                               {ExportFormat::trl, true},
+                               "out.jsonl"});
   EXPECT_EQ(card["records"], 2);
   EXPECT_EQ(card["by_problem"]["mha_fwd"], 2);
   EXPECT_EQ(card["by_class"]["incorrect"], 1);

@@ -15,38 +15,50 @@ using namespace ptxbench::fixit;
 
 namespace {
 
-json note_record(const std::string& id, const std::string& problem, const std::string& cls, const std::string& signature,
-                 const std::string& failing_kernel, const std::string& why) {
+json note_record(const std::string& id, const std::string& problem, const std::string& cls,
+                 const std::string& signature, const std::string& failing_kernel, const std::string& why) {
   return {{"format", kRecordFormat},
           {"id", id},
           {"template", "fixit"},
           {"problem", problem},
           {"split", "train"},
           {"error", {{"class", cls}, {"signature", signature}}},
-          {"context", {{"system", ""}, {"problem_prompt", "P"}, {"failed_reply", "R"}, {"feedback", "F"}, {"failing_kernel", failing_kernel}}},
-          {"target", {{"explanation", why}, {"kernel", "FIXED(" + id + ")\n"}, {"message", target_message(why, "FIXED\n")}}}};
+          {"context",
+           {{"system", ""},
+            {"problem_prompt", "P"},
+            {"failed_reply", "R"},
+            {"feedback", "F"},
+            {"failing_kernel", failing_kernel}}},
+          {"target",
+           {{"explanation", why}, {"kernel", "FIXED(" + id + ")\n"}, {"message", target_message(why, "FIXED\n")}}}};
 }
 
-const std::string kTmaKernel = "asm volatile(\"cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0]\");\n"
-                               "asm volatile(\"mbarrier.try_wait.parity.shared.b64 p, [%0], %1;\");\n__shared__ float s[64];";
-const std::string kSimtKernel = "__global__ void k(float* x) { __shared__ float s[32]; s[threadIdx.x] = x[0]; __syncthreads(); }";
+const std::string kTmaKernel =
+    "asm volatile(\"cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0]\");\n"
+    "asm volatile(\"mbarrier.try_wait.parity.shared.b64 p, [%0], %1;\");\n__shared__ float s[64];";
+const std::string kSimtKernel =
+    "__global__ void k(float* x) { __shared__ float s[32]; s[threadIdx.x] = x[0]; __syncthreads(); }";
 
 std::vector<json> corpus() {
-  return {note_record("b/1", "mha_fwd", "incorrect", "incorrect/correctness/LSE/nonfinite/listed", kSimtKernel, "LSE was never written."),
-          note_record("b/2", "mha_fwd_causal", "incorrect", "incorrect/correctness/O/mismatch/listed", kSimtKernel, "The mask was off by one."),
-          note_record("b/3", "mha_bwd", "compile_error", "compile_error/cudafe/identifier \"_\" is undefined", kTmaKernel,
-                      "A helper was misspelled."),
+  return {note_record("b/1", "mha_fwd", "incorrect", "incorrect/correctness/LSE/nonfinite/listed", kSimtKernel,
+                      "LSE was never written."),
+          note_record("b/2", "mha_fwd_causal", "incorrect", "incorrect/correctness/O/mismatch/listed", kSimtKernel,
+                      "The mask was off by one."),
+          note_record("b/3", "mha_bwd", "compile_error", "compile_error/cudafe/identifier \"_\" is undefined",
+                      kTmaKernel, "A helper was misspelled."),
           note_record("b/4", "gqa_fwd", "correct_no_target", "correct_no_target/UTMALDG|UTMASTG|UTMAREDG", kSimtKernel,
                       "Loads went through ld.global, not TMA."),
-          note_record("b/5", "mha_bwd", "sanitizer_error", "sanitizer_error/racecheck/Error: Race reported between Write access",
-                      kTmaKernel, "The barrier was waited on by one thread only.")};
+          note_record("b/5", "mha_bwd", "sanitizer_error",
+                      "sanitizer_error/racecheck/Error: Race reported between Write access", kTmaKernel,
+                      "The barrier was waited on by one thread only.")};
 }
 
 TEST(KernelFeatures, NameTheTargetsAndMemoryPathsInTheCodeNotInComments) {
   EXPECT_EQ(kernel_features(kTmaKernel), (std::vector<std::string>{"mbarrier", "shared_memory", "tma"}));
   EXPECT_EQ(kernel_features("// wgmma.mma_async in a comment\n__global__ void k() { __syncthreads(); }"),
             (std::vector<std::string>{"block_barrier"}));
-  EXPECT_EQ(kernel_features("asm(\"wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16\");"), (std::vector<std::string>{"bf16", "wgmma"}));
+  EXPECT_EQ(kernel_features("asm(\"wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16\");"),
+            (std::vector<std::string>{"bf16", "wgmma"}));
 }
 
 TEST(RepairNotes, TheSharedSignatureRanksFirstAndTheSameProblemIsExcludedByDefault) {
@@ -74,7 +86,8 @@ TEST(RepairNotes, TheSharedSignatureRanksFirstAndTheSameProblemIsExcludedByDefau
 TEST(RepairNotes, FeaturesBreakTiesBetweenClassesThatShareNoWords) {
   RepairNotes notes(corpus(), "corpus");
   // A racecheck failure in a TMA kernel: the sanitizer note first, then the TMA kernel's compile error (features).
-  NotesQuery q{"gemm", "sanitizer_error", "sanitizer_error/racecheck/Error: Race reported between Read access", kernel_features(kTmaKernel)};
+  NotesQuery q{"gemm", "sanitizer_error", "sanitizer_error/racecheck/Error: Race reported between Read access",
+               kernel_features(kTmaKernel)};
   NotesOptions o;
   o.k = 2;
   const Retrieval r = notes.retrieve(q, o);

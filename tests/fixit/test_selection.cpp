@@ -15,7 +15,8 @@ Recipe recipe(Template t = Template::fixit) {
   r.name = "t";
   r.template_kind = t;
   r.suite = "4ops";
-  if (t == Template::fixit) r.classes = {"compile_error", "forbidden", "runtime_error", "sanitizer_error", "incorrect", "correct_no_target"};
+  if (t == Template::fixit)
+    r.classes = {"compile_error", "forbidden", "runtime_error", "sanitizer_error", "incorrect", "correct_no_target"};
   return r;
 }
 
@@ -47,7 +48,8 @@ TEST(Selection, FailingTurnsOfTheSuiteBecomeItemsWithTheirLaterFixes) {
 }
 
 TEST(Selection, HeldOutProblemsAreRefusedAndSaySoOthersAreOutsideTheRecipe) {
-  std::vector<SourceTurn> turns = {turn("r", "gemm", 0, 0, "incorrect", "g0"), turn("r", "gqa_fwd", 0, 0, "incorrect", "q0"),
+  std::vector<SourceTurn> turns = {turn("r", "gemm", 0, 0, "incorrect", "g0"),
+                                   turn("r", "gqa_fwd", 0, 0, "incorrect", "q0"),
                                    turn("r", "mha_fwd", 0, 0, "incorrect", "m0")};
   const Selection s = select_items(turns, recipe(), kSuite, {});
   ASSERT_EQ(s.items.size(), 3u);
@@ -68,7 +70,8 @@ TEST(Selection, HeldOutProblemsAreRefusedAndSaySoOthersAreOutsideTheRecipe) {
 TEST(Selection, DuplicatesByNormalizedKernelAndPerTrajectoryLimit) {
   std::vector<SourceTurn> turns = {turn("r", "mha_fwd", 0, 0, "incorrect", "int x;   // a"),
                                    turn("r", "mha_fwd", 1, 0, "incorrect", "int  x; /* b */"),  // the same kernel
-                                   turn("r", "mha_fwd", 2, 0, "incorrect", "k-a"), turn("r", "mha_fwd", 2, 1, "incorrect", "k-b"),
+                                   turn("r", "mha_fwd", 2, 0, "incorrect", "k-a"),
+                                   turn("r", "mha_fwd", 2, 1, "incorrect", "k-b"),
                                    turn("r", "mha_fwd", 2, 2, "compile_error", "k-c")};
   Recipe r = recipe();
   r.per_trajectory = 2;
@@ -84,7 +87,8 @@ TEST(Selection, DuplicatesByNormalizedKernelAndPerTrajectoryLimit) {
 
 TEST(Selection, ClassesOutsideTheRecipeAreNoItemsAndCapsCutWithReasons) {
   std::vector<SourceTurn> turns;
-  for (int t = 0; t < 6; ++t) turns.push_back(turn("r", "mha_fwd", t, 0, t < 4 ? "incorrect" : "compile_error", "k" + std::to_string(t)));
+  for (int t = 0; t < 6; ++t)
+    turns.push_back(turn("r", "mha_fwd", t, 0, t < 4 ? "incorrect" : "compile_error", "k" + std::to_string(t)));
   turns.push_back(turn("r", "mha_fwd", 9, 0, "correct", "slow", true, 0.2));
   Recipe r = recipe();
   r.classes = {"incorrect", "compile_error"};
@@ -130,8 +134,9 @@ TEST(Selection, PreBalanceTakesSignaturesRoundRobinUpToTheProblemCap) {
 }
 
 TEST(Selection, KernelGenTakesTargetCorrectTurns) {
-  std::vector<SourceTurn> turns = {turn("r", "mha_fwd", 0, 0, "incorrect", "a"), turn("r", "mha_fwd", 0, 1, "correct", "b"),
-                                   turn("r", "mha_fwd", 1, 0, "correct", "c", false), turn("r", "gemm", 0, 0, "correct", "d")};
+  std::vector<SourceTurn> turns = {
+      turn("r", "mha_fwd", 0, 0, "incorrect", "a"), turn("r", "mha_fwd", 0, 1, "correct", "b"),
+      turn("r", "mha_fwd", 1, 0, "correct", "c", false), turn("r", "gemm", 0, 0, "correct", "d")};
   const Selection s = select_items(turns, recipe(Template::kernelgen), kSuite, {});
   ASSERT_EQ(s.items.size(), 2u);
   EXPECT_EQ(s.items[0].turn->candidate, "d");

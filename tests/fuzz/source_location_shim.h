@@ -5,7 +5,8 @@
 #if !defined(__cpp_lib_source_location)
 namespace std {
 struct source_location {
-  static constexpr source_location current(const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) noexcept {
+  static constexpr source_location current(const char* file = __builtin_FILE(),
+                                           unsigned line = __builtin_LINE()) noexcept {
     source_location l;
     l.file_ = file, l.line_ = line;
     return l;

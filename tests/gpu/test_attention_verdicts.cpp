@@ -41,7 +41,8 @@ class AttentionOnGpu : public OnGpu {
     EXPECT_EQ(stage_of(r, "target_run")["detail"].value("counted", true), false) << stage_of(r, "target_run").dump();
     auto timing = stage_of(r, "timing");
     ASSERT_EQ(timing["status"], "ok") << timing.dump();
-    EXPECT_NE(timing["detail"].value("counted_timed_sample", "").find("not taken"), std::string::npos) << timing["detail"].dump();
+    EXPECT_NE(timing["detail"].value("counted_timed_sample", "").find("not taken"), std::string::npos)
+        << timing["detail"].dump();
     for (const auto& shape : timing["detail"]["shapes"]) EXPECT_FALSE(shape.contains("counted_sample")) << shape.dump();
     ASSERT_EQ(r["timing"].size(), 3u);
     for (const auto& t : r["timing"]) {
@@ -52,7 +53,8 @@ class AttentionOnGpu : public OnGpu {
     }
     // The sampled-rows check holds for every timed output, cuDNN's included.
     for (const auto& shape : timing["detail"]["shapes"])
-      EXPECT_TRUE(shape["timed_check_failures"].empty()) << shape["shape"].dump() << " " << shape["timed_check_failures"].dump();
+      EXPECT_TRUE(shape["timed_check_failures"].empty())
+          << shape["shape"].dump() << " " << shape["timed_check_failures"].dump();
     const auto& baseline = timing["detail"]["baseline"];
     EXPECT_EQ(baseline["library"], "cuDNN") << baseline.dump();
     // Every plan that ran was inspected (the worker refuses a non-fused one): its attention kernel
@@ -110,7 +112,8 @@ TEST_F(AttentionOnGpu, OffByOneCausalMaskIsIncorrect) {
 
 TEST_F(AttentionOnGpu, MissingLseIsIncorrectNamingLse) {
   expect_incorrect("mha_fwd", "tests/gpu/candidates/attention_no_lse.cu");
-  auto r = eval("mha_fwd", {"--no-probe", "--no-sanitize", "--no-timing", file("tests/gpu/candidates/attention_no_lse.cu")});
+  auto r =
+      eval("mha_fwd", {"--no-probe", "--no-sanitize", "--no-timing", file("tests/gpu/candidates/attention_no_lse.cu")});
   const std::string msg = stage_of(r, "correctness")["message"];
   EXPECT_NE(msg.find("LSE"), std::string::npos) << msg;
   EXPECT_NE(msg.find("NaN"), std::string::npos) << msg;
@@ -133,7 +136,8 @@ class AttentionSelfTest : public AttentionOnGpu, public ::testing::WithParamInte
 TEST_P(AttentionSelfTest, ReferenceAgreesWithFp64AndCudnnWithReference) {
   const auto spec = ProblemRegistry(source_dir() / "problems").load(GetParam());
   json tol = json::object();
-  for (const auto& [k, t] : spec.tolerances) tol[k] = {{"rtol", t.rtol}, {"atol", t.atol}, {"max_rel_l2", t.max_rel_l2}};
+  for (const auto& [k, t] : spec.tolerances)
+    tol[k] = {{"rtol", t.rtol}, {"atol", t.atol}, {"max_rel_l2", t.max_rel_l2}};
   auto shape = [](int b, int h, int s, int d) { return json{{"B", b}, {"H", h}, {"S", s}, {"D", d}}; };
   json job = {{"mode", "self_test"},
               {"workload", spec.workload},

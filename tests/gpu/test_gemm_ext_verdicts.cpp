@@ -46,7 +46,8 @@ class GemmExtOnGpu : public OnGpu {
                 << t["baseline_tflops"] << " TFLOP/s, speedup " << t["speedup"] << "\n";
     }
     for (const auto& shape : timing["detail"]["shapes"])
-      EXPECT_TRUE(shape["timed_check_failures"].empty()) << shape["shape"].dump() << " " << shape["timed_check_failures"].dump();
+      EXPECT_TRUE(shape["timed_check_failures"].empty())
+          << shape["shape"].dump() << " " << shape["timed_check_failures"].dump();
     const json baseline = timing["detail"]["baseline"];
     EXPECT_EQ(baseline["library"], "cuBLASLt") << baseline.dump();
     EXPECT_EQ(baseline["kernels"].size(), 4u) << baseline.dump();
@@ -66,7 +67,8 @@ class GemmExtOnGpu : public OnGpu {
     // The tensor FLOPs counted from the executed MMAs' MxNxK cover the problem's (1.0 for 128-tiles).
     ASSERT_TRUE(r["tensor_flop_share"].is_number()) << r.dump();
     EXPECT_GE(r["tensor_flop_share"].get<double>(), 0.99) << r["tensor_flop_share"];
-    for (const auto& t : r["timing"]) std::cout << problem << " wgmma_tma " << t["shape"].dump() << ": " << t["tflops"] << " TFLOP/s\n";
+    for (const auto& t : r["timing"])
+      std::cout << problem << " wgmma_tma " << t["shape"].dump() << ": " << t["tflops"] << " TFLOP/s\n";
   }
 
   static json expect_incorrect(const std::string& problem, const std::string& candidate) {
@@ -106,14 +108,16 @@ TEST_F(GemmExtOnGpu, Fp8KMultipleOf512OnlyIsIncorrectOnAHiddenKTail) {
 TEST_F(GemmExtOnGpu, BiasGeluNaiveIsCorrectAndCublasLtsPlanIsFused) {
   const json baseline = expect_naive_correct("gemm_bias_gelu");
   EXPECT_NE(baseline.value("epilogue", "").find("GELU_BIAS"), std::string::npos) << baseline.dump();
-  for (const auto& [label, names] : baseline["kernels"].items()) EXPECT_EQ(names.size(), 1u) << label << ": " << names.dump();
+  for (const auto& [label, names] : baseline["kernels"].items())
+    EXPECT_EQ(names.size(), 1u) << label << ": " << names.dump();
 }
 
 TEST_F(GemmExtOnGpu, BiasGeluWgmmaTmaIsCorrectAndExecutesHgmma) { expect_wgmma_correct("gemm_bias_gelu", "HGMMA"); }
 
 TEST_F(GemmExtOnGpu, ErfGeluInsteadOfTheTanhFormIsIncorrect) {
   for (const auto& f : expect_incorrect("gemm_bias_gelu", "tests/gpu/candidates/gemm_bias_gelu_erf.cu"))
-    EXPECT_NE(f.value("summary", "").find("out of tolerance"), std::string::npos) << "wrong values, not NaN: " << f.dump();
+    EXPECT_NE(f.value("summary", "").find("out of tolerance"), std::string::npos)
+        << "wrong values, not NaN: " << f.dump();
 }
 
 // The references against fp64 on the CPU, and cuBLASLt against the references under the problem's
@@ -125,7 +129,8 @@ class GemmExtSelfTest : public GemmExtOnGpu, public ::testing::WithParamInterfac
 TEST_P(GemmExtSelfTest, ReferenceAgreesWithFp64AndCublasLtWithReference) {
   const auto spec = ProblemRegistry(source_dir() / "problems").load(GetParam());
   json tol = json::object();
-  for (const auto& [k, t] : spec.tolerances) tol[k] = {{"rtol", t.rtol}, {"atol", t.atol}, {"max_rel_l2", t.max_rel_l2}};
+  for (const auto& [k, t] : spec.tolerances)
+    tol[k] = {{"rtol", t.rtol}, {"atol", t.atol}, {"max_rel_l2", t.max_rel_l2}};
   auto shape = [](int m, int n, int k) { return json{{"M", m}, {"N", n}, {"K", k}}; };
   json baseline_shapes = json::array({shape(384, 128, 1152), shape(128, 2048, 3968)});
   for (const auto& s : spec.benchmark_shapes) baseline_shapes.push_back(s);
@@ -137,7 +142,8 @@ TEST_P(GemmExtSelfTest, ReferenceAgreesWithFp64AndCublasLtWithReference) {
               {"baseline_shapes", baseline_shapes},
               {"tolerances", tol}};
   auto run = run_worker(bin_dir() / "ptxbench-worker", job, ws() / "jobs", {}, std::chrono::seconds(600));
-  ASSERT_TRUE(run.done) << run.process.describe() << " " << (run.fatal ? run.fatal->dump() : "") << "\n" << run.output_tail();
+  ASSERT_TRUE(run.done) << run.process.describe() << " " << (run.fatal ? run.fatal->dump() : "") << "\n"
+                        << run.output_tail();
   auto st = run.stage("self_test");
   ASSERT_TRUE(st.has_value());
   std::cout << GetParam() << " self-test: " << st->dump(2) << "\n";

@@ -101,9 +101,9 @@ TEST_F(GemmOnGpu, CheatsAreNotCorrect) {
   auto r = eval({"--no-probe", "--no-sanitize", file("tests/gpu/candidates/cache_result.cu"),
                  file("tests/gpu/candidates/side_stream.cu"), file("tests/gpu/candidates/touch_inputs.cu")});
   ASSERT_TRUE(r.is_array() && r.size() == 3u) << r.dump();
-  EXPECT_EQ(r[0]["verdict"], "incorrect") << r[0]["reason"];   // a skipped repeat call leaves NaN
-  EXPECT_EQ(r[1]["verdict"], "forbidden") << r[1]["reason"];   // output made off the given stream
-  EXPECT_EQ(r[2]["verdict"], "incorrect") << r[2]["reason"];   // inputs modified
+  EXPECT_EQ(r[0]["verdict"], "incorrect") << r[0]["reason"];  // a skipped repeat call leaves NaN
+  EXPECT_EQ(r[1]["verdict"], "forbidden") << r[1]["reason"];  // output made off the given stream
+  EXPECT_EQ(r[2]["verdict"], "incorrect") << r[2]["reason"];  // inputs modified
   EXPECT_NE(r[2]["reason"].get<std::string>().find("modified its input A"), std::string::npos) << r[2]["reason"];
 }
 
@@ -116,10 +116,15 @@ namespace {
 // The harness's own fp32 reference against fp64 on the CPU, and cuBLASLt's bf16 output against
 // that reference (which also shows how much error a frontier library's bf16 GEMM has).
 TEST_F(GemmOnGpu, ReferenceAgreesWithFp64AndCublasWithReference) {
-  json job = {{"mode", "self_test"}, {"workload", "gemm"}, {"seed", 1}, {"device", 0},
-              {"fp64_shapes", json::array({{{"M", 128}, {"N", 256}, {"K", 192}}, {{"M", 256}, {"N", 128}, {"K", 1024}}})},
-              {"baseline_shapes", json::array({{{"M", 4096}, {"N", 4096}, {"K", 4096}}, {{"M", 384}, {"N", 128}, {"K", 4032}}})},
-              {"tolerances", {{"C", {{"rtol", 0.02}, {"atol", 0.01}, {"max_rel_l2", 0.008}}}}}};
+  json job = {
+      {"mode", "self_test"},
+      {"workload", "gemm"},
+      {"seed", 1},
+      {"device", 0},
+      {"fp64_shapes", json::array({{{"M", 128}, {"N", 256}, {"K", 192}}, {{"M", 256}, {"N", 128}, {"K", 1024}}})},
+      {"baseline_shapes",
+       json::array({{{"M", 4096}, {"N", 4096}, {"K", 4096}}, {{"M", 384}, {"N", 128}, {"K", 4032}}})},
+      {"tolerances", {{"C", {{"rtol", 0.02}, {"atol", 0.01}, {"max_rel_l2", 0.008}}}}}};
   auto run = run_worker(bin_dir() / "ptxbench-worker", job, ws() / "jobs", {}, std::chrono::seconds(300));
   ASSERT_TRUE(run.done) << run.process.describe() << " " << (run.fatal ? run.fatal->dump() : "");
   auto st = run.stage("self_test");

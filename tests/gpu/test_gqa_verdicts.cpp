@@ -50,7 +50,8 @@ class GqaOnGpu : public OnGpu {
                 << t["baseline_tflops"] << " TFLOP/s, speedup " << t["speedup"] << "\n";
     }
     for (const auto& shape : timing["detail"]["shapes"])
-      EXPECT_TRUE(shape["timed_check_failures"].empty()) << shape["shape"].dump() << " " << shape["timed_check_failures"].dump();
+      EXPECT_TRUE(shape["timed_check_failures"].empty())
+          << shape["shape"].dump() << " " << shape["timed_check_failures"].dump();
     const json baseline = timing["detail"]["baseline"];
     EXPECT_EQ(baseline["library"], "cuDNN") << baseline.dump();
     // Every plan that ran was inspected (the worker refuses a non-fused one) and is the grouped one.
@@ -133,18 +134,22 @@ class GqaSelfTest : public GqaOnGpu, public ::testing::WithParamInterface<std::s
 TEST_P(GqaSelfTest, ReferenceAgreesWithFp64AndCudnnWithReference) {
   const auto spec = ProblemRegistry(source_dir() / "problems").load(GetParam());
   json tol = json::object();
-  for (const auto& [k, t] : spec.tolerances) tol[k] = {{"rtol", t.rtol}, {"atol", t.atol}, {"max_rel_l2", t.max_rel_l2}};
-  auto shape = [](int b, int hkv, int g, int s, int d) { return json{{"B", b}, {"Hkv", hkv}, {"G", g}, {"S", s}, {"D", d}}; };
+  for (const auto& [k, t] : spec.tolerances)
+    tol[k] = {{"rtol", t.rtol}, {"atol", t.atol}, {"max_rel_l2", t.max_rel_l2}};
+  auto shape = [](int b, int hkv, int g, int s, int d) {
+    return json{{"B", b}, {"Hkv", hkv}, {"G", g}, {"S", s}, {"D", d}};
+  };
   json baseline_shapes = json::array({shape(1, 2, 3, 384, 128), shape(1, 1, 8, 128, 64)});
   for (const auto& s : spec.benchmark_shapes) baseline_shapes.push_back(s);
-  json job = {{"mode", "self_test"},
-              {"workload", spec.workload},
-              {"workload_options", spec.workload_options},
-              {"seed", 1},
-              {"device", 0},
-              {"fp64_shapes", json::array({shape(1, 2, 3, 128, 64), shape(1, 1, 4, 256, 128), shape(2, 2, 2, 128, 64)})},
-              {"baseline_shapes", baseline_shapes},
-              {"tolerances", tol}};
+  json job = {
+      {"mode", "self_test"},
+      {"workload", spec.workload},
+      {"workload_options", spec.workload_options},
+      {"seed", 1},
+      {"device", 0},
+      {"fp64_shapes", json::array({shape(1, 2, 3, 128, 64), shape(1, 1, 4, 256, 128), shape(2, 2, 2, 128, 64)})},
+      {"baseline_shapes", baseline_shapes},
+      {"tolerances", tol}};
   auto run = run_worker(bin_dir() / "ptxbench-worker", job, ws() / "jobs", {}, std::chrono::seconds(900));
   ASSERT_TRUE(run.done) << run.process.describe() << " " << (run.fatal ? run.fatal->dump() : "") << "\n"
                         << run.output_tail();

@@ -35,7 +35,9 @@ class IntegrityOnGpu : public OnGpu {
       if (v.value("rule", "") == rule) return true;
     return false;
   }
-  static std::string violations(const json& r) { return integrity(r)["detail"].value("violations", json::array()).dump(); }
+  static std::string violations(const json& r) {
+    return integrity(r)["detail"].value("violations", json::array()).dump();
+  }
 };
 
 // --- Class 1: the baseline slowed by the candidate's leftover kernels. ---
@@ -74,8 +76,7 @@ TEST_F(IntegrityOnGpu, AttentionReadingTheSampledRowsIsNotCorrectAndFast) {
   // path would be about 1.4x (it spins to 1.15x the hardware floor).
   if (r["verdict"] == "correct") {
     EXPECT_LT(r["speedup_geomean"].get<double>(), 1.1) << r["reason"];
-  }
-  else EXPECT_TRUE(r["verdict"] == "incorrect" || r["verdict"] == "forbidden") << r["reason"];
+  } else EXPECT_TRUE(r["verdict"] == "incorrect" || r["verdict"] == "forbidden") << r["reason"];
 }
 
 // --- Class 3: library kernels or hidden code reached without an import. ---
@@ -114,7 +115,8 @@ TEST_F(IntegrityOnGpu, ProfilerAwareGemmIsNotCountedAsExecutingTargets) {
 
 TEST_F(IntegrityOnGpu, AttentionThatSwitchesKernelsAfterTheFirstCallsIsNotTargetCorrect) {
   const json r = eval("mha_fwd", "tests/gpu/candidates/attacks/attention_fwd_counts_calls.cu");
-  EXPECT_FALSE(r["verdict"] == "correct" && r["target_executed"] == true) << r["reason"] << " " << r["executed_families"].dump();
+  EXPECT_FALSE(r["verdict"] == "correct" && r["target_executed"] == true)
+      << r["reason"] << " " << r["executed_families"].dump();
   std::cout << "target_run: " << stage_of(r, "target_run")["message"] << "\n";
 }
 
@@ -150,7 +152,8 @@ TEST_F(IntegrityOnGpu, ACandidateThatReadsTheStreamStateGetsNoTargetCredit) {
 TEST_F(IntegrityOnGpu, ACandidateThatTimesItsLaunchesGetsNoTargetCredit) {
   const json r = eval("gemm", "tests/gpu/candidates/attacks/gemm_counted_by_launch_latency.cu");
   const json tr = stage_of(r, "target_run");
-  std::cout << "target_run: " << tr["message"] << "\ntimed work: " << tr["detail"].value("timed_work", json()).dump() << "\n";
+  std::cout << "target_run: " << tr["message"] << "\ntimed work: " << tr["detail"].value("timed_work", json()).dump()
+            << "\n";
   ASSERT_EQ(stage_of(r, "correctness")["status"], "ok") << stage_of(r, "correctness").dump();
   ASSERT_EQ(tr["detail"]["timed_work"]["counted"], true) << tr.dump();
   EXPECT_NE(r["target_executed"], true) << tr.dump();
@@ -162,7 +165,8 @@ TEST_F(IntegrityOnGpu, ACandidateThatTimesItsLaunchesGetsNoTargetCredit) {
 TEST_F(IntegrityOnGpu, WastedTargetWorkBesideSimtMathIsNotTargetExecuted) {
   const json r = eval("gemm", "tests/gpu/candidates/attacks/gemm_wasted_targets.cu");
   const json tr = stage_of(r, "target_run");
-  std::cout << "target_run: " << tr["message"] << "\ntimed work: " << tr["detail"].value("timed_work", json()).dump() << "\n";
+  std::cout << "target_run: " << tr["message"] << "\ntimed work: " << tr["detail"].value("timed_work", json()).dump()
+            << "\n";
   ASSERT_EQ(r["verdict"], "correct") << r["reason"];
   EXPECT_EQ(r["target_seen"], true) << tr.dump();
   EXPECT_EQ(r["target_executed"], false) << tr.dump();
@@ -189,7 +193,8 @@ TEST_F(IntegrityOnGpu, TheReferencesTimedCallsDoTheTargetWork) {
 // Streams and memory operations the harness does not give, however they are reached.
 TEST_F(IntegrityOnGpu, AStreamFromADecodedEntryPointNameIsForbidden) {
   const json r = eval("gemm", "tests/gpu/candidates/attacks/gemm_stream_from_decoded_entry_point.cu", {"--no-timing"});
-  std::cout << "refused: " << integrity(r)["detail"]["refused_entry_points"].dump() << " violations: " << violations(r) << "\n";
+  std::cout << "refused: " << integrity(r)["detail"]["refused_entry_points"].dump() << " violations: " << violations(r)
+            << "\n";
   if (r["verdict"] == "forbidden") return;
   // Refused everywhere: it computed on the given stream alone, and the refusals are on record.
   EXPECT_EQ(r["verdict"], "correct") << r["reason"];
@@ -228,17 +233,18 @@ TEST_F(IntegrityOnGpu, ThroughTheServiceACandidateThatReachesTheReferencePoolIsF
 TEST_F(IntegrityOnGpu, ThroughTheServiceACandidateThatClosesTheExclusiveUseSocketIsForbidden) {
   // Whichever timed worker times the library alone first gives the GPU back before its candidate
   // loads, so both ask for the timing grant with their candidates in the process.
-  const auto r = run_cli(ws(), {"eval", "--json", "--no-sanitize", "-p", "gemm", "--lanes", "2",
-                                file("problems/gemm/reference/naive.cu"),
-                                file("tests/gpu/candidates/attacks/gemm_closes_the_exclusive_socket.cu")});
+  const auto r = run_cli(
+      ws(), {"eval", "--json", "--no-sanitize", "-p", "gemm", "--lanes", "2", file("problems/gemm/reference/naive.cu"),
+             file("tests/gpu/candidates/attacks/gemm_closes_the_exclusive_socket.cu")});
   ASSERT_TRUE(r.output.is_array() && r.output.size() == 2) << r.process.describe() << "\n" << r.process.err;
   const json &naive = r.output[0], &attack = r.output[1];
   EXPECT_EQ(naive["verdict"], "correct") << naive["reason"];
   const json naive_timing = stage_of(naive, "timing")["detail"];
   EXPECT_TRUE(naive_timing.value("exclusive_worker", false)) << naive_timing.dump();
   EXPECT_GT(naive_timing.value("exclusive_held_seconds", 0.0), 0) << naive_timing.dump();
-  std::cout << "naive: exclusive held " << naive_timing.value("exclusive_held_seconds", 0.0) << " s, waited for cached clean timings "
-            << naive_timing.value("baseline_cache_wait_seconds", 0.0) << " s\n";
+  std::cout << "naive: exclusive held " << naive_timing.value("exclusive_held_seconds", 0.0)
+            << " s, waited for cached clean timings " << naive_timing.value("baseline_cache_wait_seconds", 0.0)
+            << " s\n";
   ASSERT_EQ(stage_of(attack, "build")["status"], "ok") << stage_of(attack, "build").dump();
   ASSERT_EQ(stage_of(attack, "correctness")["status"], "ok") << stage_of(attack, "correctness").dump();
   std::cout << "attack: " << attack["verdict"] << ": " << attack["reason"] << "\n";
@@ -250,16 +256,17 @@ TEST_F(IntegrityOnGpu, ThroughTheServiceACandidateThatClosesTheExclusiveUseSocke
 // never served (other lanes would run beside its samples) and the run is forbidden, while the
 // honest GEMM beside it is timed alone.
 TEST_F(IntegrityOnGpu, ThroughTheServiceACandidateThatGivesTheGpuBackDuringItsTimingIsForbidden) {
-  const auto r = run_cli(ws(), {"eval", "--json", "--no-sanitize", "-p", "gemm", "--lanes", "2",
-                                file("problems/gemm/reference/naive.cu"),
-                                file("tests/gpu/candidates/attacks/gemm_gives_the_gpu_back_during_timing.cu")});
+  const auto r = run_cli(
+      ws(), {"eval", "--json", "--no-sanitize", "-p", "gemm", "--lanes", "2", file("problems/gemm/reference/naive.cu"),
+             file("tests/gpu/candidates/attacks/gemm_gives_the_gpu_back_during_timing.cu")});
   ASSERT_TRUE(r.output.is_array() && r.output.size() == 2) << r.process.describe() << "\n" << r.process.err;
   const json &naive = r.output[0], &attack = r.output[1];
   EXPECT_EQ(naive["verdict"], "correct") << naive["reason"];
   ASSERT_EQ(stage_of(attack, "correctness")["status"], "ok") << stage_of(attack, "correctness").dump();
   std::cout << "attack: " << attack["verdict"] << ": " << attack["reason"] << "\n";
   EXPECT_EQ(attack["verdict"], "forbidden") << attack["reason"] << "\n" << stage_of(attack, "timing").dump();
-  EXPECT_NE(attack["reason"].get<std::string>().find("wrote on the timed worker's exclusive-use socket"), std::string::npos)
+  EXPECT_NE(attack["reason"].get<std::string>().find("wrote on the timed worker's exclusive-use socket"),
+            std::string::npos)
       << attack["reason"];
 }
 
@@ -281,14 +288,16 @@ TEST_F(IntegrityOnGpu, ThroughTheServiceANaiveCandidateIsTimedWithoutACountedSam
   EXPECT_NE(naive_timing.value("counted_timed_sample", "").find("not taken"), std::string::npos) << naive_timing.dump();
   for (const auto& shape : naive_timing.value("shapes", json::array())) EXPECT_FALSE(shape.contains("counted_sample"));
   // Its SASS holds no target and no tensor instruction: its calls were not counted at all.
-  EXPECT_EQ(stage_of(naive, "target_run")["detail"].value("counted", true), false) << stage_of(naive, "target_run").dump();
+  EXPECT_EQ(stage_of(naive, "target_run")["detail"].value("counted", true), false)
+      << stage_of(naive, "target_run").dump();
 
   std::cout << "attack: " << attack["verdict"] << " target_run: " << stage_of(attack, "target_run")["message"] << "\n";
   // It must reach the stages it attacks (a build failure would pass the checks below vacuously).
   ASSERT_EQ(stage_of(attack, "build")["status"], "ok") << stage_of(attack, "build").dump();
   ASSERT_EQ(stage_of(attack, "correctness")["status"], "ok") << stage_of(attack, "correctness").dump();
   // Its timed worker's calls ran other kernels than the first worker's counted calls.
-  EXPECT_TRUE(stage_of(attack, "target_run")["detail"].value("counted", true)) << "its SASS holds wgmma: it must be counted";
+  EXPECT_TRUE(stage_of(attack, "target_run")["detail"].value("counted", true))
+      << "its SASS holds wgmma: it must be counted";
   EXPECT_EQ(attack["verdict"], "forbidden") << attack["reason"];
   EXPECT_TRUE(has_violation(attack, "counted_call_differs")) << violations(attack);
   EXPECT_NE(violations(attack).find("in the first worker"), std::string::npos) << violations(attack);

@@ -79,8 +79,8 @@ TEST_P(SampledRowsOnGpu, MatchTheFullReferenceAtTheSampledRows) {
   expected_forward_rows(d, Q.get(), K.get(), V.get(), q_rows.get(), n, o.get(), lse.get(), scratch.get(), s);
   expected_dq_rows(d, Q.get(), K.get(), V.get(), dO.get(), LSE.get(), Delta.get(), q_rows.get(), n, dq.get(),
                    scratch.get(), s);
-  expected_dkdv_rows(d, Q.get(), K.get(), V.get(), dO.get(), LSE.get(), Delta.get(), k_rows.get(), n, dk.get(), dv.get(),
-                     scratch.get(), s);
+  expected_dkdv_rows(d, Q.get(), K.get(), V.get(), dO.get(), LSE.get(), Delta.get(), k_rows.get(), n, dk.get(),
+                     dv.get(), scratch.get(), s);
   PTXBENCH_CUDA(cudaDeviceSynchronize());
 
   const auto qr = to_host(q_rows, n), kr = to_host(k_rows, n);

@@ -94,7 +94,8 @@ TEST_F(ServiceOnGpu, HealthProbeRunsTheKnownKernelAndCalibrates) {
   EXPECT_GT(a.calibration_ms, 0);
   EXPECT_TRUE(a.gpu_state.contains("sm_clock_mhz")) << a.gpu_state.dump();
   // Two probes in a row on an idle GPU agree well within the 15% the screening allows.
-  EXPECT_LT(std::abs(b.calibration_ms - a.calibration_ms) / a.calibration_ms, 0.15) << a.calibration_ms << " vs " << b.calibration_ms;
+  EXPECT_LT(std::abs(b.calibration_ms - a.calibration_ms) / a.calibration_ms, 0.15)
+      << a.calibration_ms << " vs " << b.calibration_ms;
 }
 
 TEST_F(ServiceOnGpu, AWorkerKilledMidStageIsReRunAndAHungKernelIsTheCandidates) {
@@ -202,7 +203,8 @@ TEST_F(ServiceOnGpu, ACandidateTimedAgainstCachedLibraryTimingsIsJudgedLikeTheFi
     const std::string faults = read(ws / "service" / "faults.jsonl");
     if (!faults.empty()) {
       std::cout << problem << ": the monitor recorded faults between the candidates, so the caches were dropped "
-                << "(cache checks not made for this problem):\n" << faults;
+                << "(cache checks not made for this problem):\n"
+                << faults;
       continue;
     }
     const StageResult* timing = second.record.stage("timing");
@@ -211,7 +213,8 @@ TEST_F(ServiceOnGpu, ACandidateTimedAgainstCachedLibraryTimingsIsJudgedLikeTheFi
     for (const auto& b : timing->detail.value("baseline_alone", json::array())) cached += b.value("cached", false);
     EXPECT_GT(cached, 0) << "the second candidate did not use the cached timings: " << timing->detail.dump();
     for (const auto* r : {&first.record, &second.record})
-      EXPECT_TRUE(r->stage("timing")->detail.contains("exclusive_wait_seconds")) << "a timed worker never asked for the GPU alone";
+      EXPECT_TRUE(r->stage("timing")->detail.contains("exclusive_wait_seconds"))
+          << "a timed worker never asked for the GPU alone";
     ASSERT_TRUE(first.record.speedup_geomean && second.record.speedup_geomean);
     EXPECT_NEAR(*second.record.speedup_geomean / *first.record.speedup_geomean, 1.0, 0.03);
 

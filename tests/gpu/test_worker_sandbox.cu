@@ -57,9 +57,11 @@ void gpu_round_trip(int value) {
 void confined(const std::function<void()>& forbidden) {
   gpu_round_trip(1);
   sandbox::CandidateFilterOptions o;
-  if (const char* off = std::getenv("PTXBENCH_SANDBOX_DISABLE"); off && std::string(off).find("exec_mappings") != std::string::npos)
+  if (const char* off = std::getenv("PTXBENCH_SANDBOX_DISABLE");
+      off && std::string(off).find("exec_mappings") != std::string::npos)
     o.deny_exec_mappings = false;
-  if (const char* off = std::getenv("PTXBENCH_SANDBOX_DISABLE"); off && std::string(off).find("file_opens") != std::string::npos)
+  if (const char* off = std::getenv("PTXBENCH_SANDBOX_DISABLE");
+      off && std::string(off).find("file_opens") != std::string::npos)
     o.deny_file_opens = false;
   if (!sandbox::install_before_candidate_load(o).empty()) std::_Exit(2);
   if (!sandbox::install_after_candidate_load(o).empty()) std::_Exit(3);
@@ -73,7 +75,8 @@ class WorkerSandboxOnGpu : public OnGpu {
   void SetUp() override {
     OnGpu::SetUp();
     if (IsSkipped()) return;
-    if (!sandbox::seccomp_available()) GTEST_SKIP() << "seccomp is not available here (or this build has no libseccomp)";
+    if (!sandbox::seccomp_available())
+      GTEST_SKIP() << "seccomp is not available here (or this build has no libseccomp)";
     GTEST_FLAG_SET(death_test_style, "threadsafe");
   }
 };
@@ -139,19 +142,22 @@ TEST_F(WorkerSandboxOnGpu, HostCodePastTheStaticChecksCannotTouchTheHost) {
     const bool listening = bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && listen(listener, 4) == 0;
 
     const auto ws = fresh_workspace("gpu-worker-escape");
-    std::vector<std::string> args{"eval", "--json", "--no-timing", "-p", "gemm", file("tests/gpu/candidates/attacks/gemm_escapes_through_libc.cu")};
+    std::vector<std::string> args{"eval", "--json", "--no-timing",
+                                  "-p",   "gemm",   file("tests/gpu/candidates/attacks/gemm_escapes_through_libc.cu")};
     if (!sanitize) args.insert(args.begin() + 2, "--no-sanitize");
     auto r = run_cli(ws, args);
     ASSERT_TRUE(r.output.is_object()) << r.process.describe() << "\n" << r.process.err;
     const std::string record = r.output.dump();
     std::cout << "verdict " << r.output["verdict"] << ": " << r.output["reason"] << "\n";
-    for (const auto& st : r.output["stages"]) std::cout << "  " << st["name"] << " " << st["status"] << " " << st.value("message", "") << "\n";
+    for (const auto& st : r.output["stages"])
+      std::cout << "  " << st["name"] << " " << st["status"] << " " << st.value("message", "") << "\n";
     EXPECT_EQ(r.output["verdict"], "forbidden") << r.output["reason"];
     for (const auto& st : r.output["stages"])
       if (st["name"] == "static") {
         EXPECT_EQ(st["status"], "ok") << "a static check caught it: this test is about the run-time layers";
       }
-    EXPECT_NE(record.find("libc functions found"), std::string::npos) << "the attack did not run: " << record.substr(0, 4000);
+    EXPECT_NE(record.find("libc functions found"), std::string::npos)
+        << "the attack did not run: " << record.substr(0, 4000);
 
     std::ifstream in(canary);
     std::stringstream text;
@@ -178,11 +184,13 @@ TEST_F(WorkerSandboxOnGpu, ACandidateThatEndsItselfLikeAnOutsideKillIsForbidden)
     for (const bool sanitize : {false, true}) {
       SCOPED_TRACE(std::string(attack) + (sanitize ? " with compute-sanitizer" : " without compute-sanitizer"));
       const auto ws = fresh_workspace("gpu-worker-self-kill");
-      std::vector<std::string> args{"eval", "--json", "--no-timing", "-p", "gemm", file(std::string("tests/gpu/candidates/attacks/") + attack)};
+      std::vector<std::string> args{"eval", "--json", "--no-timing",
+                                    "-p",   "gemm",   file(std::string("tests/gpu/candidates/attacks/") + attack)};
       if (!sanitize) args.insert(args.begin() + 2, "--no-sanitize");
       auto r = run_cli(ws, args);
       ASSERT_TRUE(r.output.is_object()) << r.process.describe() << "\n" << r.process.err;
-      std::cout << attack << (sanitize ? " (sanitized)" : "") << ": " << r.output["verdict"] << ": " << r.output["reason"] << "\n";
+      std::cout << attack << (sanitize ? " (sanitized)" : "") << ": " << r.output["verdict"] << ": "
+                << r.output["reason"] << "\n";
       EXPECT_EQ(r.output["verdict"], "forbidden") << r.output.dump().substr(0, 4000);
       EXPECT_NE(r.output.dump().find("libc functions found"), std::string::npos) << "the attack did not run";
     }

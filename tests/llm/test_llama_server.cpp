@@ -54,7 +54,8 @@ class LlamaCpp : public ::testing::Test {
     // crashes on its first prompt; the client then only sees refused connections).
     if (reply.outcome != ProviderOutcome::ok && reply.outcome != ProviderOutcome::truncated && server_)
       std::cout << "[ llama    ] the server " << (server_->running() ? "is still running" : server_->describe_exit())
-                << "; its log ends:\n" << server_->log_tail(1500) << "\n";
+                << "; its log ends:\n"
+                << server_->log_tail(1500) << "\n";
     ::testing::Test::RecordProperty(std::string(what) + "_seconds", std::to_string(reply.seconds));
     ::testing::Test::RecordProperty(std::string(what) + "_output_tokens",
                                     std::to_string(reply.usage.output_tokens.value_or(-1)));
@@ -71,7 +72,8 @@ TEST_F(LlamaCpp, RealReplyWithUsage) {
                                  [&](const std::string& l) { lines.push_back(l); });
   report("reply", reply);
   ASSERT_TRUE(reply.outcome == ProviderOutcome::ok || reply.outcome == ProviderOutcome::truncated)
-      << agent::to_string(reply.outcome) << ": " << reply.error << "\n" << reply.response_body;
+      << agent::to_string(reply.outcome) << ": " << reply.error << "\n"
+      << reply.response_body;
   EXPECT_FALSE(reply.content.empty());
   EXPECT_EQ(reply.http_status, 200);
   EXPECT_EQ(reply.attempts, 1);
@@ -138,10 +140,28 @@ TEST_F(LlamaCpp, ValidateFindsTheServedModel) {
 // 135M model's kernels are wrong, which is the point; every turn must be recorded with its state.
 TEST_F(LlamaCpp, AgentRunsTwoTrajectoriesOfThreeTurns) {
   const auto ws = fresh_workspace("llm-run");
-  auto r = run_cli(ws, {"run", "--model", "llamacpp:" + server_->model(), "--model-arg", "base_url=" + server_->base_url(),
-                        "--model-arg", "max_tokens=160", "--model-arg", "temperature=0.7", "--knowledge", "none",
-                        "--problems", "gemm", "--trajectories", "2", "--turns", "3", "--no-gpu", "--run-name", "llm",
-                        "--json"},
+  auto r = run_cli(ws,
+                   {"run",
+                    "--model",
+                    "llamacpp:" + server_->model(),
+                    "--model-arg",
+                    "base_url=" + server_->base_url(),
+                    "--model-arg",
+                    "max_tokens=160",
+                    "--model-arg",
+                    "temperature=0.7",
+                    "--knowledge",
+                    "none",
+                    "--problems",
+                    "gemm",
+                    "--trajectories",
+                    "2",
+                    "--turns",
+                    "3",
+                    "--no-gpu",
+                    "--run-name",
+                    "llm",
+                    "--json"},
                    std::chrono::seconds(600));
   ASSERT_EQ(r.process.exit_code, 0) << r.process.describe() << "\n" << r.process.err.substr(0, 4000);
   const auto file = ws / "llm.jsonl";
@@ -174,23 +194,32 @@ TEST_F(LlamaCpp, AsAFixitTeacherItsFailedFixesAreCountedAndDropped) {
   const auto model = ws / "model";
   const std::string body =
       "__global__ void scale(float* x) { if (x) x[threadIdx.x] *= 2.f; }\n"
-      "extern \"C\" cudaError_t ptxbench_mha_fwd(const void*, const void*, const void*, void* o, void*, int, int, int, int,"
+      "extern \"C\" cudaError_t ptxbench_mha_fwd(const void*, const void*, const void*, void* o, void*, int, int, int, "
+      "int,"
       " cudaStream_t s) { scale<<<1, 32, 0, s>>>(static_cast<float*>(o)); return cudaGetLastError(); }\n";
   for (const auto& [traj, marker] : std::vector<std::pair<int, std::string>>{{0, "incorrect"}, {1, "runtime_error"}}) {
     std::filesystem::create_directories(model / "mha_fwd" / std::to_string(traj));
     std::ofstream(model / "mha_fwd" / std::to_string(traj) / "0.cu")
-        << "extern \"C\" const char ptxbench_fake_marker[] = \"PTXBENCH_FAKE:" << marker << "\";\n" << body;
+        << "extern \"C\" const char ptxbench_fake_marker[] = \"PTXBENCH_FAKE:" << marker << "\";\n"
+        << body;
   }
-  auto r = run_cli(ws, {"run", "--model", "files:" + model.string(), "--problems", "mha_fwd", "--trajectories", "2", "--turns", "1",
-                        "--knowledge", "none", "--run-name", "src", "--worker", worker.string(), "--no-sanitize", "--no-probe", "--json"});
+  auto r = run_cli(ws, {"run", "--model", "files:" + model.string(), "--problems", "mha_fwd", "--trajectories", "2",
+                        "--turns", "1", "--knowledge", "none", "--run-name", "src", "--worker", worker.string(),
+                        "--no-sanitize", "--no-probe", "--json"});
   ASSERT_EQ(r.process.exit_code, 0) << r.process.err.substr(0, 3000);
-  {
-    std::ofstream(ws / "t.toml") << "name = \"t\"\ntitle = \"llm teacher\"\nsuite = \"4ops\"\n[fix]\nattempts = 2\n";
-  }
-  r = run_cli(ws, {"fixit", "build", "--runs", "src", "--recipe", (ws / "t.toml").string(), "--teacher", "llamacpp:" + server_->model(),
-                   "--teacher-arg", "base_url=" + server_->base_url(), "--teacher-arg", "max_tokens=256", "--teacher-arg",
-                   "temperature=0.7", "--worker", worker.string(), "--no-sanitize", "--no-probe", "--no-timing", "--local",
-                   "--parallel", "2", "--json"},
+  { std::ofstream(ws / "t.toml") << "name = \"t\"\ntitle = \"llm teacher\"\nsuite = \"4ops\"\n[fix]\nattempts = 2\n"; }
+  r = run_cli(ws, {"fixit",         "build",
+                   "--runs",        "src",
+                   "--recipe",      (ws / "t.toml").string(),
+                   "--teacher",     "llamacpp:" + server_->model(),
+                   "--teacher-arg", "base_url=" + server_->base_url(),
+                   "--teacher-arg", "max_tokens=256",
+                   "--teacher-arg", "temperature=0.7",
+                   "--worker",      worker.string(),
+                   "--no-sanitize", "--no-probe",
+                   "--no-timing",   "--local",
+                   "--parallel",    "2",
+                   "--json"},
               std::chrono::seconds(800));
   ASSERT_EQ(r.process.exit_code, 0) << r.process.describe() << "\n" << r.process.err.substr(0, 4000);
   const json& o = r.output;
@@ -205,8 +234,8 @@ TEST_F(LlamaCpp, AsAFixitTeacherItsFailedFixesAreCountedAndDropped) {
         EXPECT_EQ(row["status"], "dropped") << row.dump();
         EXPECT_EQ(row["reason"], "teacher") << row.dump();
       }
-  std::cout << "[ llama    ] fixit build in " << o["seconds"] << " s: " << o["items"].dump() << ", " << o["teacher_calls"]
-            << " teacher calls\n";
+  std::cout << "[ llama    ] fixit build in " << o["seconds"] << " s: " << o["items"].dump() << ", "
+            << o["teacher_calls"] << " teacher calls\n";
 }
 
 }  // namespace

@@ -37,7 +37,8 @@ inline std::map<std::string, std::pair<int, std::string>> submitter_records(cons
 }
 
 inline RunTally check_every_job_accounted(RedisJobQueue& q, const std::string& prefix, int jobs,
-                                          const std::filesystem::path& submitter_db, const std::filesystem::path& stored_log) {
+                                          const std::filesystem::path& submitter_db,
+                                          const std::filesystem::path& stored_log) {
   RunTally t;
   std::ifstream log(stored_log);
   for (std::string line; std::getline(log, line);) {
@@ -78,9 +79,9 @@ inline RunTally check_every_job_accounted(RedisJobQueue& q, const std::string& p
     EXPECT_FALSE(result.value("overlap", false)) << id << ": a shared stage ran while the GPU was timing";
     // A fault plays on a job's first attempt only: a result of a later attempt (the first was
     // interrupted by a kill or a stall) is a clean run.
-    const std::string fault = result.value("attempt", 1) > 1 && fault_of(i) != "compile_error" && fault_of(i) != "oom_always"
-                                  ? ""
-                                  : fault_of(i);
+    const std::string fault =
+        result.value("attempt", 1) > 1 && fault_of(i) != "compile_error" && fault_of(i) != "oom_always" ? ""
+                                                                                                        : fault_of(i);
     const std::string verdict = result.value("verdict", "");
     if (fault == "oom_always") {
       EXPECT_EQ(o->state, JobState::infra_error) << id;

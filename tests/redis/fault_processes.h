@@ -32,8 +32,8 @@ inline pid_t spawn_worker(const std::string& url, const std::filesystem::path& d
 }
 
 // Each job's simulated GPU stages take `ms` each (the shared one, then the timed one).
-inline pid_t spawn_submitter(const std::string& url, int jobs, const std::string& prefix, const std::filesystem::path& db,
-                             int ms) {
+inline pid_t spawn_submitter(const std::string& url, int jobs, const std::string& prefix,
+                             const std::filesystem::path& db, int ms) {
   return spawn({(kBin / "service_redis_submitter").string(), "--queue", url, "--jobs", std::to_string(jobs), "--prefix",
                 prefix, "--db", db.string(), "--ms", std::to_string(ms)});
 }

@@ -26,7 +26,8 @@ class RecordingQueue final : public JobQueue {
   QueueStatus lease(const std::string& owner, std::chrono::milliseconds ttl, std::optional<LeasedJob>* out) override {
     return inner_.lease(owner, ttl, out);
   }
-  QueueStatus heartbeat(const std::string& id, const std::string& owner, std::chrono::milliseconds ttl, bool* held) override {
+  QueueStatus heartbeat(const std::string& id, const std::string& owner, std::chrono::milliseconds ttl,
+                        bool* held) override {
     return inner_.heartbeat(id, owner, ttl, held);
   }
   QueueStatus complete(const std::string& id, const std::string& owner, const json& result, bool* stored) override {
@@ -34,17 +35,21 @@ class RecordingQueue final : public JobQueue {
     QueueStatus st = inner_.complete(id, owner, result, &s);
     if (st.ok && s) {
       const std::string line = id + " " + owner + "\n";
-      if (::write(fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) return QueueStatus::failure("log write");
+      if (::write(fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
+        return QueueStatus::failure("log write");
     }
     if (stored) *stored = s;
     return st;
   }
-  QueueStatus fail(const std::string& id, const std::string& owner, const std::string& reason, bool* requeued) override {
+  QueueStatus fail(const std::string& id, const std::string& owner, const std::string& reason,
+                   bool* requeued) override {
     return inner_.fail(id, owner, reason, requeued);
   }
   QueueStatus reclaim_expired(int* reclaimed) override { return inner_.reclaim_expired(reclaimed); }
   QueueStatus counts(QueueCounts* out) override { return inner_.counts(out); }
-  QueueStatus outcome(const std::string& id, std::optional<JobOutcome>* out) override { return inner_.outcome(id, out); }
+  QueueStatus outcome(const std::string& id, std::optional<JobOutcome>* out) override {
+    return inner_.outcome(id, out);
+  }
 
  private:
   JobQueue& inner_;

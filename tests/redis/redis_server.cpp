@@ -88,11 +88,12 @@ void RedisServer::start() {
   const std::string exe = redis_server_binary();
   if (exe.empty()) throw std::runtime_error("redis-server is not installed");
   std::vector<std::string> argv;
-  for (const std::string& a : {exe, std::string("--bind"), bind_, std::string("--port"), std::to_string(port_),
-                               std::string("--dir"), dir_.string(), std::string("--appendonly"), std::string("yes"),
-                               std::string("--appendfsync"), std::string("always"), std::string("--save"), std::string(""),
-                               std::string("--protected-mode"), std::string("no"), std::string("--daemonize"),
-                               std::string("no"), std::string("--logfile"), (dir_ / "redis.log").string()})
+  for (const std::string& a :
+       {exe, std::string("--bind"), bind_, std::string("--port"), std::to_string(port_), std::string("--dir"),
+        dir_.string(), std::string("--appendonly"), std::string("yes"), std::string("--appendfsync"),
+        std::string("always"), std::string("--save"), std::string(""), std::string("--protected-mode"),
+        std::string("no"), std::string("--daemonize"), std::string("no"), std::string("--logfile"),
+        (dir_ / "redis.log").string()})
     argv.push_back(a);
   pid_ = spawn_process(std::move(argv));
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);

@@ -21,8 +21,8 @@ class RedisServer {
   RedisServer(const RedisServer&) = delete;
   RedisServer& operator=(const RedisServer&) = delete;
 
-  void start();       // and waits until it answers PING (throws if it does not within 10 s)
-  void kill_nine();   // SIGKILL, as a crash
+  void start();      // and waits until it answers PING (throws if it does not within 10 s)
+  void kill_nine();  // SIGKILL, as a crash
   int port() const { return port_; }
   const std::string& host() const { return bind_; }
   std::string url(const std::string& stream = "ptxbench") const;

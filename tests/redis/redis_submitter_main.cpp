@@ -34,7 +34,8 @@ int main(int argc, char** argv) {
   sqlite3* db = nullptr;
   if (sqlite3_open(db_path.c_str(), &db) != SQLITE_OK) return 2;
   sqlite3_busy_timeout(db, 10000);
-  sqlite3_exec(db, "CREATE TABLE IF NOT EXISTS records (job_id TEXT NOT NULL, state TEXT, result TEXT, attempts INTEGER)",
+  sqlite3_exec(db,
+               "CREATE TABLE IF NOT EXISTS records (job_id TEXT NOT NULL, state TEXT, result TEXT, attempts INTEGER)",
                nullptr, nullptr, nullptr);
   std::set<std::string> recorded;
   {
@@ -64,7 +65,8 @@ int main(int argc, char** argv) {
         return 4;
       }
       sqlite::Statement ins(db, "INSERT INTO records (job_id, state, result, attempts) VALUES (?, ?, ?, ?)");
-      sqlite::Params(ins) << id << std::string(to_string(o->state)) << o->result.dump() << static_cast<long long>(o->attempts);
+      sqlite::Params(ins) << id << std::string(to_string(o->state)) << o->result.dump()
+                          << static_cast<long long>(o->attempts);
       if (ins.step() != SQLITE_DONE) return 5;
       recorded.insert(id);
       ++mine;

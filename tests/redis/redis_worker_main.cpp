@@ -40,7 +40,8 @@ int main(int argc, char** argv) {
   }
   test::RecordingQueue queue(redis, log);
   test::SimulatedExecutor executor(worker, std::filesystem::path(dir) / "jobs", std::chrono::milliseconds(1000));
-  ProcessHealthProbe probe(test::fake_worker_launch(worker, std::filesystem::path(dir) / "jobs", std::chrono::seconds(10)));
+  ProcessHealthProbe probe(
+      test::fake_worker_launch(worker, std::filesystem::path(dir) / "jobs", std::chrono::seconds(10)));
   const EngineOptions o = test::simulated_engine_options(2, 1, lease_ms, 5);
   const MonitorOptions m = test::simulated_monitor_options();
   ServiceEngine engine(queue, executor, &probe, o, m);

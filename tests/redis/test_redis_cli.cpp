@@ -14,13 +14,14 @@ using namespace ptxbench;
 using namespace std::chrono_literals;
 
 TEST(RedisCli, ServeJudgesWhatASubmitOnlyEvalQueuedAndStatusListsTheWorker) {
-  if (test::redis_server_binary().empty()) GTEST_SKIP() << "redis-server is not installed (scripts/setup.sh installs it)";
+  if (test::redis_server_binary().empty())
+    GTEST_SKIP() << "redis-server is not installed (scripts/setup.sh installs it)";
   test::TempDir dir("ptxbench-redis-cli");
   test::RedisServer redis(dir.path() / "redis");
   const std::string url = redis.url("cli");
-  const pid_t serve = test::spawn_process({(test::bin_dir() / "ptxbench").string(), "--workspace", (dir.path() / "serve").string(),
-                                           "--problems", (test::source_dir() / "problems").string(), "serve", "--queue", url,
-                                           "--no-health-probe", "--cpu-jobs", "1"});
+  const pid_t serve = test::spawn_process(
+      {(test::bin_dir() / "ptxbench").string(), "--workspace", (dir.path() / "serve").string(), "--problems",
+       (test::source_dir() / "problems").string(), "serve", "--queue", url, "--no-health-probe", "--cpu-jobs", "1"});
   auto eval = test::run_cli(dir.path() / "submitter",
                             {"eval", "-p", "gemm", (test::source_dir() / "problems/gemm/reference/naive.cu").string(),
                              "--queue", url, "--submit-only", "--json"},

@@ -26,7 +26,8 @@ namespace {
 class RedisQueueTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (test::redis_server_binary().empty()) GTEST_SKIP() << "redis-server is not installed (scripts/setup.sh installs it)";
+    if (test::redis_server_binary().empty())
+      GTEST_SKIP() << "redis-server is not installed (scripts/setup.sh installs it)";
     server_ = std::make_unique<test::RedisServer>(dir_.path() / "redis");
   }
   RedisEndpoint endpoint() const { return parse_redis_url(server_->url()); }
@@ -106,7 +107,8 @@ TEST(RedisJobQueueUnreachable, SaysRedisIsUnreachableAfterTheRetryBudget) {
   RedisJobQueue q(parse_redis_url("redis://127.0.0.1:" + std::to_string(port)), o);
   const auto spent = std::chrono::steady_clock::now() - t0;
   ASSERT_FALSE(q.status().ok);
-  EXPECT_NE(q.status().error.find("Redis at redis://127.0.0.1:" + std::to_string(port)), std::string::npos) << q.status().error;
+  EXPECT_NE(q.status().error.find("Redis at redis://127.0.0.1:" + std::to_string(port)), std::string::npos)
+      << q.status().error;
   EXPECT_NE(q.status().error.find("unreachable"), std::string::npos) << q.status().error;
   EXPECT_NE(q.status().error.find("attempt(s)"), std::string::npos) << q.status().error;
   EXPECT_GE(spent, 300ms) << "no backoff before giving up";

@@ -34,14 +34,17 @@ bool any_failure_contains(const JobOutcome& o, const std::string& s) {
 }  // namespace
 
 TEST(RedisServiceFaults, FourWorkersAndASubmitterSurviveKillNineRedisRestartAndAStalledWorker) {
-  if (test::redis_server_binary().empty()) GTEST_SKIP() << "redis-server is not installed (scripts/setup.sh installs it)";
+  if (test::redis_server_binary().empty())
+    GTEST_SKIP() << "redis-server is not installed (scripts/setup.sh installs it)";
   test::TempDir dir("ptxbench-redis-faults");
   test::RedisServer redis(dir.path() / "redis");
   const std::string url = redis.url("faults");
   const auto stored_log = dir.path() / "stored.log", submitter_db = dir.path() / "submitter.db";
   constexpr int kJobs = 1000;
   std::mt19937 rng(20261201);
-  auto pause = [&](int lo, int hi) { std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(lo, hi)(rng))); };
+  auto pause = [&](int lo, int hi) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(lo, hi)(rng)));
+  };
 
   pid_t submitter = test::spawn_submitter(url, kJobs, "job", submitter_db, kStageMs);
   std::vector<pid_t> workers;
@@ -153,22 +156,27 @@ struct PrivateNetwork {
 }  // namespace
 
 TEST(RedisServiceFaults, WorkersInTheirOwnNetworkNamespacesReachRedisAcrossAVethNetwork) {
-  if (test::redis_server_binary().empty()) GTEST_SKIP() << "redis-server is not installed (scripts/setup.sh installs it)";
-  if (getuid() != 0 || access("/usr/sbin/ip", X_OK) != 0) GTEST_SKIP() << "needs root (CAP_NET_ADMIN) and iproute2 for ip netns";
+  if (test::redis_server_binary().empty())
+    GTEST_SKIP() << "redis-server is not installed (scripts/setup.sh installs it)";
+  if (getuid() != 0 || access("/usr/sbin/ip", X_OK) != 0)
+    GTEST_SKIP() << "needs root (CAP_NET_ADMIN) and iproute2 for ip netns";
   PrivateNetwork net;
   if (!net.error.empty()) GTEST_SKIP() << "no private network for the test: " << net.error;
   test::TempDir dir("ptxbench-redis-netns");
   test::RedisServer redis(dir.path() / "redis", net.redis_address());
   const std::string url = redis.url("netns");
   // Inside a namespace Redis is not on loopback: the only way to it is the veth network.
-  EXPECT_NE(sh("ip netns exec " + net.namespaces[0] + " bash -c 'echo > /dev/tcp/127.0.0.1/" + std::to_string(redis.port()) + "'"), 0);
+  EXPECT_NE(sh("ip netns exec " + net.namespaces[0] + " bash -c 'echo > /dev/tcp/127.0.0.1/" +
+               std::to_string(redis.port()) + "'"),
+            0);
   EXPECT_EQ(sh("ip netns exec " + net.namespaces[0] + " bash -c 'echo > /dev/tcp/" + net.redis_address() + "/" +
                std::to_string(redis.port()) + "'"),
             0);
   const auto stored_log = dir.path() / "stored.log", submitter_db = dir.path() / "submitter.db";
   std::vector<pid_t> workers;
   for (int w = 0; w < 2; ++w)
-    workers.push_back(test::spawn_worker(url, dir.path() / ("w" + std::to_string(w)), stored_log, kLeaseMs, net.namespaces[w]));
+    workers.push_back(
+        test::spawn_worker(url, dir.path() / ("w" + std::to_string(w)), stored_log, kLeaseMs, net.namespaces[w]));
   constexpr int kJobs = 200;
   pid_t submitter = test::spawn_submitter(url, kJobs, "net", submitter_db, 10);
   const int rc = test::wait_for(submitter, 90s);

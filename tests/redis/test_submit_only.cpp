@@ -40,7 +40,8 @@ void remote_worker(const std::string& url, std::atomic<bool>& stop, std::atomic<
     r.verdict = Verdict::correct;
     r.speedup_geomean = 1.25;
     r.gpu = gpu.gpu;
-    q.complete(job->id, job->owner, {{"record", to_json(r)}, {"device", 0}, {"timings", {{"gpu_seconds", 0.5}}}}, nullptr);
+    q.complete(job->id, job->owner, {{"record", to_json(r)}, {"device", 0}, {"timings", {{"gpu_seconds", 0.5}}}},
+               nullptr);
     ++judged;
   }
 }
@@ -48,7 +49,8 @@ void remote_worker(const std::string& url, std::atomic<bool>& stop, std::atomic<
 }  // namespace
 
 TEST(SubmitOnly, TicketsResolveFromTheResultsStreamWithTheRemoteWorkersRecords) {
-  if (test::redis_server_binary().empty()) GTEST_SKIP() << "redis-server is not installed (scripts/setup.sh installs it)";
+  if (test::redis_server_binary().empty())
+    GTEST_SKIP() << "redis-server is not installed (scripts/setup.sh installs it)";
   test::TempDir dir("ptxbench-submit-only");
   test::RedisServer redis(dir.path() / "redis");
   const std::string url = redis.url("submit");

@@ -43,7 +43,8 @@ std::string error_of(const std::filesystem::path& p) {
   return "";
 }
 
-const char* kRun = R"({"kind": "run", "id": "r", "model": "m", "arch": "sm_90a", "knowledge": "params", "trajectories": 1, "turns": 2})";
+const char* kRun =
+    R"({"kind": "run", "id": "r", "model": "m", "arch": "sm_90a", "knowledge": "params", "trajectories": 1, "turns": 2})";
 
 TEST(JsonlLoader, ReadsRunsAndTurnsAndDerivesFinished) {
   const auto set = test::load_fixture("edge_cases.jsonl", true);
@@ -62,25 +63,37 @@ TEST(JsonlLoader, ReadsRunsAndTurnsAndDerivesFinished) {
 }
 
 TEST(JsonlLoader, BadInputNamesFileLineAndField) {
-  auto e = error_of(write_lines("a.jsonl", {kRun, R"({"kind": "turn", "run": "r", "problem": "gemm", "trajectory": 0, "turn": 1, "state": "great"})"}));
+  auto e = error_of(write_lines(
+      "a.jsonl",
+      {kRun, R"({"kind": "turn", "run": "r", "problem": "gemm", "trajectory": 0, "turn": 1, "state": "great"})"}));
   EXPECT_NE(e.find("a.jsonl:2"), std::string::npos) << e;
   EXPECT_NE(e.find("'state'"), std::string::npos) << e;
   EXPECT_NE(e.find("great"), std::string::npos) << e;
-  e = error_of(write_lines("b.jsonl", {kRun, R"({"kind": "turn", "run": "r", "problem": "gemm", "trajectory": 0, "turn": 0, "state": "correct"})"}));
+  e = error_of(write_lines(
+      "b.jsonl",
+      {kRun, R"({"kind": "turn", "run": "r", "problem": "gemm", "trajectory": 0, "turn": 0, "state": "correct"})"}));
   EXPECT_NE(e.find("b.jsonl:2: field 'turn' must be an integer >= 1"), std::string::npos) << e;
-  e = error_of(write_lines("c.jsonl", {R"({"kind": "turn", "run": "nope", "problem": "gemm", "trajectory": 0, "turn": 1, "state": "correct"})"}));
+  e = error_of(write_lines(
+      "c.jsonl",
+      {R"({"kind": "turn", "run": "nope", "problem": "gemm", "trajectory": 0, "turn": 1, "state": "correct"})"}));
   EXPECT_NE(e.find("c.jsonl:1: turn names run 'nope'"), std::string::npos) << e;
   e = error_of(write_lines("d.jsonl", {kRun, "{not json"}));
   EXPECT_NE(e.find("d.jsonl:2: not a JSON object"), std::string::npos) << e;
-  e = error_of(write_lines("e.jsonl", {R"({"kind": "run", "id": "r", "model": "m", "arch": "sm_90a", "knowledge": "params", "turns": 2})"}));
+  e = error_of(write_lines(
+      "e.jsonl", {R"({"kind": "run", "id": "r", "model": "m", "arch": "sm_90a", "knowledge": "params", "turns": 2})"}));
   EXPECT_NE(e.find("e.jsonl:1: field 'trajectories' is missing"), std::string::npos) << e;
-  e = error_of(write_lines("f.jsonl", {kRun, R"({"kind": "turn", "run": "r", "problem": "g", "trajectory": 0, "turn": 1, "state": "correct", "speedup_geomean": -1})"}));
+  e = error_of(write_lines(
+      "f.jsonl",
+      {kRun,
+       R"({"kind": "turn", "run": "r", "problem": "g", "trajectory": 0, "turn": 1, "state": "correct", "speedup_geomean": -1})"}));
   EXPECT_NE(e.find("'speedup_geomean' must be a number > 0"), std::string::npos) << e;
   e = error_of(write_lines("g.jsonl", {R"({"format": "something/9"})"}));
   EXPECT_NE(e.find("unknown format 'something/9'"), std::string::npos) << e;
   // A duplicate turn is found when trajectories are indexed.
-  const auto dup = load_jsonl(write_lines("h.jsonl", {kRun, R"({"kind": "turn", "run": "r", "problem": "g", "trajectory": 0, "turn": 1, "state": "incorrect"})",
-                                                      R"({"kind": "turn", "run": "r", "problem": "g", "trajectory": 0, "turn": 1, "state": "correct"})"}));
+  const auto dup = load_jsonl(write_lines(
+      "h.jsonl",
+      {kRun, R"({"kind": "turn", "run": "r", "problem": "g", "trajectory": 0, "turn": 1, "state": "incorrect"})",
+       R"({"kind": "turn", "run": "r", "problem": "g", "trajectory": 0, "turn": 1, "state": "correct"})"}));
   try {
     index_trajectories(dup);
     FAIL();
@@ -119,8 +132,6 @@ TEST(JsonlLoader, TheAgentsExportFormat) {
   EXPECT_FALSE(set.turns[3].finished);
 }
 
-
-
 void exec(sqlite3* db, const std::string& sql) {
   char* msg = nullptr;
   ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &msg), SQLITE_OK) << (msg ? msg : "") << "\n" << sql;
@@ -129,10 +140,11 @@ void exec(sqlite3* db, const std::string& sql) {
 std::string turn_sql(const std::string& problem, int traj, int turn, const std::string& phase, const std::string& state,
                      const std::string& target_executed, const std::string& speedup, const std::string& evaluation,
                      const std::string& candidate, const std::string& reasoning_tokens, int reasoning_chars) {
-  return "INSERT INTO turns VALUES ('run-db', '" + problem + "', " + std::to_string(traj) + ", " + std::to_string(turn) + ", '" + phase +
-         "', '" + state + "', 'ok', 1, " + candidate + ", '{}', " + evaluation + ", 0, NULL, NULL, " + target_executed +
-         ", NULL, " + speedup + ", 'feedback " + std::to_string(turn) + "', 'feedback/1', '{}', 10, 20, " + reasoning_tokens + ", " +
-         std::to_string(reasoning_chars) + ", NULL, 1, 0, 0, 0, 0, 0, '', '', '');";
+  return "INSERT INTO turns VALUES ('run-db', '" + problem + "', " + std::to_string(traj) + ", " +
+         std::to_string(turn) + ", '" + phase + "', '" + state + "', 'ok', 1, " + candidate + ", '{}', " + evaluation +
+         ", 0, NULL, NULL, " + target_executed + ", NULL, " + speedup + ", 'feedback " + std::to_string(turn) +
+         "', 'feedback/1', '{}', 10, 20, " + reasoning_tokens + ", " + std::to_string(reasoning_chars) +
+         ", NULL, 1, 0, 0, 0, 0, 0, '', '', '');";
 }
 
 TEST(WorkspaceLoader, ReadsTheAgentsRunStore) {
@@ -143,9 +155,11 @@ TEST(WorkspaceLoader, ReadsTheAgentsRunStore) {
     WorkspaceDb db(file);  // the evaluations table, as `ptxbench eval` and the agent write it
     ASSERT_TRUE(db.status().ok) << db.status().error;
     EvaluationRecord r;
-    r.problem = "gemm", r.arch = "sm_90a", r.gpu = "NVIDIA H200", r.verdict = Verdict::correct, r.reason = "correct on every shape";
+    r.problem = "gemm", r.arch = "sm_90a", r.gpu = "NVIDIA H200", r.verdict = Verdict::correct,
+    r.reason = "correct on every shape";
     r.target_executed = true, r.speedup_geomean = 0.9;
-    r.environment = {{"seed_policy", "fresh random seed per candidate"}, {"gpu_state_at_start", {{"driver", "580.95.05"}}}};
+    r.environment = {{"seed_policy", "fresh random seed per candidate"},
+                     {"gpu_state_at_start", {{"driver", "580.95.05"}}}};
     ShapeTiming st;
     st.shape = {{"M", 4096}, {"N", 4096}, {"K", 4096}};
     st.median_ms = 0.2, st.baseline_median_ms = 0.18, st.speedup = 0.9;
@@ -155,13 +169,17 @@ TEST(WorkspaceLoader, ReadsTheAgentsRunStore) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
   exec(db, test::kAgentRunStoreSchema);
-  exec(db, R"(INSERT INTO runs VALUES ('run-db', '2026-12-01T10:00:00.000Z', '2026-12-01T10:05:00.000Z', 'stopped', 'interrupted',
+  exec(
+      db,
+      R"(INSERT INTO runs VALUES ('run-db', '2026-12-01T10:00:00.000Z', '2026-12-01T10:05:00.000Z', 'stopped', 'interrupted',
               'openai:gpt-x', 'sm_90a', 'params,ptx,contract', 'gemm', 2, 2, 'abc', '{"suite": "paper", "splits": {"gemm": "held-out"}}',
               '{"harness": {"version": "0.1.0", "commit": "c0ffee", "dirty": false}, "nvcc": "13.0.88", "gpu": {"name": "NVIDIA H200", "hello": {"cuda_driver": 13000}}}');)");
   exec(db, "INSERT INTO trajectories VALUES ('run-db', 'gemm', 0, 2, 'complete'), ('run-db', 'gemm', 1, 1, 'open');");
   exec(db, "INSERT INTO candidates VALUES ('" + std::string(64, 'c') + "', 'extern \"C\" int f();', 20, '');");
-  exec(db, turn_sql("gemm", 0, 0, "done", "compile_error", "NULL", "NULL", "NULL", "'" + std::string(64, 'c') + "'", "NULL", 40));
-  exec(db, turn_sql("gemm", 0, 1, "done", "correct", "1", "0.9", std::to_string(eval_id), "'" + std::string(64, 'c') + "'", "NULL", 90));
+  exec(db, turn_sql("gemm", 0, 0, "done", "compile_error", "NULL", "NULL", "NULL", "'" + std::string(64, 'c') + "'",
+                    "NULL", 40));
+  exec(db, turn_sql("gemm", 0, 1, "done", "correct", "1", "0.9", std::to_string(eval_id),
+                    "'" + std::string(64, 'c') + "'", "NULL", 90));
   exec(db, turn_sql("gemm", 1, 0, "done", "no_code", "NULL", "NULL", "NULL", "NULL", "NULL", 10));
   exec(db, turn_sql("gemm", 1, 1, "judging", "pending", "NULL", "NULL", "NULL", "NULL", "NULL", 5));
   sqlite3_close(db);

@@ -103,7 +103,7 @@ TEST_F(Edge, AnAllFailedProblemHasZeroRatesAndNoBestSpeedup) {
   EXPECT_EQ(c.correct.n, 12);
   EXPECT_EQ(c.correct.k, 0);
   ASSERT_TRUE(c.target_correct.value());
-  EXPECT_EQ(*c.target_correct.value(), 0.0);  // zero, not n/a
+  EXPECT_EQ(*c.target_correct.value(), 0.0);                 // zero, not n/a
   EXPECT_NEAR(c.target_correct.wilson()->hi, 0.2425, 1e-4);  // z^2/(n+z^2) = 3.8415/15.8415
   EXPECT_FALSE(best_speedup(bwd, 4, true, {}, "x").value);
   EXPECT_FALSE(best_speedup(bwd, 4, true, {}, "x").interval);
@@ -206,7 +206,8 @@ TEST(Ablation, KnowledgeTableRowsAndTheComparisonOfTwoSettings) {
   EXPECT_EQ(grids[0].rows[1][1], "25.0 / 37.5 (25.0 / 50.0)");
   EXPECT_EQ(grids[0].rows[2][1], "50.0 / 62.5 (75.0 / 75.0)");
   const auto& c = *r.table("comparison");
-  const size_t row = test::row_where(c, {{"budget", report::Value(2LL)}, {"metric", report::Value(std::string("target_rate"))}});
+  const size_t row =
+      test::row_where(c, {{"budget", report::Value(2LL)}, {"metric", report::Value(std::string("target_rate"))}});
   EXPECT_DOUBLE_EQ(test::num(c.at(row, "difference")), 0.25);
   // Newcombe: Wilson 3/8 = [0.1369, 0.6943], 5/8 = [0.3057, 0.8631];
   // lo = 0.25 - sqrt((0.625-0.3057)^2 + (0.6943-0.375)^2) = -0.2016, hi = 0.25 + sqrt(0.2381^2 + 0.2381^2) = 0.5867.
@@ -214,7 +215,8 @@ TEST(Ablation, KnowledgeTableRowsAndTheComparisonOfTwoSettings) {
   EXPECT_NEAR(test::num(c.at(row, "diff_hi")), 0.5867, 2e-4);
   EXPECT_EQ(c.at(row, "excludes_zero"), report::Value(false));
   // Best target speedup at budget 2: 0.35 (ptx) vs 0.5 (contract).
-  const size_t sp = test::row_where(c, {{"budget", report::Value(2LL)}, {"metric", report::Value(std::string("best_target_speedup"))}});
+  const size_t sp = test::row_where(
+      c, {{"budget", report::Value(2LL)}, {"metric", report::Value(std::string("best_target_speedup"))}});
   EXPECT_DOUBLE_EQ(test::num(c.at(sp, "a_value")), 0.35);
   EXPECT_DOUBLE_EQ(test::num(c.at(sp, "b_value")), 0.5);
   EXPECT_NEAR(test::num(c.at(sp, "difference")), 0.15, 1e-12);
@@ -237,7 +239,8 @@ TEST(Comparison, LanguageSelectsTritonAgainstCudaPerProblem) {
   s.comparisons.push_back(parse_comparison("language=cuda+knowledge=params,ptx..language=triton"));
   const auto r = report::build_metrics_report(set, s);
   const auto& c = *r.table("comparison");
-  const size_t row = test::row_where(c, {{"budget", report::Value(2LL)}, {"metric", report::Value(std::string("target_rate"))}});
+  const size_t row =
+      test::row_where(c, {{"budget", report::Value(2LL)}, {"metric", report::Value(std::string("target_rate"))}});
   EXPECT_EQ(c.at(row, "problem"), report::Value(std::string("mha_bwd")));
   EXPECT_DOUBLE_EQ(test::num(c.at(row, "difference")), 0.25);
   EXPECT_EQ(r.meta["group_by"][0], "arch");
@@ -252,10 +255,14 @@ TEST(KnowledgeCondition, RepairNotesNameTheirCondition) {
   using ptxbench::json;
   using ptxbench::metrics::knowledge_condition;
   EXPECT_EQ(knowledge_condition("params,ptx,contract", json::object()), "params,ptx,contract");
-  EXPECT_EQ(knowledge_condition("params,ptx,contract", json{{"repair_notes", {{"source", ""}}}}), "params,ptx,contract");
-  EXPECT_EQ(knowledge_condition("params", json{{"repair_notes", {{"source", "s1-abc"}, {"with_fixed_kernel", false}}}}), "params+notes");
-  EXPECT_EQ(knowledge_condition("none", json{{"repair_notes", {{"source", "f.jsonl"}, {"with_fixed_kernel", true}, {"same_problem", true}}}}),
-            "none+notes+kernel@same-problem");
+  EXPECT_EQ(knowledge_condition("params,ptx,contract", json{{"repair_notes", {{"source", ""}}}}),
+            "params,ptx,contract");
+  EXPECT_EQ(knowledge_condition("params", json{{"repair_notes", {{"source", "s1-abc"}, {"with_fixed_kernel", false}}}}),
+            "params+notes");
+  EXPECT_EQ(
+      knowledge_condition(
+          "none", json{{"repair_notes", {{"source", "f.jsonl"}, {"with_fixed_kernel", true}, {"same_problem", true}}}}),
+      "none+notes+kernel@same-problem");
 }
 
 // A Triton run beside CUDA runs is never pooled with them: the groups split on the language even
@@ -299,7 +306,8 @@ TEST_F(Edge, TargetSeenIsTheLooserFlagOnlyWhenAsked) {
     const json t = to_json(*table);
     double sum = 0;
     for (const auto& row : t["rows"])
-      if (row.contains("target_correct") && row["target_correct"].is_number()) sum += row["target_correct"].get<double>();
+      if (row.contains("target_correct") && row["target_correct"].is_number())
+        sum += row["target_correct"].get<double>();
     return sum;
   };
   const report::Report strict = report::build_metrics_report(loose, s);

@@ -56,12 +56,13 @@ TEST(ReportCli, JsonOfThePaperFixture) {
 }
 
 TEST(ReportCli, CompareTableAndCsvOfOneTable) {
-  auto r = cli({"report", fx("ablation.jsonl"), "--format", "csv", "--table", "comparison", "--budgets", "2", "--compare",
-                "knowledge=params,ptx..knowledge=params,ptx,contract"});
+  auto r = cli({"report", fx("ablation.jsonl"), "--format", "csv", "--table", "comparison", "--budgets", "2",
+                "--compare", "knowledge=params,ptx..knowledge=params,ptx,contract"});
   ASSERT_EQ(r.process.exit_code, 0) << r.process.err;
   EXPECT_EQ(r.process.out.rfind("table,comparison,a,b,problem,budget,metric,", 0), 0u) << r.process.out;
   // A value holding commas is quoted.
-  EXPECT_NE(r.process.out.find("comparison,\"knowledge=params,ptx..knowledge=params,ptx,contract\",\"knowledge=params,ptx\","),
+  EXPECT_NE(r.process.out.find(
+                "comparison,\"knowledge=params,ptx..knowledge=params,ptx,contract\",\"knowledge=params,ptx\","),
             std::string::npos)
       << r.process.out;
 }
@@ -77,8 +78,8 @@ TEST(ReportCli, MarkdownGroupedByModelOnlyAndPerTaskFastp) {
 // Real runs (scripts/triton_h200.sh compare on an H100, 2026-12-05): the nine CUDA wgmma+TMA
 // references and the nine tuned Triton references as files: runs, compared per problem.
 TEST(ReportCli, TritonAgainstCudaFromRealRunsPerProblem) {
-  auto r = cli({"report", fx("h100_refs_cuda.jsonl"), fx("h100_refs_triton.jsonl"), "--format", "json", "--budgets", "1",
-                "--compare", "language=cuda..language=triton"});
+  auto r = cli({"report", fx("h100_refs_cuda.jsonl"), fx("h100_refs_triton.jsonl"), "--format", "json", "--budgets",
+                "1", "--compare", "language=cuda..language=triton"});
   ASSERT_EQ(r.process.exit_code, 0) << r.process.err;
   const json* c = table(r.output, "comparison");
   ASSERT_NE(c, nullptr);
@@ -88,7 +89,8 @@ TEST(ReportCli, TritonAgainstCudaFromRealRunsPerProblem) {
       EXPECT_EQ(row["a_value"], 1.0) << row.dump();  // every reference executed its targets, both languages
       EXPECT_EQ(row["b_value"], 1.0) << row.dump();
     }
-    if (row["metric"] == "best_speedup") speedup_difference[row["problem"].get<std::string>()] = row["difference"].get<double>();
+    if (row["metric"] == "best_speedup")
+      speedup_difference[row["problem"].get<std::string>()] = row["difference"].get<double>();
   }
   ASSERT_EQ(speedup_difference.size(), 9u);
   EXPECT_GT(speedup_difference.at("gemm"), 0.3) << "Triton's persistent TMA GEMM: 0.975x vs 0.624x cuBLASLt";
@@ -122,7 +124,8 @@ TEST(ReportCli, BadInputIsAClearError) {
 TEST(ReportCli, HtmlWithoutPlotlySaysHowToGetIt) {
   auto r = cli({"report", fx("paper_12x8.jsonl"), "--format", "html"}, {"PTXBENCH_PLOTLY_JS=/no/plotly.min.js"});
   EXPECT_EQ(r.process.exit_code, 1);
-  EXPECT_NE(r.process.err.find("PTXBENCH_PLOTLY_JS=/no/plotly.min.js: no such file"), std::string::npos) << r.process.err;
+  EXPECT_NE(r.process.err.find("PTXBENCH_PLOTLY_JS=/no/plotly.min.js: no such file"), std::string::npos)
+      << r.process.err;
 }
 
 TEST(ReportCli, HtmlIsOneSelfContainedFile) {
@@ -149,7 +152,8 @@ TEST(ResultsCli, FormatsShowArchAndProvenance) {
     EvaluationRecord rec;
     rec.problem = "gemm", rec.arch = "sm_90a", rec.candidate_path = "k.cu", rec.created_at = "2026-12-01T00:00:00Z";
     rec.verdict = Verdict::incorrect;
-    rec.environment = {{"harness", {{"version", "0.1.0"}, {"commit", "deadbeef"}, {"dirty", false}}}, {"nvcc_version", "13.0.88"}};
+    rec.environment = {{"harness", {{"version", "0.1.0"}, {"commit", "deadbeef"}, {"dirty", false}}},
+                       {"nvcc_version", "13.0.88"}};
     ASSERT_TRUE(db.insert(rec).ok);
   }
   auto csv = cli({"--workspace", ws.string(), "results", "--format", "csv"});

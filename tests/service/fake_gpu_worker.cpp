@@ -103,7 +103,8 @@ void emit(const json& j) {
 fs::path gpu_dir(int device) {
   const char* root = std::getenv("PTXBENCH_FAKE_GPU_STATE");
   if (!root || !*root) {
-    channel->emit({{"type", "fatal"}, {"verdict", "infra_error"},
+    channel->emit({{"type", "fatal"},
+                   {"verdict", "infra_error"},
                    {"message", "PTXBENCH_FAKE_GPU_STATE is not set in the fake worker's environment"}});
     _exit(6);
   }
@@ -111,7 +112,9 @@ fs::path gpu_dir(int device) {
   std::error_code ec;
   fs::create_directories(d, ec);
   if (ec) {
-    channel->emit({{"type", "fatal"}, {"verdict", "infra_error"}, {"message", "cannot create " + d.string() + ": " + ec.message()}});
+    channel->emit({{"type", "fatal"},
+                   {"verdict", "infra_error"},
+                   {"message", "cannot create " + d.string() + ": " + ec.message()}});
     _exit(6);
   }
   return d;
@@ -159,7 +162,11 @@ void set_countdown(const fs::path& dir, const char* name, int n) {
 }
 
 int info() {
-  emit({{"type", "hello"}, {"gpu", "simulated GPU 0"}, {"cc", "9.0"}, {"device", 0}, {ptxbench::kWorkerProtocolKey, ptxbench::kWorkerProtocolVersion}});
+  emit({{"type", "hello"},
+        {"gpu", "simulated GPU 0"},
+        {"cc", "9.0"},
+        {"device", 0},
+        {ptxbench::kWorkerProtocolKey, ptxbench::kWorkerProtocolVersion}});
   emit({{"type", "done"}});
   return 0;
 }
@@ -171,11 +178,19 @@ int probe(int device) {
   const bool sticky = count_down(dir / "sticky");
   const bool throttled = count_down(dir / "throttle");
   ::close(state_lock);
-  json state = {{"sm_clock_mhz", throttled ? 1200 : 1980}, {"temperature_c", throttled ? 91 : 55}, {"throttled", throttled}};
+  json state = {
+      {"sm_clock_mhz", throttled ? 1200 : 1980}, {"temperature_c", throttled ? 91 : 55}, {"throttled", throttled}};
   if (throttled) state["clock_event_reasons"] = {"sw_thermal_slowdown"};
-  emit({{"type", "hello"}, {"gpu", "simulated GPU " + std::to_string(device)}, {"cc", "9.0"}, {ptxbench::kWorkerProtocolKey, ptxbench::kWorkerProtocolVersion}});
-  emit({{"type", "health"}, {"checksum_ok", !sticky}, {"detail", sticky ? "checksum 0xdead != 0x5eed" : "ok"},
-        {"calibration_ms", throttled ? 1.3 : 1.0}, {"ecc_uncorrected", 0}, {"gpu_state", state}});
+  emit({{"type", "hello"},
+        {"gpu", "simulated GPU " + std::to_string(device)},
+        {"cc", "9.0"},
+        {ptxbench::kWorkerProtocolKey, ptxbench::kWorkerProtocolVersion}});
+  emit({{"type", "health"},
+        {"checksum_ok", !sticky},
+        {"detail", sticky ? "checksum 0xdead != 0x5eed" : "ok"},
+        {"calibration_ms", throttled ? 1.3 : 1.0},
+        {"ecc_uncorrected", 0},
+        {"gpu_state", state}});
   emit({{"type", "done"}});
   return 0;
 }
@@ -184,7 +199,10 @@ void fill_with(void* data, size_t bytes, void* ctx) { std::memset(data, *static_
 
 // Speaks the reference pool's protocol as the job's script says, through the launch's sandbox.
 int reference_pool(const json& job) {
-  emit({{"type", "hello"}, {"gpu", "simulated GPU 0"}, {"cc", "9.0"}, {ptxbench::kWorkerProtocolKey, ptxbench::kWorkerProtocolVersion}});
+  emit({{"type", "hello"},
+        {"gpu", "simulated GPU 0"},
+        {"cc", "9.0"},
+        {ptxbench::kWorkerProtocolKey, ptxbench::kWorkerProtocolVersion}});
   const int fd = job.value("reference_pool_fd", -1);
   json answers = json::array();
   for (const auto& step : job.at("script")) {
@@ -223,7 +241,10 @@ int stage(const json& job) {
   const int ms = job.value("ms", 5);
   channel_fault = job.value("channel", "");
   const fs::path dir = gpu_dir(device);
-  emit({{"type", "hello"}, {"gpu", "simulated GPU " + std::to_string(device)}, {"cc", "9.0"}, {ptxbench::kWorkerProtocolKey, ptxbench::kWorkerProtocolVersion}});
+  emit({{"type", "hello"},
+        {"gpu", "simulated GPU " + std::to_string(device)},
+        {"cc", "9.0"},
+        {ptxbench::kWorkerProtocolKey, ptxbench::kWorkerProtocolVersion}});
   const bool timed = phase == "timed";
   // Under a lane gate the timed stage starts as the real timed worker does: beside shared stages
   // (holding shared.lock shared for `setup_ms`), then asks for the GPU alone on the handshake
@@ -246,11 +267,15 @@ int stage(const json& job) {
           if (answer[0] != 'g') break;
         }
       if (got != sizeof answer || answer[0] != 'g') {
-        emit({{"type", "fatal"}, {"verdict", "infra_error"}, {"message", "the service refused exclusive use of the GPU for timing"}});
+        emit({{"type", "fatal"},
+              {"verdict", "infra_error"},
+              {"message", "the service refused exclusive use of the GPU for timing"}});
         return 6;
       }
       const int alone = lock_file(dir / "timing.lock", LOCK_EX);
-      emit({{"type", "exclusive_gpu"}, {"for", "clean_baseline"}, {"waited_seconds", 0.0},
+      emit({{"type", "exclusive_gpu"},
+            {"for", "clean_baseline"},
+            {"waited_seconds", 0.0},
             {"grant", std::string(answer + 1, ptxbench::kGrantTokenLength)}});
       clean_baseline_beside_shared = held_by_others(shared, LOCK_EX);
       std::this_thread::sleep_for(std::chrono::milliseconds(clean_ms));
@@ -293,7 +318,9 @@ int stage(const json& job) {
         }
       if (got != sizeof answer || answer[0] != 'g') {
         ::close(gate_fd);
-        emit({{"type", "fatal"}, {"verdict", "infra_error"}, {"message", "the service refused exclusive use of the GPU for timing"}});
+        emit({{"type", "fatal"},
+              {"verdict", "infra_error"},
+              {"message", "the service refused exclusive use of the GPU for timing"}});
         return 6;
       }
       if (grant_fault != "other_token") token.assign(answer + 1, ptxbench::kGrantTokenLength);
@@ -313,7 +340,8 @@ int stage(const json& job) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   }
-  const fs::path mine = dir / (timed ? "timing.lock" : "shared.lock"), theirs = dir / (timed ? "shared.lock" : "timing.lock");
+  const fs::path mine = dir / (timed ? "timing.lock" : "shared.lock"),
+                 theirs = dir / (timed ? "shared.lock" : "timing.lock");
   const int held = lock_file(mine, timed ? LOCK_EX : LOCK_SH);
   auto other_kind_running = [&] { return held_by_others(theirs, timed ? LOCK_EX : LOCK_SH); };
   bool overlap = other_kind_running();
@@ -321,16 +349,20 @@ int stage(const json& job) {
   std::this_thread::sleep_for(std::chrono::milliseconds(ms / 2));
   auto leave = [&] { ::close(held); };
   if (fault == "killed") raise(SIGKILL);
-  if (fault == "hang") for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  if (fault == "hang")
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
   if (fault == "sticky") {
     set_countdown(dir, "sticky", 2);
     leave();
-    emit({{"type", "fatal"}, {"verdict", "cuda_error"}, {"message", "an illegal memory access was encountered (sticky)"}});
+    emit({{"type", "fatal"},
+          {"verdict", "cuda_error"},
+          {"message", "an illegal memory access was encountered (sticky)"}});
     return 5;
   }
   if (fault == "oom") {
     leave();
-    emit({{"type", "fatal"}, {"verdict", "infra_error"}, {"message", "cudaMalloc of the inputs failed: out of memory"}});
+    emit(
+        {{"type", "fatal"}, {"verdict", "infra_error"}, {"message", "cudaMalloc of the inputs failed: out of memory"}});
     return 6;
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(ms - ms / 2));
@@ -338,13 +370,21 @@ int stage(const json& job) {
   leave();
   if (phase == "shared") {
     const bool wrong = fault == "wrong";
-    emit({{"type", "stage"}, {"name", "correctness"}, {"status", wrong ? "failed" : "ok"}, {"overlap", overlap},
+    emit({{"type", "stage"},
+          {"name", "correctness"},
+          {"status", wrong ? "failed" : "ok"},
+          {"overlap", overlap},
           {"message", wrong ? "wrong values on M=128" : "correct"}});
   } else {
     const bool throttled = fault == "throttle";
     if (throttled) set_countdown(dir, "throttle", 2);
-    emit({{"type", "timing"}, {"median_ms", 1.0 + device * 0.01}, {"throttled", throttled}, {"overlap", overlap},
-          {"setup_beside_shared", setup_beside_shared}, {"clean_baseline_beside_shared", clean_baseline_beside_shared}, {"settled_after_grant", settled_after_grant},
+    emit({{"type", "timing"},
+          {"median_ms", 1.0 + device * 0.01},
+          {"throttled", throttled},
+          {"overlap", overlap},
+          {"setup_beside_shared", setup_beside_shared},
+          {"clean_baseline_beside_shared", clean_baseline_beside_shared},
+          {"settled_after_grant", settled_after_grant},
           {"gpu_state", {{"sm_clock_mhz", throttled ? 1200 : 1980}, {"temperature_c", throttled ? 91 : 55}}}});
   }
   emit({{"type", "done"}});

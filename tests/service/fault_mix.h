@@ -9,13 +9,17 @@ namespace ptxbench::test {
 
 inline std::string fault_of(int i) {
   switch (i % 100) {
-    case 0: return "killed";      // the worker is SIGKILLed mid-stage (first attempt)
-    case 1: return "sticky";      // a sticky CUDA error; the GPU then fails its health probes
-    case 2: return "oom";         // device out of memory in the harness
-    case 3: return "hang";        // a hung kernel: the stage's deadline ends it
-    case 4: return "throttle";    // the GPU throttles during the timed sample
-    case 5: return "wrong";       // an incorrect candidate (a verdict, not a fault)
-    case 6: case 7: case 8: case 9: case 10: return "compile_error";
+    case 0: return "killed";    // the worker is SIGKILLed mid-stage (first attempt)
+    case 1: return "sticky";    // a sticky CUDA error; the GPU then fails its health probes
+    case 2: return "oom";       // device out of memory in the harness
+    case 3: return "hang";      // a hung kernel: the stage's deadline ends it
+    case 4: return "throttle";  // the GPU throttles during the timed sample
+    case 5: return "wrong";     // an incorrect candidate (a verdict, not a fault)
+    case 6:
+    case 7:
+    case 8:
+    case 9:
+    case 10: return "compile_error";
     case 11: return "oom_always";  // a persistent harness fault: infra_error after the bound
     default: return "";
   }

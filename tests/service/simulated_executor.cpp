@@ -49,8 +49,9 @@ json SimulatedExecutor::run_on_gpu(const LeasedJob& job, PreparedJob&, GpuLaneGa
   json result = {{"job", job.id}, {"device", device}, {"attempt", job.attempts}};
   // An eval job as the channel sees it: the shared phase may report its correctness stage.
   auto run_phase = [&](const char* phase, TimedWorkerUse* timed_use = nullptr) {
-    json stage = {{"mode", "eval"},        {"accounting", false}, {"stream_discipline", false}, {"phase", phase},
-                  {"device", device},      {"ms", ms},            {"job", job.id}};
+    json stage = {{"mode", "eval"}, {"accounting", false}, {"stream_discipline", false},
+                  {"phase", phase}, {"device", device},    {"ms", ms},
+                  {"job", job.id}};
     const bool timed = std::string(phase) == "timed";
     if (timed == (fault == "throttle")) stage["fault"] = fault;
     if (job.payload.contains("channel")) stage["channel"] = job.payload["channel"];
@@ -79,8 +80,9 @@ json SimulatedExecutor::run_on_gpu(const LeasedJob& job, PreparedJob&, GpuLaneGa
       throw InfraFault("the worker was killed from outside (SIGKILL) during " + run.last_progress());
     if (!run.done) {
       result["verdict"] = "runtime_error";
-      result["reason"] = run.fatal ? "CUDA error: " + run.fatal->value("message", "")
-                                   : run.process.timed_out ? "timeout: " + run.process.describe() : run.process.describe();
+      result["reason"] = run.fatal               ? "CUDA error: " + run.fatal->value("message", "")
+                         : run.process.timed_out ? "timeout: " + run.process.describe()
+                                                 : run.process.describe();
       return result;
     }
     auto st = run.stage("correctness");

@@ -24,7 +24,8 @@ WorkerLaunch fake_worker_launch(const std::filesystem::path& fake_worker, const 
 
 class SimulatedExecutor final : public CandidateExecutor {
  public:
-  SimulatedExecutor(std::filesystem::path fake_worker, std::filesystem::path job_dir, std::chrono::milliseconds deadline);
+  SimulatedExecutor(std::filesystem::path fake_worker, std::filesystem::path job_dir,
+                    std::chrono::milliseconds deadline);
   PreparedJob prepare(const LeasedJob& job) override;
   json run_on_gpu(const LeasedJob& job, PreparedJob& prepared, GpuLaneGate& gate, int device) override;
   bool suspicious(const json& result) const override;

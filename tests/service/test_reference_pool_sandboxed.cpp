@@ -39,12 +39,14 @@ json script_job(json script) { return {{"mode", "reference_pool"}, {"script", st
 TEST(ReferencePoolSandboxed, ASetMadeInTheSandboxIsPooledAndHandedBackAfterTheSeal) {
   test::TempDir dir("ptxbench-reference-pool");
   std::vector<uint64_t> pooled;
-  ReferenceSession session({{"S", {}, 1}}, [&](const std::string&, const PooledSet& set, double) { pooled.push_back(set.seed); });
+  ReferenceSession session({{"S", {}, 1}},
+                           [&](const std::string&, const PooledSet& set, double) { pooled.push_back(set.seed); });
   WorkerLaunch launch = test::fake_worker_launch(kFakeWorker, dir.path() / "jobs", 20s);
   launch.reference_session = &session;
-  const WorkerRun run = run_worker(launch, script_job({{{"op", "put"}, {"shape", "S"}, {"seed", 9u}, {"bytes", 1u << 20}, {"fill", 7}},
-                                                       {{"op", "seal"}},
-                                                       {{"op", "get"}, {"shape", "S"}, {"seed", 9u}}}));
+  const WorkerRun run =
+      run_worker(launch, script_job({{{"op", "put"}, {"shape", "S"}, {"seed", 9u}, {"bytes", 1u << 20}, {"fill", 7}},
+                                     {{"op", "seal"}},
+                                     {{"op", "get"}, {"shape", "S"}, {"seed", 9u}}}));
   ASSERT_TRUE(run.done) << run.process.describe() << "\n" << run.output_tail();
   std::cout << "sandbox: " << run.sandbox.dump() << "\n";
   const json a = answers_of(run);

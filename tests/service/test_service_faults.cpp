@@ -80,7 +80,8 @@ std::map<std::string, JobOutcome> check_accounted(SqliteJobQueue& q, const std::
       ADD_FAILURE() << id << " was lost";
       continue;
     }
-    EXPECT_TRUE(o->state == JobState::done || o->state == JobState::infra_error) << id << " is still " << to_string(o->state);
+    EXPECT_TRUE(o->state == JobState::done || o->state == JobState::infra_error)
+        << id << " is still " << to_string(o->state);
     const int n = records.count(id) ? records.at(id) : 0;
     EXPECT_EQ(n, o->state == JobState::done ? 1 : 0) << id << " has " << n << " records";
     EXPECT_FALSE(field(o->result, "overlap", false)) << id << ": a shared stage ran while the GPU was timing";
@@ -147,7 +148,10 @@ TEST(ServiceFaults, InProcessEngineOver1200JobsWithEveryFaultKind) {
     ASSERT_EQ(o.state, JobState::done);
     if (fault == "killed" || fault == "sticky" || fault == "oom" || fault == "throttle") {
       EXPECT_GE(o.attempts, 2) << "an infra fault must re-run the job";
-      const char* why = fault == "killed" ? "SIGKILL" : fault == "sticky" ? "health probe" : fault == "oom" ? "out of memory" : "throttled";
+      const char* why = fault == "killed"   ? "SIGKILL"
+                        : fault == "sticky" ? "health probe"
+                        : fault == "oom"    ? "out of memory"
+                                            : "throttled";
       EXPECT_TRUE(any_contains(o.failures, why));
       EXPECT_EQ(verdict, "correct");  // the re-run, on a healthy GPU, judged the candidate
       EXPECT_FALSE(field(o.result, "throttled", true));
@@ -272,7 +276,8 @@ WorkerRun run_fake(const std::filesystem::path& dir, const json& job, std::chron
 }
 
 json shared_stage(const std::string& channel = "", const std::string& fault = "") {
-  json j = {{"mode", "eval"}, {"accounting", false}, {"stream_discipline", false}, {"phase", "shared"}, {"device", 0}, {"ms", 5}};
+  json j = {{"mode", "eval"},    {"accounting", false}, {"stream_discipline", false},
+            {"phase", "shared"}, {"device", 0},         {"ms", 5}};
   if (!channel.empty()) j["channel"] = channel;
   if (!fault.empty()) j["fault"] = fault;
   return j;
@@ -310,12 +315,9 @@ TEST(ServiceChannel, EveryBrokenChannelIsNamedWithinTheStagesDeadline) {
   test::TempDir dir("ptxbench-service-channel");
   FakeGpus gpus(dir.path());
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"unsigned", "does not start with an HMAC"},
-      {"garbage", "does not start with an HMAC"},
-      {"bad_mac", "fails authentication"},
-      {"replay", "sequence number 0 where 1 was due"},
-      {"bad_mac_then_hang", "fails authentication"},
-      {"unsigned_then_hang", "does not start with an HMAC"},
+      {"unsigned", "does not start with an HMAC"},   {"garbage", "does not start with an HMAC"},
+      {"bad_mac", "fails authentication"},           {"replay", "sequence number 0 where 1 was due"},
+      {"bad_mac_then_hang", "fails authentication"}, {"unsigned_then_hang", "does not start with an HMAC"},
   };
   for (const auto& [kind, why] : cases) {
     SCOPED_TRACE(kind);

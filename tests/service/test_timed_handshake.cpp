@@ -24,8 +24,8 @@ namespace {
 const std::filesystem::path kFakeWorker = std::filesystem::path(PTXBENCH_BIN_DIR) / "ptxbench-fake-gpu-worker";
 
 json stage_job(const char* phase, int setup_ms = 0, const std::string& grant = "") {
-  json j = {{"mode", "eval"}, {"accounting", false}, {"stream_discipline", false}, {"phase", phase},
-            {"device", 0},    {"ms", 5},             {"setup_ms", setup_ms}};
+  json j = {{"mode", "eval"}, {"accounting", false}, {"stream_discipline", false}, {"phase", phase}, {"device", 0},
+            {"ms", 5},        {"setup_ms", setup_ms}};
   if (!grant.empty()) j["grant"] = grant;
   return j;
 }
@@ -78,7 +78,8 @@ TEST(TimedHandshake, AWorkerTimedOnAGrantTheHarnessNeverGaveIsForbidden) {
     ASSERT_TRUE(run.done) << grant << ": " << run.process.describe() << "\n" << run.output_tail();
     EXPECT_EQ(asked.load(), grant == "faked" ? 0 : 1) << grant;
     const std::string why = why_timed_without_grant(run, asked.load() > 0);
-    EXPECT_NE(why.find(grant == "faked" ? "without the harness's grant" : "a grant the harness never gave"), std::string::npos)
+    EXPECT_NE(why.find(grant == "faked" ? "without the harness's grant" : "a grant the harness never gave"),
+              std::string::npos)
         << grant << ": " << why;
   }
 }
@@ -158,7 +159,8 @@ TEST(TimedHandshake, AGiveBackAfterTheTimingGrantIsIgnoredAndForbidden) {
     EXPECT_EQ(asked.load(), clean_first ? 2 : 1);
     EXPECT_EQ(given_back.load(), clean_first ? 1 : 0) << "a give-back after the timing grant was served";
     EXPECT_EQ(run.exclusive_handshake_misuse, "'r' after the timing grant");
-    EXPECT_NE(why_timed_without_grant(run, true).find("wrote on the timed worker's exclusive-use socket: 'r' after the timing grant"),
+    EXPECT_NE(why_timed_without_grant(run, true).find(
+                  "wrote on the timed worker's exclusive-use socket: 'r' after the timing grant"),
               std::string::npos)
         << why_timed_without_grant(run, true);
   }
@@ -201,7 +203,8 @@ TEST(TimedHandshake, InTheEngineTheTimedStageStartsBesideSharedStagesButTimesAlo
   SqliteJobQueue q(db, {.max_attempts = 3});
   ASSERT_TRUE(q.status().ok) << q.status().error;
   constexpr int kJobs = 24;
-  for (int i = 0; i < kJobs; ++i) ASSERT_TRUE(q.enqueue("job-" + std::to_string(i), {{"ms", 120}, {"setup_ms", 120}}, nullptr).ok);
+  for (int i = 0; i < kJobs; ++i)
+    ASSERT_TRUE(q.enqueue("job-" + std::to_string(i), {{"ms", 120}, {"setup_ms", 120}}, nullptr).ok);
   test::SimulatedExecutor executor(kFakeWorker, dir.path() / "jobs", 10000ms);
   EngineOptions o = test::simulated_engine_options(3, 2, 5000, 10);
   o.devices = {0};
@@ -218,8 +221,10 @@ TEST(TimedHandshake, InTheEngineTheTimedStageStartsBesideSharedStagesButTimesAlo
     EXPECT_EQ(out->result.value("verdict", ""), "correct") << id << ": " << out->result.dump();
     EXPECT_FALSE(out->result.value("overlap", true)) << id << ": a shared stage ran while the GPU was timing";
     beside += out->result.value("setup_beside_shared", false);
-    EXPECT_FALSE(out->result.value("settled_after_grant", true)) << id << ": granted while a clean shared stage still ran";
-    EXPECT_FALSE(out->result.value("clean_baseline_beside_shared", true)) << id << ": the library was timed beside a shared stage";
+    EXPECT_FALSE(out->result.value("settled_after_grant", true))
+        << id << ": granted while a clean shared stage still ran";
+    EXPECT_FALSE(out->result.value("clean_baseline_beside_shared", true))
+        << id << ": the library was timed beside a shared stage";
   }
   EXPECT_GT(beside, 0) << "no timed stage started while a shared stage ran: exclusive use was taken at its start";
 }
@@ -233,8 +238,9 @@ TEST(TimedHandshake, InTheEngineCleanTimingsAreAloneAndTheGpuIsSharedAgainAfterT
   ASSERT_TRUE(q.status().ok) << q.status().error;
   constexpr int kJobs = 18;
   for (int i = 0; i < kJobs; ++i)
-    ASSERT_TRUE(q.enqueue("job-" + std::to_string(i), {{"ms", 80}, {"setup_ms", 80}, {"clean_baseline_ms", i % 3 == 0 ? 60 : 0}},
-                          nullptr).ok);
+    ASSERT_TRUE(q.enqueue("job-" + std::to_string(i),
+                          {{"ms", 80}, {"setup_ms", 80}, {"clean_baseline_ms", i % 3 == 0 ? 60 : 0}}, nullptr)
+                    .ok);
   test::SimulatedExecutor executor(kFakeWorker, dir.path() / "jobs", 10000ms);
   EngineOptions o = test::simulated_engine_options(3, 2, 5000, 10);
   o.devices = {0};
@@ -249,7 +255,8 @@ TEST(TimedHandshake, InTheEngineCleanTimingsAreAloneAndTheGpuIsSharedAgainAfterT
     ASSERT_TRUE(out && out->state == JobState::done) << id << ": " << (out ? out->reason : "lost");
     EXPECT_EQ(out->result.value("verdict", ""), "correct") << id << ": " << out->result.dump();
     EXPECT_FALSE(out->result.value("overlap", true)) << id << ": a shared stage ran while the GPU was timing";
-    EXPECT_FALSE(out->result.value("clean_baseline_beside_shared", true)) << id << ": the library was timed beside a shared stage";
+    EXPECT_FALSE(out->result.value("clean_baseline_beside_shared", true))
+        << id << ": the library was timed beside a shared stage";
   }
 }
 

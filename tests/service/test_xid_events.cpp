@@ -76,8 +76,8 @@ TEST(XidCatalog, SortsAProgramsOwnFaultsFromTheGpusFailures) {
   EXPECT_EQ(classify_xid(31).cls, XidClass::application);  // an illegal address
   EXPECT_EQ(classify_xid(13).cls, XidClass::application);
   EXPECT_EQ(classify_xid(43).cls, XidClass::application);
-  EXPECT_EQ(classify_xid(79).cls, XidClass::hardware);     // off the bus
-  EXPECT_EQ(classify_xid(48).cls, XidClass::hardware);     // double-bit ECC
+  EXPECT_EQ(classify_xid(79).cls, XidClass::hardware);  // off the bus
+  EXPECT_EQ(classify_xid(48).cls, XidClass::hardware);  // double-bit ECC
   EXPECT_EQ(classify_xid(94).cls, XidClass::hardware);
   EXPECT_EQ(classify_xid(119).cls, XidClass::hardware);
   EXPECT_EQ(classify_xid(999).cls, XidClass::unknown);

@@ -45,7 +45,8 @@ struct CliRun {
 
 // `ptxbench --workspace <ws> <args...>` run from the source dir (so problems/ is found).
 inline CliRun run_cli(const std::filesystem::path& workspace, const std::vector<std::string>& args,
-                      std::chrono::seconds timeout = std::chrono::seconds(900), const std::vector<std::string>& env = {}) {
+                      std::chrono::seconds timeout = std::chrono::seconds(900),
+                      const std::vector<std::string>& env = {}) {
   std::vector<std::string> argv{(bin_dir() / "ptxbench").string(), "--workspace", workspace.string()};
   argv.insert(argv.end(), args.begin(), args.end());
   ProcessOptions opt;

@@ -20,7 +20,8 @@ namespace ptxbench::test {
 
 class FakeCandidateService : public CandidateService {
  public:
-  explicit FakeCandidateService(std::chrono::milliseconds judge_time = std::chrono::milliseconds(0)) : judge_time_(judge_time) {}
+  explicit FakeCandidateService(std::chrono::milliseconds judge_time = std::chrono::milliseconds(0))
+      : judge_time_(judge_time) {}
   ~FakeCandidateService() override {
     for (auto& t : threads_) t.join();
   }
@@ -69,12 +70,15 @@ class FakeCandidateService : public CandidateService {
     r.verdict = *verdict_from_string(verdict);
     r.reason = "fake: " + verdict;
     if (verdict == "compile_error")
-      r.add_stage({"build", StageStatus::failed, 0.5, "x.cu:3: error: boom",
-                   {{"diagnostics", json::array({{{"file", "/ws/candidates/x.cu"}, {"line", 3}, {"severity", "error"},
-                                                  {"message", "boom"}}})},
-                    {"verdict", "compile_error"}}});
-    else
-      r.add_stage({"build", StageStatus::ok, 0.5, "built", json::object()});
+      r.add_stage(
+          {"build",
+           StageStatus::failed,
+           0.5,
+           "x.cu:3: error: boom",
+           {{"diagnostics",
+             json::array({{{"file", "/ws/candidates/x.cu"}, {"line", 3}, {"severity", "error"}, {"message", "boom"}}})},
+            {"verdict", "compile_error"}}});
+    else r.add_stage({"build", StageStatus::ok, 0.5, "built", json::object()});
     if (verdict == "correct") {
       r.target_static = true;
       r.target_executed = true;

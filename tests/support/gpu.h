@@ -13,7 +13,8 @@ inline const std::string& gpu_missing_reason() {
   static const std::string reason = [] {
     auto r = run_process({(bin_dir() / "ptxbench-worker").string(), "--info"});
     if (r.ok()) return std::string();
-    return "no CUDA GPU on this machine (ptxbench-worker --info: " + r.describe() + "); run scripts/gpu_tests.sh on a GPU host";
+    return "no CUDA GPU on this machine (ptxbench-worker --info: " + r.describe() +
+           "); run scripts/gpu_tests.sh on a GPU host";
   }();
   return reason;
 }

@@ -35,8 +35,8 @@ extern char** environ;
 namespace ptxbench::test {
 
 struct LlamaServerOptions {
-  int n_ctx = 4096;       // SmolLM2's context is 8192; the tests need far less
-  int n_threads = 0;      // 0: the server's default
+  int n_ctx = 4096;                             // SmolLM2's context is 8192; the tests need far less
+  int n_threads = 0;                            // 0: the server's default
   std::string alias = "smollm2-135m-instruct";  // the model name /v1/models lists
   std::chrono::seconds start_timeout{90};
 };
@@ -82,7 +82,8 @@ class LlamaServer {
     opt.timeout = std::chrono::minutes(5);
     const ProcessResult r = run_process({python(), script}, opt);
     std::string path = r.out.substr(0, r.out.find('\n'));
-    if (!r.ok() || path.empty()) throw std::runtime_error("cannot locate the SmolLM2 GGUF: " + r.describe() + ": " + r.err);
+    if (!r.ok() || path.empty())
+      throw std::runtime_error("cannot locate the SmolLM2 GGUF: " + r.describe() + ": " + r.err);
     return path;
   }
 
@@ -156,11 +157,11 @@ class LlamaServer {
   }
 
   void spawn() {
-    std::vector<std::string> args = {python(), "-m", "llama_cpp.server", "--model", gguf_, "--model_alias", options_.alias,
-                                      "--host", "127.0.0.1", "--port", std::to_string(port_),
-                                      "--n_ctx", std::to_string(options_.n_ctx),
-                                      // concurrent requests queue instead of cancelling each other
-                                      "--interrupt_requests", "False", "--verbose", "False"};
+    std::vector<std::string> args = {python(), "-m", "llama_cpp.server", "--model", gguf_, "--model_alias",
+                                     options_.alias, "--host", "127.0.0.1", "--port", std::to_string(port_), "--n_ctx",
+                                     std::to_string(options_.n_ctx),
+                                     // concurrent requests queue instead of cancelling each other
+                                     "--interrupt_requests", "False", "--verbose", "False"};
     if (options_.n_threads > 0) {
       args.push_back("--n_threads");
       args.push_back(std::to_string(options_.n_threads));

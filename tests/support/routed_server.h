@@ -17,8 +17,8 @@
 namespace ptxbench::test {
 
 struct RoutedAnswer {
-  std::string content;       // the assistant's message
-  int delay_ms = 0;          // wait before answering (a slow teacher, or one past the client's timeout)
+  std::string content;  // the assistant's message
+  int delay_ms = 0;     // wait before answering (a slow teacher, or one past the client's timeout)
   int status = 200;
 };
 

@@ -55,7 +55,8 @@ class ScriptedClient : public agent::ModelClient {
 };
 
 // An answer holding `code` in one ```cuda block.
-inline agent::ChatReply cuda_reply(const std::string& code, agent::ProviderOutcome outcome = agent::ProviderOutcome::ok) {
+inline agent::ChatReply cuda_reply(const std::string& code,
+                                   agent::ProviderOutcome outcome = agent::ProviderOutcome::ok) {
   agent::ChatReply r;
   r.outcome = outcome;
   r.content = "Here is the kernel.\n\n```cuda\n" + code + "\n```\n";

@@ -25,7 +25,9 @@ struct Step {
   std::vector<std::pair<std::string, std::string>> headers;
   std::string content_type = "application/json";
 
-  static Step json_reply(const json& body, int status = 200) { return {Kind::respond, status, body.dump(), {}, "application/json"}; }
+  static Step json_reply(const json& body, int status = 200) {
+    return {Kind::respond, status, body.dump(), {}, "application/json"};
+  }
   static Step raw(int status, std::string body, std::string type = "application/json") {
     return {Kind::respond, status, std::move(body), {}, std::move(type)};
   }

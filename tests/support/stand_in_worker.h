@@ -15,9 +15,11 @@ namespace ptxbench::test {
 inline std::filesystem::path stand_in_worker(const std::filesystem::path& folder, const std::string& scenario) {
   namespace fs = std::filesystem;
   fs::create_directories(folder);
-  fs::copy_file(source_dir() / "tests/e2e/fake_worker.py", folder / "fake_worker.py", fs::copy_options::overwrite_existing);
+  fs::copy_file(source_dir() / "tests/e2e/fake_worker.py", folder / "fake_worker.py",
+                fs::copy_options::overwrite_existing);
   const fs::path w = folder / "ptxbench-worker";
-  std::ofstream(w) << "#!/bin/sh\nexec /usr/bin/python3 " << (folder / "fake_worker.py").string() << " " << scenario << " \"$@\"\n";
+  std::ofstream(w) << "#!/bin/sh\nexec /usr/bin/python3 " << (folder / "fake_worker.py").string() << " " << scenario
+                   << " \"$@\"\n";
   chmod(w.c_str(), 0755);
   return w;
 }

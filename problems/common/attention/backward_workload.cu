@@ -67,8 +67,8 @@ void BackwardWorkload::fill_random(uint64_t seed, cudaStream_t s) {
 
 std::vector<InputView> BackwardWorkload::inputs() const {
   const size_t n = d_.elements() * 2, kv = d_.kv_elements() * 2;
-  return {{"Q", Q_.get(), n}, {"K", K_.get(), kv}, {"V", V_.get(), kv}, {"O", O_.get(), n}, {"dO", dO_.get(), n},
-          {"LSE", LSE_.get(), d_.rows() * 4}};
+  return {{"Q", Q_.get(), n}, {"K", K_.get(), kv},  {"V", V_.get(), kv},
+          {"O", O_.get(), n}, {"dO", dO_.get(), n}, {"LSE", LSE_.get(), d_.rows() * 4}};
 }
 
 void BackwardWorkload::poison_outputs(cudaStream_t s) {
@@ -83,15 +83,18 @@ void BackwardWorkload::call_baseline(cudaStream_t s) {
 }
 
 json BackwardWorkload::baseline_info() const {
-  return {{"library", "cuDNN"}, {"operation", "SDPA backward (fused flash attention), from O, dO and Stats"},
-          {"version", sdpa_.version()}, {"loaded_from", sdpa_.library_path()}, {"compute", "fp32, bf16 I/O"},
-          {"plans", sdpa_plans_json(sdpa_, "bwd")}, {"kernels", sdpa_kernels_json(sdpa_, "bwd")},
-          {"timed_inputs",
-           timing_inputs_fallback_.empty()
-               ? "O and LSE of every timed sample come from cuDNN's fused forward (plans: " +
-                     sdpa_plans_json(sdpa_, "fwd").dump() + "); correctness uses the fp32 forward"
-               : "O and LSE of timed samples come from the fp32 forward: cuDNN's forward failed (" +
-                     timing_inputs_fallback_ + ")"}};
+  return {{"library", "cuDNN"},
+          {"operation", "SDPA backward (fused flash attention), from O, dO and Stats"},
+          {"version", sdpa_.version()},
+          {"loaded_from", sdpa_.library_path()},
+          {"compute", "fp32, bf16 I/O"},
+          {"plans", sdpa_plans_json(sdpa_, "bwd")},
+          {"kernels", sdpa_kernels_json(sdpa_, "bwd")},
+          {"timed_inputs", timing_inputs_fallback_.empty()
+                               ? "O and LSE of every timed sample come from cuDNN's fused forward (plans: " +
+                                     sdpa_plans_json(sdpa_, "fwd").dump() + "); correctness uses the fp32 forward"
+                               : "O and LSE of timed samples come from the fp32 forward: cuDNN's forward failed (" +
+                                     timing_inputs_fallback_ + ")"}};
 }
 
 void BackwardWorkload::compute_reference(cudaStream_t s) {
@@ -126,14 +129,15 @@ json BackwardWorkload::validate_reference_fp64(cudaStream_t s) {
   bool passed = e_lse.max_err_over_rms <= 1e-5 && e_o.rel_l2 <= 4e-3;
   for (const auto* e : {&e_dq, &e_dk, &e_dv}) passed = passed && e->rel_l2 <= 1e-5 && e->max_err_over_rms <= 1e-4;
   return {{"input_O_bf16", error_json(e_o)}, {"input_LSE", error_json(e_lse)}, {"dQ", error_json(e_dq)},
-          {"dK", error_json(e_dk)},           {"dV", error_json(e_dv)},         {"passed", passed}};
+          {"dK", error_json(e_dk)},          {"dV", error_json(e_dv)},         {"passed", passed}};
 }
 
 CheckOutcome BackwardWorkload::check(const json& tolerances, cudaStream_t s) {
   if (!have_reference_) fail("attention backward check before compute_reference");
   std::vector<OutputCheck> checks;
-  for (auto [name, out, ref, kv_tensor] : {std::tuple{"dQ", &dQ_, &ref_dq_, false}, std::tuple{"dK", &dK_, &ref_dk_, true},
-                                           std::tuple{"dV", &dV_, &ref_dv_, true}}) {
+  for (auto [name, out, ref, kv_tensor] :
+       {std::tuple{"dQ", &dQ_, &ref_dq_, false}, std::tuple{"dK", &dK_, &ref_dk_, true},
+        std::tuple{"dV", &dV_, &ref_dv_, true}}) {
     const auto t = output_tolerance(tolerances, name);
     const size_t n = kv_tensor ? d_.kv_elements() : d_.elements();
     auto e = compare_bf16(out->get(), ref->get(), n, t.rtol, t.atol, s);
@@ -161,14 +165,19 @@ void BackwardWorkload::check_timed_call(int slot, uint64_t secret, cudaStream_t 
   expected_dkdv_rows(d_, Q_.get(), K_.get(), V_.get(), dO_.get(), LSE_.get(), delta_.get(), k_rows_.get(), kSampledRows,
                      exp_dk_.get(), exp_dv_.get(), row_scratch_.get(), s);
   TimedSlot* st = slots_.get() + slot;
-  compare_rows(dQ_.get(), q_rows_.get(), kSampledRows, d_.D, exp_dq_.get(), output_tolerance(tolerances_, "dQ").sample(), st, s);
-  compare_rows(dK_.get(), k_rows_.get(), kSampledRows, d_.D, exp_dk_.get(), output_tolerance(tolerances_, "dK").sample(), st, s);
-  compare_rows(dV_.get(), k_rows_.get(), kSampledRows, d_.D, exp_dv_.get(), output_tolerance(tolerances_, "dV").sample(), st, s);
+  compare_rows(dQ_.get(), q_rows_.get(), kSampledRows, d_.D, exp_dq_.get(),
+               output_tolerance(tolerances_, "dQ").sample(), st, s);
+  compare_rows(dK_.get(), k_rows_.get(), kSampledRows, d_.D, exp_dk_.get(),
+               output_tolerance(tolerances_, "dK").sample(), st, s);
+  compare_rows(dV_.get(), k_rows_.get(), kSampledRows, d_.D, exp_dv_.get(),
+               output_tolerance(tolerances_, "dV").sample(), st, s);
   count_nonfinite(dQ_.get(), d_.elements(), st, s);
   for (auto* b : {&dK_, &dV_}) count_nonfinite(b->get(), d_.kv_elements(), st, s);
 }
 
-std::vector<TimedCheck> BackwardWorkload::timed_check_results(int count) { return read_timed_slots(slots_.get(), count); }
+std::vector<TimedCheck> BackwardWorkload::timed_check_results(int count) {
+  return read_timed_slots(slots_.get(), count);
+}
 
 void BackwardWorkload::snapshot_outputs(cudaStream_t s) {
   shadow_dq_.ensure(d_.elements());

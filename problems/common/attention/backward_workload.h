@@ -65,7 +65,8 @@ class BackwardWorkload : public Workload {
   json tolerances_ = json::object();
   Dims d_;
   DeviceBuffer<__nv_bfloat16> Q_, K_, V_, O_, dO_, dQ_, dK_, dV_, shadow_dq_, shadow_dk_, shadow_dv_;
-  DeviceBuffer<float> LSE_, delta_, o32_, ref_dq_, ref_dk_, ref_dv_, exp_dq_, exp_dk_, exp_dv_, workspace_, row_scratch_;
+  DeviceBuffer<float> LSE_, delta_, o32_, ref_dq_, ref_dk_, ref_dv_, exp_dq_, exp_dk_, exp_dv_, workspace_,
+      row_scratch_;
   size_t workspace_bytes_ = 0;
   std::string timing_inputs_fallback_;  // why cuDNN's forward could not make the timed inputs, if it could not
   uint64_t poisoned_ = 0;

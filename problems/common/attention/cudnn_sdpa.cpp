@@ -40,7 +40,8 @@ std::vector<std::string> cudnn_candidates() {
 #ifdef PTXBENCH_CUDNN_LIBRARY
   out.push_back(PTXBENCH_CUDNN_LIBRARY);
 #endif
-  for (const char* p : {"/usr/local/cuda/lib64/libcudnn.so.9", "/usr/lib/x86_64-linux-gnu/libcudnn.so.9"}) out.push_back(p);
+  for (const char* p : {"/usr/local/cuda/lib64/libcudnn.so.9", "/usr/lib/x86_64-linux-gnu/libcudnn.so.9"})
+    out.push_back(p);
   for (const char* pattern : {"/opt/*/.venv/lib/python3*/site-packages/nvidia/cudnn/lib/libcudnn.so.9",
                               "/opt/*/.venv/lib/python3*/site-packages/nvidia/cu13/lib/libcudnn.so.9",
                               "/usr/local/lib/python3*/dist-packages/nvidia/cudnn/lib/libcudnn.so.9",
@@ -90,8 +91,10 @@ std::shared_ptr<fe::graph::Tensor_attributes> stats(fe::graph::Graph& g, const S
                       .set_data_type(fe::DataType_t::FLOAT));
 }
 void mark_output(const std::shared_ptr<fe::graph::Tensor_attributes>& t, int64_t uid, const SdpaShape& s, int heads) {
-  t->set_output(true).set_uid(uid).set_dim({s.B, heads, s.S, s.D}).set_stride(
-      {int64_t(heads) * s.S * s.D, int64_t(s.S) * s.D, s.D, 1});
+  t->set_output(true)
+      .set_uid(uid)
+      .set_dim({s.B, heads, s.S, s.D})
+      .set_stride({int64_t(heads) * s.S * s.D, int64_t(s.S) * s.D, s.D, 1});
 }
 
 std::shared_ptr<fe::graph::Graph> new_graph() {
@@ -112,8 +115,11 @@ std::shared_ptr<fe::graph::Graph> forward_graph(const SdpaShape& s) {
   if (s.causal) opt.set_diagonal_alignment(fe::DiagonalAlignment_t::TOP_LEFT).set_diagonal_band_right_bound(0);
   auto [o, lse] = g->sdpa(q, k, v, opt);
   mark_output(o, kO, s, s.H);
-  lse->set_output(true).set_uid(kStats).set_data_type(fe::DataType_t::FLOAT).set_dim({s.B, s.H, s.S, 1}).set_stride(
-      {int64_t(s.H) * s.S, s.S, 1, 1});
+  lse->set_output(true)
+      .set_uid(kStats)
+      .set_data_type(fe::DataType_t::FLOAT)
+      .set_dim({s.B, s.H, s.S, 1})
+      .set_stride({int64_t(s.H) * s.S, s.S, 1, 1});
   return g;
 }
 
@@ -122,9 +128,8 @@ std::shared_ptr<fe::graph::Graph> backward_graph(const SdpaShape& s) {
   auto q = bhsd(*g, "Q", kQ, s, s.H), k = bhsd(*g, "K", kK, s, s.kv_heads()), v = bhsd(*g, "V", kV, s, s.kv_heads());
   auto o = bhsd(*g, "O", kO, s, s.H), d_o = bhsd(*g, "dO", kDO, s, s.H);
   auto lse = stats(*g, s);
-  auto opt = fe::graph::SDPA_backward_attributes()
-                 .set_name("sdpa_backward")
-                 .set_attn_scale(1.0f / std::sqrt(float(s.D)));
+  auto opt =
+      fe::graph::SDPA_backward_attributes().set_name("sdpa_backward").set_attn_scale(1.0f / std::sqrt(float(s.D)));
   if (s.causal) opt.set_diagonal_alignment(fe::DiagonalAlignment_t::TOP_LEFT).set_diagonal_band_right_bound(0);
   auto [dq, dk, dv] = g->sdpa_backward(q, k, v, o, d_o, lse, opt);
   mark_output(dq, kDQ, s, s.H);
@@ -155,7 +160,7 @@ struct Built {
   std::shared_ptr<fe::graph::Graph> graph;
   int64_t workspace = 0;
   std::string label, plan;
-  bool grouped = false;  // K/V have fewer heads than Q
+  bool grouped = false;              // K/V have fewer heads than Q
   std::vector<std::string> kernels;  // filled on the first execution
   bool inspected = false;
   double build_seconds = 0;  // the graph's build (heuristics, plan); the first execution's load is not in it
@@ -246,10 +251,14 @@ void CudnnSdpa::forward(const SdpaShape& s, const void* q, const void* k, const 
 void CudnnSdpa::backward(const SdpaShape& s, const void* q, const void* k, const void* v, const void* o,
                          const void* d_o, const float* lse, void* dq, void* dk, void* dv, cudaStream_t stream) {
   Built& b = impl_->get(true, s);
-  std::unordered_map<int64_t, void*> pack{{kQ, const_cast<void*>(q)},   {kK, const_cast<void*>(k)},
-                                          {kV, const_cast<void*>(v)},   {kO, const_cast<void*>(o)},
-                                          {kDO, const_cast<void*>(d_o)}, {kStats, const_cast<float*>(lse)},
-                                          {kDQ, dq},                     {kDK, dk},
+  std::unordered_map<int64_t, void*> pack{{kQ, const_cast<void*>(q)},
+                                          {kK, const_cast<void*>(k)},
+                                          {kV, const_cast<void*>(v)},
+                                          {kO, const_cast<void*>(o)},
+                                          {kDO, const_cast<void*>(d_o)},
+                                          {kStats, const_cast<float*>(lse)},
+                                          {kDQ, dq},
+                                          {kDK, dk},
                                           {kDV, dv}};
   impl_->run(b, pack, stream);
 }

@@ -42,8 +42,8 @@ class CudnnSdpa {
   std::string version() const;
   std::string library_path() const;
   struct Plan {
-    std::string label;                 // e.g. "fwd B=4 H=16 S=4096 D=128 causal" (GQA: "... H=32 Hkv=8 ...")
-    std::string name;                  // the execution plan's name (engine and knobs)
+    std::string label;  // e.g. "fwd B=4 H=16 S=4096 D=128 causal" (GQA: "... H=32 Hkv=8 ...")
+    std::string name;   // the execution plan's name (engine and knobs)
     int64_t workspace_bytes = 0;
     std::vector<std::string> kernels;  // what one execution launches (seen by stream capture)
     double build_seconds = 0;          // building the graph's plan in this process

@@ -48,9 +48,13 @@ void ForwardWorkload::call_baseline(cudaStream_t s) {
 }
 
 json ForwardWorkload::baseline_info() const {
-  return {{"library", "cuDNN"}, {"operation", "SDPA forward (fused flash attention), generate_stats"},
-          {"version", sdpa_.version()}, {"loaded_from", sdpa_.library_path()}, {"compute", "fp32, bf16 I/O"},
-          {"plans", sdpa_plans_json(sdpa_, "fwd")}, {"kernels", sdpa_kernels_json(sdpa_, "fwd")}};
+  return {{"library", "cuDNN"},
+          {"operation", "SDPA forward (fused flash attention), generate_stats"},
+          {"version", sdpa_.version()},
+          {"loaded_from", sdpa_.library_path()},
+          {"compute", "fp32, bf16 I/O"},
+          {"plans", sdpa_plans_json(sdpa_, "fwd")},
+          {"kernels", sdpa_kernels_json(sdpa_, "fwd")}};
 }
 
 void ForwardWorkload::compute_reference(cudaStream_t s) {
@@ -103,13 +107,17 @@ void ForwardWorkload::check_timed_call(int slot, uint64_t secret, cudaStream_t s
   expected_forward_rows(d_, Q_.get(), K_.get(), V_.get(), rows_.get(), kSampledRows, exp_o_.get(), exp_lse_.get(),
                         row_scratch_.get(), s);
   TimedSlot* st = slots_.get() + slot;
-  compare_rows(O_.get(), rows_.get(), kSampledRows, d_.D, exp_o_.get(), output_tolerance(tolerances_, "O").sample(), st, s);
-  compare_rows(LSE_.get(), rows_.get(), kSampledRows, 1, exp_lse_.get(), output_tolerance(tolerances_, "LSE").sample(), st, s);
+  compare_rows(O_.get(), rows_.get(), kSampledRows, d_.D, exp_o_.get(), output_tolerance(tolerances_, "O").sample(), st,
+               s);
+  compare_rows(LSE_.get(), rows_.get(), kSampledRows, 1, exp_lse_.get(), output_tolerance(tolerances_, "LSE").sample(),
+               st, s);
   count_nonfinite(O_.get(), d_.elements(), st, s);
   count_nonfinite(LSE_.get(), d_.rows(), st, s);
 }
 
-std::vector<TimedCheck> ForwardWorkload::timed_check_results(int count) { return read_timed_slots(slots_.get(), count); }
+std::vector<TimedCheck> ForwardWorkload::timed_check_results(int count) {
+  return read_timed_slots(slots_.get(), count);
+}
 
 void ForwardWorkload::snapshot_outputs(cudaStream_t s) {
   shadow_o_.ensure(d_.elements());

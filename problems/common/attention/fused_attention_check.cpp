@@ -33,7 +33,8 @@ std::string why_not_fused_attention(const std::vector<std::string>& kernels, boo
   if (reductions > (grouped ? kMaxHeadReductions : 0))
     return "it launches " + std::to_string(reductions) + " head-reduction kernels (" +
            (grouped ? "a grouped plan reduces dK and dV, at most " + std::to_string(kMaxHeadReductions)
-                    : std::string("none without grouped K/V")) + ")";
+                    : std::string("none without grouped K/V")) +
+           ")";
   if (kernels.size() - reductions > kMaxFusedKernels)
     return "it launches " + std::to_string(kernels.size() - reductions) + " kernels besides head reductions " +
            "(a fused plan launches at most " + std::to_string(kMaxFusedKernels) + ")";

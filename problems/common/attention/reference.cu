@@ -10,9 +10,9 @@
 namespace ptxbench::attention {
 namespace {
 
-constexpr int T = 64;        // tile edge (queries and keys)
+constexpr int T = 64;  // tile edge (queries and keys)
 constexpr int kThreads = 256;
-constexpr int LP = T + 1;    // padded row of a 64x64 tile
+constexpr int LP = T + 1;  // padded row of a 64x64 tile
 
 template <int D>
 __device__ void load_tile(const __nv_bfloat16* src, float* dst, int ld) {
@@ -52,9 +52,9 @@ __device__ void tile_dots(const float* A, const float* B, float acc[4][4]) {
 // Fwd: grid (S/64, B*H). Pass 1: exact row max m and sum l (rescaled per tile); LSE = m + log l.
 // Pass 2: P = exp(s - LSE), O = P V.
 template <int D, bool CAUSAL>
-__global__ void __launch_bounds__(kThreads) forward_kernel(const __nv_bfloat16* Q, const __nv_bfloat16* K,
-                                                           const __nv_bfloat16* V, float* O, float* LSE, int S,
-                                                           int group, float scale) {
+__global__ void __launch_bounds__(kThreads)
+    forward_kernel(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, float* O, float* LSE, int S,
+                   int group, float scale) {
   extern __shared__ float smem[];
   float* Qs = smem;
   float* Ks = Qs + T * (D + 1);
@@ -62,8 +62,8 @@ __global__ void __launch_bounds__(kThreads) forward_kernel(const __nv_bfloat16* 
   float* Ps = Vs + T * D;
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   const int qt = blockIdx.x, q0 = qt * T;
-  const size_t head = size_t(blockIdx.y) * S;              // query head (b*H + h)
-  const size_t kv_head = size_t(blockIdx.y / group) * S;   // its key/value head (b*Hkv + h/group)
+  const size_t head = size_t(blockIdx.y) * S;             // query head (b*H + h)
+  const size_t kv_head = size_t(blockIdx.y / group) * S;  // its key/value head (b*Hkv + h/group)
   const int tiles = CAUSAL ? qt + 1 : S / T;
   load_tile<D>(Q + (head + q0) * D, Qs, D + 1);
 
@@ -161,10 +161,9 @@ __device__ void load_row_stats(const float* LSE, const float* Delta, size_t row0
 // dK, dV: grid (S/64 key tiles, B*Hkv); loops over the query heads of the key/value head's group
 // and, for each, over the query tiles that attend the key tile (dK and dV sum over the group).
 template <int D, bool CAUSAL>
-__global__ void __launch_bounds__(kThreads) dkdv_kernel(const __nv_bfloat16* Q, const __nv_bfloat16* K,
-                                                        const __nv_bfloat16* V, const __nv_bfloat16* dO,
-                                                        const float* LSE, const float* Delta, float* dK, float* dV,
-                                                        int S, int group, float scale) {
+__global__ void __launch_bounds__(kThreads)
+    dkdv_kernel(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, const __nv_bfloat16* dO,
+                const float* LSE, const float* Delta, float* dK, float* dV, int S, int group, float scale) {
   extern __shared__ float smem[];
   float* Ks = smem;
   float* Vs = Ks + T * (D + 1);
@@ -179,7 +178,7 @@ __global__ void __launch_bounds__(kThreads) dkdv_kernel(const __nv_bfloat16* Q, 
   const size_t kv_head = size_t(blockIdx.y) * S;  // key/value head (b*Hkv + hk)
   load_tile<D>(K + (kv_head + k0) * D, Ks, D + 1);
   load_tile<D>(V + (kv_head + k0) * D, Vs, D + 1);
-  float acc_v[4][D / 16] = {}, acc_k[4][D / 16] = {};  // rows: keys ty + 16a
+  float acc_v[4][D / 16] = {}, acc_k[4][D / 16] = {};          // rows: keys ty + 16a
   const int qt0 = CAUSAL ? kt : 0, query_tiles = S / T - qt0;  // per query head of the group
   for (int it = 0; it < group * query_tiles; ++it) {
     const int qt = qt0 + it % query_tiles;
@@ -228,10 +227,9 @@ __global__ void __launch_bounds__(kThreads) dkdv_kernel(const __nv_bfloat16* Q, 
 
 // dQ: grid (S/64 query tiles, B*H); loops over the key tiles (of its key/value head) the query tile attends.
 template <int D, bool CAUSAL>
-__global__ void __launch_bounds__(kThreads) dq_kernel(const __nv_bfloat16* Q, const __nv_bfloat16* K,
-                                                      const __nv_bfloat16* V, const __nv_bfloat16* dO,
-                                                      const float* LSE, const float* Delta, float* dQ, int S,
-                                                      int group, float scale) {
+__global__ void __launch_bounds__(kThreads)
+    dq_kernel(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, const __nv_bfloat16* dO,
+              const float* LSE, const float* Delta, float* dQ, int S, int group, float scale) {
   extern __shared__ float smem[];
   float* Qs = smem;
   float* dOs = Qs + T * (D + 1);
@@ -284,7 +282,8 @@ __global__ void row_dots_kernel(const __nv_bfloat16* a, const __nv_bfloat16* b, 
   const int lane = threadIdx.x % 32;
   if (row >= rows) return;
   float acc = 0.f;
-  for (int d = lane; d < D; d += 32) acc = fmaf(__bfloat162float(a[row * D + d]), __bfloat162float(b[row * D + d]), acc);
+  for (int d = lane; d < D; d += 32)
+    acc = fmaf(__bfloat162float(a[row * D + d]), __bfloat162float(b[row * D + d]), acc);
   for (int o = 16; o > 0; o /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, o);
   if (lane == 0) out[row] = acc;
 }
@@ -306,8 +305,8 @@ void require_supported(const Dims& d) {
     fail("attention reference: needs S a multiple of 64 and D 64 or 128, got S=" + std::to_string(d.S) +
          " D=" + std::to_string(d.D));
   if (d.kv_heads_per_batch() <= 0 || d.H % d.kv_heads_per_batch())
-    fail("attention reference: the query heads (" + std::to_string(d.H) + ") must be a multiple of the key/value heads (" +
-         std::to_string(d.kv_heads_per_batch()) + ")");
+    fail("attention reference: the query heads (" + std::to_string(d.H) +
+         ") must be a multiple of the key/value heads (" + std::to_string(d.kv_heads_per_batch()) + ")");
 }
 
 template <int D, bool CAUSAL>
@@ -332,18 +331,19 @@ void backward_impl(const Dims& d, const __nv_bfloat16* Q, const __nv_bfloat16* K
 
 }  // namespace
 
-void reference_forward(const Dims& d, const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
-                       float* O, float* LSE, cudaStream_t s) {
+void reference_forward(const Dims& d, const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, float* O,
+                       float* LSE, cudaStream_t s) {
   require_supported(d);
   if (d.D == 64) (d.causal ? forward_impl<64, true> : forward_impl<64, false>)(d, Q, K, V, O, LSE, s);
   else (d.causal ? forward_impl<128, true> : forward_impl<128, false>)(d, Q, K, V, O, LSE, s);
 }
 
 void reference_backward(const Dims& d, const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
-                        const __nv_bfloat16* dO, const float* LSE, const float* Delta, float* dQ, float* dK,
-                        float* dV, cudaStream_t s) {
+                        const __nv_bfloat16* dO, const float* LSE, const float* Delta, float* dQ, float* dK, float* dV,
+                        cudaStream_t s) {
   require_supported(d);
-  if (d.D == 64) (d.causal ? backward_impl<64, true> : backward_impl<64, false>)(d, Q, K, V, dO, LSE, Delta, dQ, dK, dV, s);
+  if (d.D == 64)
+    (d.causal ? backward_impl<64, true> : backward_impl<64, false>)(d, Q, K, V, dO, LSE, Delta, dQ, dK, dV, s);
   else (d.causal ? backward_impl<128, true> : backward_impl<128, false>)(d, Q, K, V, dO, LSE, Delta, dQ, dK, dV, s);
 }
 

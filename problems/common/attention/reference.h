@@ -11,8 +11,8 @@ namespace ptxbench::attention {
 
 // O (fp32) and LSE = log(sum_j exp(scale * q_i.k_j)) (natural log) over the attended keys.
 // Two passes per query tile: the exact row max and sum first, then O with the final weights.
-void reference_forward(const Dims& d, const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
-                       float* O, float* LSE, cudaStream_t s);
+void reference_forward(const Dims& d, const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, float* O,
+                       float* LSE, cudaStream_t s);
 
 // out[row] = sum over D of a[row, :] * b[row, :], in fp32 (Delta = rowsum(dO * O) for the backward).
 void row_dots(const __nv_bfloat16* a, const __nv_bfloat16* b, float* out, size_t rows, int D, cudaStream_t s);
@@ -20,8 +20,8 @@ void row_dots(const __nv_bfloat16* a, const __nv_bfloat16* b, float* out, size_t
 // dQ, dK, dV (fp32) from the standard formulas with P = exp(scale * Q K^T - LSE):
 // dV = P^T dO, dS = P * (dO V^T - Delta), dQ = scale * dS K, dK = scale * dS^T Q.
 void reference_backward(const Dims& d, const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
-                        const __nv_bfloat16* dO, const float* LSE, const float* Delta, float* dQ, float* dK,
-                        float* dV, cudaStream_t s);
+                        const __nv_bfloat16* dO, const float* LSE, const float* Delta, float* dQ, float* dK, float* dV,
+                        cudaStream_t s);
 
 // out[i] = bf16(in[i]), round to nearest even.
 void round_to_bf16(const float* in, __nv_bfloat16* out, size_t n, cudaStream_t s);

@@ -13,8 +13,10 @@ namespace {
 constexpr int kThreads = 256;
 
 __device__ uint64_t mix64(uint64_t x) {
-  x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27; x *= 0x94d049bb133111ebull;
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
   return x ^ (x >> 31);
 }
 
@@ -87,10 +89,9 @@ struct Chunks {
 };
 
 template <int D>
-__global__ void __launch_bounds__(kThreads) forward_rows_kernel(const __nv_bfloat16* Q, const __nv_bfloat16* K,
-                                                                const __nv_bfloat16* V, const uint32_t* rows, int S,
-                                                                int group, bool causal, float scale, Chunks chunks,
-                                                                float* part_o, float* part_lse) {
+__global__ void __launch_bounds__(kThreads)
+    forward_rows_kernel(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, const uint32_t* rows,
+                        int S, int group, bool causal, float scale, Chunks chunks, float* part_o, float* part_lse) {
   __shared__ float q[D], w[kThreads], parts[kThreads];
   const uint32_t row = rows[blockIdx.x];
   const size_t head0 = size_t(row / S / group) * S;  // the query head's key/value head
@@ -145,11 +146,10 @@ __global__ void sum_chunks_kernel(const float* part, int chunks, int D, float fa
 }
 
 template <int D>
-__global__ void __launch_bounds__(kThreads) dq_rows_kernel(const __nv_bfloat16* Q, const __nv_bfloat16* K,
-                                                           const __nv_bfloat16* V, const __nv_bfloat16* dO,
-                                                           const float* LSE, const float* Delta, const uint32_t* rows,
-                                                           int S, int group, bool causal, float scale, Chunks chunks,
-                                                           float* part) {
+__global__ void __launch_bounds__(kThreads)
+    dq_rows_kernel(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, const __nv_bfloat16* dO,
+                   const float* LSE, const float* Delta, const uint32_t* rows, int S, int group, bool causal,
+                   float scale, Chunks chunks, float* part) {
   __shared__ float q[D], g[D], w[kThreads], parts[kThreads];
   const uint32_t row = rows[blockIdx.x];
   const size_t head0 = size_t(row / S / group) * S;  // the query head's key/value head
@@ -178,12 +178,10 @@ __global__ void __launch_bounds__(kThreads) dq_rows_kernel(const __nv_bfloat16* 
 }
 
 template <int D>
-__global__ void __launch_bounds__(kThreads) dkdv_rows_kernel(const __nv_bfloat16* Q, const __nv_bfloat16* K,
-                                                             const __nv_bfloat16* V, const __nv_bfloat16* dO,
-                                                             const float* LSE, const float* Delta,
-                                                             const uint32_t* rows, int S, int group, bool causal,
-                                                             float scale, Chunks chunks, float* part_dk,
-                                                             float* part_dv) {
+__global__ void __launch_bounds__(kThreads)
+    dkdv_rows_kernel(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, const __nv_bfloat16* dO,
+                     const float* LSE, const float* Delta, const uint32_t* rows, int S, int group, bool causal,
+                     float scale, Chunks chunks, float* part_dk, float* part_dv) {
   __shared__ float k[D], v[D], wp[kThreads], wds[kThreads], parts[kThreads];
   const uint32_t row = rows[blockIdx.x];  // a key row: (b*Hkv + hk)*S + position
   const int first = causal ? int(row % S) : 0;
@@ -222,9 +220,9 @@ __device__ float as_float(float v) { return v; }
 
 // One block: the sample is small (n * width <= 64 * 128).
 template <typename T>
-__global__ void __launch_bounds__(kThreads) compare_rows_kernel(const T* out, const uint32_t* rows, int n, int width,
-                                                                const float* expected, float rtol, float atol,
-                                                                TimedSlot* slot) {
+__global__ void __launch_bounds__(kThreads)
+    compare_rows_kernel(const T* out, const uint32_t* rows, int n, int width, const float* expected, float rtol,
+                        float atol, TimedSlot* slot) {
   __shared__ float warp_sums[kThreads / 32];
   const int total = n * width;
   float sq = 0.f;
@@ -239,7 +237,10 @@ __global__ void __launch_bounds__(kThreads) compare_rows_kernel(const T* out, co
   float worst = 0.f;
   for (int e = threadIdx.x; e < total; e += kThreads) {
     const float o = as_float(out[size_t(rows[e / width]) * width + e % width]), r = expected[e];
-    if (!isfinite(o)) { ++nonfinite; continue; }
+    if (!isfinite(o)) {
+      ++nonfinite;
+      continue;
+    }
     const float tol = abs_tol + rtol * fabsf(r), err = fabsf(o - r);
     if (!(err <= tol)) ++bad;
     worst = fmaxf(worst, err / fmaxf(tol, 1e-30f));
@@ -300,9 +301,11 @@ void expected_forward_rows(const Dims& d, const __nv_bfloat16* Q, const __nv_bfl
   float *part_o = scratch, *part_lse = scratch + size_t(n) * c.count * d.D;
   const dim3 grid(n, c.count);
   if (d.D == 64)
-    forward_rows_kernel<64><<<grid, kThreads, 0, s>>>(Q, K, V, rows, d.S, d.group(), d.causal, d.scale(), c, part_o, part_lse);
+    forward_rows_kernel<64>
+        <<<grid, kThreads, 0, s>>>(Q, K, V, rows, d.S, d.group(), d.causal, d.scale(), c, part_o, part_lse);
   else
-    forward_rows_kernel<128><<<grid, kThreads, 0, s>>>(Q, K, V, rows, d.S, d.group(), d.causal, d.scale(), c, part_o, part_lse);
+    forward_rows_kernel<128>
+        <<<grid, kThreads, 0, s>>>(Q, K, V, rows, d.S, d.group(), d.causal, d.scale(), c, part_o, part_lse);
   combine_forward_kernel<<<n, d.D, 0, s>>>(part_o, part_lse, c.count, d.D, o, lse);
   PTXBENCH_CUDA(cudaGetLastError());
 }
@@ -313,9 +316,11 @@ void expected_dq_rows(const Dims& d, const __nv_bfloat16* Q, const __nv_bfloat16
   const Chunks c = chunks_of(d.S);
   const dim3 grid(n, c.count);
   if (d.D == 64)
-    dq_rows_kernel<64><<<grid, kThreads, 0, s>>>(Q, K, V, dO, LSE, Delta, rows, d.S, d.group(), d.causal, d.scale(), c, scratch);
+    dq_rows_kernel<64>
+        <<<grid, kThreads, 0, s>>>(Q, K, V, dO, LSE, Delta, rows, d.S, d.group(), d.causal, d.scale(), c, scratch);
   else
-    dq_rows_kernel<128><<<grid, kThreads, 0, s>>>(Q, K, V, dO, LSE, Delta, rows, d.S, d.group(), d.causal, d.scale(), c, scratch);
+    dq_rows_kernel<128>
+        <<<grid, kThreads, 0, s>>>(Q, K, V, dO, LSE, Delta, rows, d.S, d.group(), d.causal, d.scale(), c, scratch);
   sum_chunks_kernel<<<n, d.D, 0, s>>>(scratch, c.count, d.D, d.scale(), dq);
   PTXBENCH_CUDA(cudaGetLastError());
 }
@@ -327,11 +332,11 @@ void expected_dkdv_rows(const Dims& d, const __nv_bfloat16* Q, const __nv_bfloat
   float *part_dk = scratch, *part_dv = scratch + size_t(n) * c.count * d.D;
   const dim3 grid(n, c.count);
   if (d.D == 64)
-    dkdv_rows_kernel<64><<<grid, kThreads, 0, s>>>(Q, K, V, dO, LSE, Delta, rows, d.S, d.group(), d.causal, d.scale(), c,
-                                                   part_dk, part_dv);
+    dkdv_rows_kernel<64><<<grid, kThreads, 0, s>>>(Q, K, V, dO, LSE, Delta, rows, d.S, d.group(), d.causal, d.scale(),
+                                                   c, part_dk, part_dv);
   else
-    dkdv_rows_kernel<128><<<grid, kThreads, 0, s>>>(Q, K, V, dO, LSE, Delta, rows, d.S, d.group(), d.causal, d.scale(), c,
-                                                    part_dk, part_dv);
+    dkdv_rows_kernel<128><<<grid, kThreads, 0, s>>>(Q, K, V, dO, LSE, Delta, rows, d.S, d.group(), d.causal, d.scale(),
+                                                    c, part_dk, part_dv);
   sum_chunks_kernel<<<n, d.D, 0, s>>>(part_dk, c.count, d.D, d.scale(), dk);
   sum_chunks_kernel<<<n, d.D, 0, s>>>(part_dv, c.count, d.D, 1.f, dv);
   PTXBENCH_CUDA(cudaGetLastError());
@@ -345,7 +350,9 @@ void compare_rows(const float* out, const uint32_t* rows, int n, int width, cons
                   TimedSlot* slot, cudaStream_t s) {
   compare_impl(out, rows, n, width, expected, t, slot, s);
 }
-void count_nonfinite(const __nv_bfloat16* out, size_t n, TimedSlot* slot, cudaStream_t s) { nonfinite_impl(out, n, slot, s); }
+void count_nonfinite(const __nv_bfloat16* out, size_t n, TimedSlot* slot, cudaStream_t s) {
+  nonfinite_impl(out, n, slot, s);
+}
 void count_nonfinite(const float* out, size_t n, TimedSlot* slot, cudaStream_t s) { nonfinite_impl(out, n, slot, s); }
 
 }  // namespace ptxbench::attention

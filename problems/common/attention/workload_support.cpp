@@ -8,7 +8,8 @@ namespace ptxbench::attention {
 bool causal_option(const json& options) {
   bool causal = false;
   for (const auto& [key, value] : options.items()) {
-    if (key != "causal" || !value.is_boolean()) fail("attention workload options: only causal = true/false, got " + options.dump());
+    if (key != "causal" || !value.is_boolean())
+      fail("attention workload options: only causal = true/false, got " + options.dump());
     causal = value.get<bool>();
   }
   return causal;
@@ -78,8 +79,10 @@ json sdpa_plans_json(const CudnnSdpa& sdpa, const std::string& direction) {
   json plans = json::object();
   for (const auto& p : sdpa.plans())
     if (p.label.rfind(direction + " ", 0) == 0)
-      plans[p.label] = {{"plan", p.name}, {"attention_kernel", attention_kernel(p.kernels)},
-                        {"workspace_bytes", p.workspace_bytes}, {"build_seconds", p.build_seconds}};
+      plans[p.label] = {{"plan", p.name},
+                        {"attention_kernel", attention_kernel(p.kernels)},
+                        {"workspace_bytes", p.workspace_bytes},
+                        {"build_seconds", p.build_seconds}};
   return plans;
 }
 

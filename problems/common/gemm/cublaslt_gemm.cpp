@@ -10,11 +10,11 @@
 namespace ptxbench::gemm {
 namespace {
 
-#define PTXBENCH_CUBLASLT(call)                                                                      \
-  do {                                                                                               \
-    cublasStatus_t st_ = (call);                                                                     \
-    if (st_ != CUBLAS_STATUS_SUCCESS)                                                                \
-      ::ptxbench::fail(std::string(#call) + " failed: cuBLAS status " + std::to_string(int(st_)));   \
+#define PTXBENCH_CUBLASLT(call)                                                                    \
+  do {                                                                                             \
+    cublasStatus_t st_ = (call);                                                                   \
+    if (st_ != CUBLAS_STATUS_SUCCESS)                                                              \
+      ::ptxbench::fail(std::string(#call) + " failed: cuBLAS status " + std::to_string(int(st_))); \
   } while (0)
 
 constexpr size_t kWorkspace = 32u << 20;
@@ -51,8 +51,10 @@ struct CublasLtGemm::Impl {
     if (opt.operands == Operand::e4m3) {
       if (!scale_a || !scale_b) fail("cuBLASLt fp8 GEMM: both scale pointers are required");
       // cuBLAS's A is our B (see plan()), so our scales swap places.
-      PTXBENCH_CUBLASLT(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scale_b, sizeof scale_b));
-      PTXBENCH_CUBLASLT(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &scale_a, sizeof scale_a));
+      PTXBENCH_CUBLASLT(
+          cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scale_b, sizeof scale_b));
+      PTXBENCH_CUBLASLT(
+          cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &scale_a, sizeof scale_a));
     }
     if (opt.gelu_bias) {
       if (!bias) fail("cuBLASLt GELU_BIAS GEMM: the bias pointer is required");
@@ -78,13 +80,15 @@ struct CublasLtGemm::Impl {
     PTXBENCH_CUBLASLT(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
     if (opt.operands == Operand::e4m3) {
       const int8_t fast_accum = 0;  // the default, stated: partial sums are promoted to fp32 periodically
-      PTXBENCH_CUBLASLT(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast_accum, sizeof fast_accum));
+      PTXBENCH_CUBLASLT(
+          cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast_accum, sizeof fast_accum));
     }
     if (opt.gelu_bias) {
       const cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_GELU_BIAS;
       PTXBENCH_CUBLASLT(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi));
       const int32_t bias_type = CUDA_R_16BF;
-      PTXBENCH_CUBLASLT(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof bias_type));
+      PTXBENCH_CUBLASLT(
+          cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof bias_type));
     }
     bind(scale_a, scale_b, bias);
     PTXBENCH_CUBLASLT(cublasLtMatrixLayoutCreate(&a_layout, ab, d.K, d.N, d.K));
@@ -93,7 +97,8 @@ struct CublasLtGemm::Impl {
     cublasLtMatmulPreference_t pref;
     PTXBENCH_CUBLASLT(cublasLtMatmulPreferenceCreate(&pref));
     size_t ws = kWorkspace;
-    PTXBENCH_CUBLASLT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+    PTXBENCH_CUBLASLT(
+        cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
     cublasLtMatmulHeuristicResult_t results[kMaxAlgorithms] = {};
     int found = 0;
     const cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(lt, op, a_layout, b_layout, c_layout, c_layout, pref,
@@ -111,7 +116,8 @@ struct CublasLtGemm::Impl {
       if (why.empty()) {
         planned = true;
         shapes[d.label()] = {{"algorithm", "heuristic result " + std::to_string(i) + " of " + std::to_string(found)},
-                             {"kernels", kernels}, {"rejected", rejected}};
+                             {"kernels", kernels},
+                             {"rejected", rejected}};
         return;
       }
       rejected.push_back({{"heuristic_result", i}, {"kernels", kernels}, {"why", why}});
@@ -137,8 +143,7 @@ void CublasLtGemm::run(const void* A, const void* B, void* C, const Dims& d, con
                        const void* bias, cudaStream_t s) {
   if (!impl_->planned || impl_->dims.M != d.M || impl_->dims.N != d.N || impl_->dims.K != d.K)
     impl_->plan(A, B, C, d, scale_a, scale_b, bias);
-  else
-    impl_->bind(scale_a, scale_b, bias);
+  else impl_->bind(scale_a, scale_b, bias);
   impl_->matmul(A, B, C, s);
 }
 
@@ -146,12 +151,14 @@ json CublasLtGemm::info() const {
   json j = {{"library", "cuBLASLt"},
             {"version", cublasLtGetVersion()},
             {"compute", "CUBLAS_COMPUTE_32F, bf16 C"},
-            {"operands", impl_->opt.operands == Operand::e4m3 ? "e4m3 with per-tensor fp32 scale pointers, fast accumulation off"
-                                                              : "bf16"},
+            {"operands", impl_->opt.operands == Operand::e4m3
+                             ? "e4m3 with per-tensor fp32 scale pointers, fast accumulation off"
+                             : "bf16"},
             {"workspace_bytes", kWorkspace},
             {"shapes", impl_->shapes}};
   if (impl_->opt.gelu_bias)
-    j["epilogue"] = "CUBLASLT_EPILOGUE_GELU_BIAS (bf16 bias [N]); the plan is checked fused: one kernel, no separate epilogue";
+    j["epilogue"] =
+        "CUBLASLT_EPILOGUE_GELU_BIAS (bf16 bias [N]); the plan is checked fused: one kernel, no separate epilogue";
   json kernels = json::object();
   for (const auto& [label, s] : impl_->shapes.items()) kernels[label] = s["kernels"];
   j["kernels"] = kernels;

@@ -14,7 +14,9 @@ __global__ void random_signs(float* r, int n, uint64_t seed) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
     uint64_t x = seed ^ (uint64_t(i) * 0x9e3779b97f4a7c15ull);
-    x ^= x >> 31; x *= 0xbf58476d1ce4e5b9ull; x ^= x >> 29;
+    x ^= x >> 31;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 29;
     r[i] = (x >> 63) ? 1.f : -1.f;
   }
 }
@@ -59,7 +61,10 @@ __global__ void verdict(const float* y, const float* c2, const float* z, int M, 
   const float zs = z[m] * (scale_a ? *scale_a * *scale_b : 1.f);
   float diff = fabsf(y[m] - zs);
   float tol = 0.05f * sqrtf(c2[m]) + 1e-4f * (fabsf(zs) + 1.f);
-  if (!isfinite(y[m]) || !isfinite(c2[m])) { atomicAdd(&slot->nonfinite_rows, 1u); return; }
+  if (!isfinite(y[m]) || !isfinite(c2[m])) {
+    atomicAdd(&slot->nonfinite_rows, 1u);
+    return;
+  }
   if (!(diff <= tol)) atomicAdd(&slot->bad_rows, 1u);
   float ratio = diff / tol;
   atomicMax(reinterpret_cast<unsigned*>(&slot->worst_ratio), __float_as_uint(ratio));

@@ -17,7 +17,8 @@ bool is_standalone_epilogue(const std::string& k) {
   if (contains(k, "splitkreduce") || contains(k, "reduce") || contains(k, "elementwise") || contains(k, "unary"))
     return true;
   const bool gemm_like = contains(k, "gemm") || contains(k, "nvjet") || contains(k, "xmma") || contains(k, "cutlass");
-  return !gemm_like && (contains(k, "gelu") || contains(k, "bias") || contains(k, "epilogue") || contains(k, "activation"));
+  return !gemm_like &&
+         (contains(k, "gelu") || contains(k, "bias") || contains(k, "epilogue") || contains(k, "activation"));
 }
 
 }  // namespace

@@ -14,9 +14,7 @@ struct Dims {
   std::string label() const { return "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K); }
 };
 
-inline Dims dims_of(const WorkloadShape& shape) {
-  return {int(shape.at("M")), int(shape.at("N")), int(shape.at("K"))};
-}
+inline Dims dims_of(const WorkloadShape& shape) { return {int(shape.at("M")), int(shape.at("N")), int(shape.at("K"))}; }
 
 // The element type of A and B.
 enum class Operand { bf16, e4m3 };

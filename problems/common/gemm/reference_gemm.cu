@@ -86,11 +86,11 @@ void reference_gemm(Operand type, const void* A, const void* B, float* out, cons
   if (bool(e.scale_a) != bool(e.scale_b)) fail("GEMM reference: give both scales or neither");
   const dim3 grid(d.N / RB, d.M / RB);
   if (type == Operand::bf16)
-    reference_kernel<<<grid, 256, 0, s>>>(static_cast<const __nv_bfloat16*>(A), static_cast<const __nv_bfloat16*>(B), out,
-                                          d.N, d.K, e);
+    reference_kernel<<<grid, 256, 0, s>>>(static_cast<const __nv_bfloat16*>(A), static_cast<const __nv_bfloat16*>(B),
+                                          out, d.N, d.K, e);
   else
-    reference_kernel<<<grid, 256, 0, s>>>(static_cast<const __nv_fp8_e4m3*>(A), static_cast<const __nv_fp8_e4m3*>(B), out,
-                                          d.N, d.K, e);
+    reference_kernel<<<grid, 256, 0, s>>>(static_cast<const __nv_fp8_e4m3*>(A), static_cast<const __nv_fp8_e4m3*>(B),
+                                          out, d.N, d.K, e);
   PTXBENCH_CUDA(cudaGetLastError());
 }
 

@@ -7,8 +7,10 @@ namespace ptxbench::gemm {
 namespace {
 
 __device__ uint64_t mix64(uint64_t x) {
-  x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27; x *= 0x94d049bb133111ebull;
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
   return x ^ (x >> 31);
 }
 
@@ -22,9 +24,9 @@ __global__ void draw_rows_kernel(uint64_t seed, int M, int n, uint32_t* rows) {
 }
 
 // expected[k, n] for 64 columns per block (8 warps x 8 columns): lanes stride over K in pairs.
-__global__ void __launch_bounds__(256) expected_kernel(const __nv_bfloat16* A, const __nv_bfloat16* B, Epilogue ep,
-                                                       const uint32_t* rows, int N, int K, float* expected,
-                                                       float* sum_sq) {
+__global__ void __launch_bounds__(256)
+    expected_kernel(const __nv_bfloat16* A, const __nv_bfloat16* B, Epilogue ep, const uint32_t* rows, int N, int K,
+                    float* expected, float* sum_sq) {
   const int k_row = blockIdx.y, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const __nv_bfloat162* a = reinterpret_cast<const __nv_bfloat162*>(A + size_t(rows[k_row]) * K);
   float sq = 0.f;
@@ -52,7 +54,8 @@ __global__ void compare_kernel(const __nv_bfloat16* C, const uint32_t* rows, int
   const float abs_tol = atol * sqrtf(*sum_sq / (float(n) * float(N)));
   unsigned bad = 0;
   float worst = 0.f;
-  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < size_t(n) * N; e += size_t(gridDim.x) * blockDim.x) {
+  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < size_t(n) * N;
+       e += size_t(gridDim.x) * blockDim.x) {
     const float o = __bfloat162float(C[size_t(rows[e / N]) * N + e % N]), r = expected[e];
     const float tol = abs_tol + rtol * fabsf(r), err = fabsf(o - r);
     if (!(err <= tol)) ++bad;  // NaN counts as bad here, and as non-finite below

@@ -18,9 +18,9 @@ using namespace hopper;
 
 constexpr int BM = 128, BN = 256, BK = 64;
 constexpr int kStages = 3;
-constexpr int kConsumers = 2;                // warpgroups, 64 rows of the tile each
+constexpr int kConsumers = 2;  // warpgroups, 64 rows of the tile each
 constexpr int kThreads = 128 * (1 + kConsumers);
-constexpr int kGroupM = 16;                  // tile rows per L2 group
+constexpr int kGroupM = 16;  // tile rows per L2 group
 constexpr uint32_t kABytes = BM * BK * 2, kBBytes = BN * BK * 2, kStageBytes = kABytes + kBBytes;
 constexpr uint32_t kCBytesPerWG = 64 * BN * 2;  // bf16 staging for one consumer's 64 x 256 results
 constexpr size_t kSmemBytes = size_t(kStages) * kStageBytes + kConsumers * kCBytesPerWG + 1024;
@@ -37,8 +37,8 @@ __device__ __forceinline__ void tile_coords(int t, int tiles_m, int tiles_n, int
 }
 
 __global__ void __launch_bounds__(kThreads, 1)
-expert_gemm_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
-                   const __grid_constant__ CUtensorMap tmC, int M, int N, int K) {
+    expert_gemm_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
+                       const __grid_constant__ CUtensorMap tmC, int M, int N, int K) {
   extern __shared__ uint8_t smem_raw[];
   __shared__ __align__(8) uint64_t full_bar[kStages];
   __shared__ __align__(8) uint64_t empty_bar[kStages];
@@ -143,12 +143,13 @@ extern "C" cudaError_t ptxbench_gemm(const __nv_bfloat16* A, const __nv_bfloat16
       make_tensor_map_2d(&tmB, bf16, B, N, K, size_t(K) * 2, BN, BK, swz) != CUDA_SUCCESS ||
       make_tensor_map_2d(&tmC, bf16, C, M, N, size_t(N) * 2, 64, 64, swz) != CUDA_SUCCESS)
     return cudaErrorInvalidValue;
-  cudaError_t err = cudaFuncSetAttribute(expert_gemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kSmemBytes);
+  cudaError_t err =
+      cudaFuncSetAttribute(expert_gemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kSmemBytes);
   if (err != cudaSuccess) return err;
   int dev = 0, sms = 0;
   if ((err = cudaGetDevice(&dev)) != cudaSuccess) return err;
   if ((err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess) return err;
   const int tiles = (M / BM) * ((N + BN - 1) / BN);
-  expert_gemm_kernel<<<tiles < sms ? tiles : sms, kThreads, kSmemBytes, stream>>>(tmA, tmB, tmC, M, N, K);
+  expert_gemm_kernel<<<(tiles < sms ? tiles : sms), kThreads, kSmemBytes, stream>>>(tmA, tmB, tmC, M, N, K);
   return cudaGetLastError();
 }

@@ -12,13 +12,13 @@
 
 namespace {
 
-constexpr int kTile = 64;   // output tile edge (rows and cols)
-constexpr int kBK = 32;     // k-slice per shared-memory stage
+constexpr int kTile = 64;  // output tile edge (rows and cols)
+constexpr int kBK = 32;    // k-slice per shared-memory stage
 constexpr int kThreads = 256;
 
 __global__ void __launch_bounds__(kThreads)
-naive_gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B,
-                  __nv_bfloat16* __restrict__ C, int M, int N, int K) {
+    naive_gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B,
+                      __nv_bfloat16* __restrict__ C, int M, int N, int K) {
   // +1 padding: consecutive rows land in different banks when read column-wise.
   __shared__ float As[kTile][kBK + 1];
   __shared__ float Bs[kTile][kBK + 1];
@@ -71,11 +71,9 @@ naive_gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __re
 
 }  // namespace
 
-extern "C" cudaError_t ptxbench_gemm(const __nv_bfloat16* A, const __nv_bfloat16* B,
-                                     __nv_bfloat16* C, int M, int N, int K,
-                                     cudaStream_t stream) {
-  if (M <= 0 || N <= 0 || K <= 0 || M % kTile || N % kTile || K % kBK)
-    return cudaErrorInvalidValue;
+extern "C" cudaError_t ptxbench_gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
+                                     int K, cudaStream_t stream) {
+  if (M <= 0 || N <= 0 || K <= 0 || M % kTile || N % kTile || K % kBK) return cudaErrorInvalidValue;
   dim3 grid(N / kTile, M / kTile);
   naive_gemm_kernel<<<grid, kThreads, 0, stream>>>(A, B, C, M, N, K);
   return cudaGetLastError();

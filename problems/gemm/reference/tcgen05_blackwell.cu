@@ -32,19 +32,19 @@ namespace {
 
 using namespace blackwell;
 
-constexpr int BM = 128;            // tile rows = MMA M = TMEM lanes
-constexpr int BK = 64;             // k-tile: 64 bf16 = 128 bytes = one 128B-swizzle row
-constexpr int UMMA_K = 16;         // K of one tcgen05.mma kind::f16
+constexpr int BM = 128;     // tile rows = MMA M = TMEM lanes
+constexpr int BK = 64;      // k-tile: 64 bf16 = 128 bytes = one 128B-swizzle row
+constexpr int UMMA_K = 16;  // K of one tcgen05.mma kind::f16
 constexpr int kThreads = 128;
-constexpr int kEpiRows = 32;       // rows per warp in the epilogue (one TMEM lane quarter)
-constexpr int kEpiCols = 64;       // columns per TMA store box (64 bf16 = 128 B)
+constexpr int kEpiRows = 32;                   // rows per warp in the epilogue (one TMEM lane quarter)
+constexpr int kEpiCols = 64;                   // columns per TMA store box (64 bf16 = 128 B)
 constexpr uint32_t kTileABytes = BM * BK * 2;  // 16384
 
 template <int BN>
 struct Config {
   static_assert(BN == 128 || BN == 256, "BN is 128 or 256");
   static_assert(valid_f16_shape(1, BM, BN), "tcgen05.mma kind::f16 cta_group::1 shape");
-  static constexpr int kStages = (BN == 256) ? 4 : 6;                 // 192 KiB of ring either way
+  static constexpr int kStages = (BN == 256) ? 4 : 6;  // 192 KiB of ring either way
   static constexpr uint32_t kTileBBytes = BN * BK * 2;
   static constexpr uint32_t kStageBytes = kTileABytes + kTileBBytes;  // multiple of 1024
   static constexpr uint32_t kTmemCols = BN;                           // fp32 accumulator: 1 column each
@@ -59,8 +59,8 @@ struct Config {
 
 template <int BN>
 __global__ void __launch_bounds__(kThreads, 1)
-gemm_tcgen05_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
-                    const __grid_constant__ CUtensorMap tmC, int K) {
+    gemm_tcgen05_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
+                        const __grid_constant__ CUtensorMap tmC, int K) {
   using Cfg = Config<BN>;
   constexpr int S = Cfg::kStages;
   extern __shared__ uint8_t smem_raw[];
@@ -86,7 +86,7 @@ gemm_tcgen05_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_consta
       mbar_init(smem_u32(&full_bar[s]), 1);   // one producer arrive (+ transaction bytes)
       mbar_init(smem_u32(&empty_bar[s]), 1);  // one tcgen05.commit arrive
     }
-    mbar_init(smem_u32(&done_bar), 1);        // one tcgen05.commit arrive
+    mbar_init(smem_u32(&done_bar), 1);  // one tcgen05.commit arrive
     fence_mbarrier_init();
     fence_proxy_async_shared();  // the inits are also seen by the async proxy (TMA, tcgen05.commit)
     prefetch_tensormap(&tmA);
@@ -133,7 +133,7 @@ gemm_tcgen05_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_consta
       }
       umma_commit<1>(smem_u32(&empty_bar[s]));  // stage s is free once these MMAs completed
     }
-    umma_commit<1>(smem_u32(&done_bar));        // accumulator complete
+    umma_commit<1>(smem_u32(&done_bar));  // accumulator complete
   }
   __syncwarp();  // reconverge warps 0 and 1 before the warp-collective tcgen05.ld
 
@@ -196,8 +196,8 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
       CUDA_SUCCESS)
     return cudaErrorInvalidValue;
 
-  cudaError_t err = cudaFuncSetAttribute(gemm_tcgen05_kernel<BN>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)Cfg::kSmemBytes);
+  cudaError_t err =
+      cudaFuncSetAttribute(gemm_tcgen05_kernel<BN>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)Cfg::kSmemBytes);
   if (err != cudaSuccess) return err;
   dim3 grid(N / BN, M / BM);
   gemm_tcgen05_kernel<BN><<<grid, kThreads, Cfg::kSmemBytes, stream>>>(tmA, tmB, tmC, K);
@@ -206,8 +206,8 @@ cudaError_t launch(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16
 
 }  // namespace
 
-extern "C" cudaError_t ptxbench_gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C,
-                                     int M, int N, int K, cudaStream_t stream) {
+extern "C" cudaError_t ptxbench_gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
+                                     int K, cudaStream_t stream) {
   if (M <= 0 || N <= 0 || K <= 0 || M % 128 || N % 128 || K % BK) return cudaErrorInvalidValue;
   if (M / BM > 65535) return cudaErrorInvalidValue;
   if (N % 256 == 0) return launch<256>(A, B, C, M, N, K, stream);

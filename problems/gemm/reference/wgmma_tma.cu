@@ -20,15 +20,15 @@
 
 namespace {
 
-constexpr int BM = 128;              // CTA tile rows (M)
-constexpr int BN = 128;              // CTA tile cols (N)
-constexpr int BK = 64;               // k-tile: 64 bf16 = 128 bytes = one 128B swizzle row
+constexpr int BM = 128;  // CTA tile rows (M)
+constexpr int BN = 128;  // CTA tile cols (N)
+constexpr int BK = 64;   // k-tile: 64 bf16 = 128 bytes = one 128B swizzle row
 constexpr int kStages = 4;
-constexpr int kConsumerWGs = 2;      // each consumer warpgroup owns 64 rows of the tile
+constexpr int kConsumerWGs = 2;  // each consumer warpgroup owns 64 rows of the tile
 constexpr int kThreads = 128 * (1 + kConsumerWGs);
-constexpr uint32_t kTileABytes = BM * BK * 2;                 // 16384
-constexpr uint32_t kTileBBytes = BN * BK * 2;                 // 16384
-constexpr uint32_t kStageBytes = kTileABytes + kTileBBytes;   // 32768 (multiple of 1024)
+constexpr uint32_t kTileABytes = BM * BK * 2;                // 16384
+constexpr uint32_t kTileBBytes = BN * BK * 2;                // 16384
+constexpr uint32_t kStageBytes = kTileABytes + kTileBBytes;  // 32768 (multiple of 1024)
 // +1024 so the ring can be rounded up to a 1024-byte boundary (128B-swizzle atom = 8 rows
 // x 128 B = 1024 B; TMA's swizzle and wgmma's de-swizzle are both computed from address
 // bits, so every tile must start on a 1024-byte boundary).
@@ -40,14 +40,15 @@ static_assert(BK * 2 == 128, "BK must span exactly one 128-byte swizzle row");
 using namespace hopper;  // the knowledge pack's PTX wrappers (ptx.cuh)
 
 // wgmma descriptor of a 128B-swizzled, K-major tile (rows 128 B apart, 8-row groups 1024 B apart).
-__device__ __forceinline__ uint64_t make_smem_desc(uint32_t addr) { return make_tile_desc(addr, Swizzle::B128, true, 64); }
+__device__ __forceinline__ uint64_t make_smem_desc(uint32_t addr) {
+  return make_tile_desc(addr, Swizzle::B128, true, 64);
+}
 
 // ---------------------------------------------------------------- kernel
 
 __global__ void __launch_bounds__(kThreads, 1)
-gemm_wgmma_tma_kernel(const __grid_constant__ CUtensorMap tmA,
-                      const __grid_constant__ CUtensorMap tmB,
-                      __nv_bfloat16* __restrict__ C, int M, int N, int K) {
+    gemm_wgmma_tma_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
+                          __nv_bfloat16* __restrict__ C, int M, int N, int K) {
   extern __shared__ uint8_t smem_raw[];
   __shared__ __align__(8) uint64_t full_bar[kStages];
   __shared__ __align__(8) uint64_t empty_bar[kStages];
@@ -65,8 +66,8 @@ gemm_wgmma_tma_kernel(const __grid_constant__ CUtensorMap tmA,
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
-      mbar_init(smem_u32(&full_bar[s]), 1);                     // one producer arrive (+tx)
-      mbar_init(smem_u32(&empty_bar[s]), kConsumerWGs * 128);   // every consumer thread
+      mbar_init(smem_u32(&full_bar[s]), 1);                    // one producer arrive (+tx)
+      mbar_init(smem_u32(&empty_bar[s]), kConsumerWGs * 128);  // every consumer thread
     }
     // Make the initialised barriers visible to the other threads and to the async proxy
     // (TMA complete_tx) before anyone uses them.
@@ -102,8 +103,8 @@ gemm_wgmma_tma_kernel(const __grid_constant__ CUtensorMap tmA,
   }
 
   // -------------------------------------------------------------- consumers
-  const int cwg = wg - 1;                 // 0 or 1: which 64-row half of the tile
-  const int t = threadIdx.x % 128;        // thread index inside the warpgroup
+  const int cwg = wg - 1;           // 0 or 1: which 64-row half of the tile
+  const int t = threadIdx.x % 128;  // thread index inside the warpgroup
 
   float d[64];
 #pragma unroll
@@ -127,7 +128,7 @@ gemm_wgmma_tma_kernel(const __grid_constant__ CUtensorMap tmA,
       wgmma_bf16_ss<128>(d, make_smem_desc(a_base + kk * 32), make_smem_desc(b_base + kk * 32));
     }
     wgmma_commit();
-    wgmma_wait<0>();  // this thread's wgmmas (the reads of stage s) are complete
+    wgmma_wait<0>();                       // this thread's wgmmas (the reads of stage s) are complete
     mbar_arrive(smem_u32(&empty_bar[s]));  // hand stage s back to the producer
   }
 
@@ -161,18 +162,16 @@ static_assert(BM == BN, "one box shape serves both A and B");
 
 }  // namespace
 
-extern "C" cudaError_t ptxbench_gemm(const __nv_bfloat16* A, const __nv_bfloat16* B,
-                                     __nv_bfloat16* C, int M, int N, int K,
-                                     cudaStream_t stream) {
+extern "C" cudaError_t ptxbench_gemm(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M, int N,
+                                     int K, cudaStream_t stream) {
   if (M <= 0 || N <= 0 || K <= 0 || M % BM || N % BN || K % BK) return cudaErrorInvalidValue;
 
   CUtensorMap tmA, tmB;
   if (make_gemm_tensor_map(&tmA, A, M, K) != CUDA_SUCCESS) return cudaErrorInvalidValue;
   if (make_gemm_tensor_map(&tmB, B, N, K) != CUDA_SUCCESS) return cudaErrorInvalidValue;
 
-  cudaError_t err = cudaFuncSetAttribute(gemm_wgmma_tma_kernel,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)kSmemBytes);
+  cudaError_t err =
+      cudaFuncSetAttribute(gemm_wgmma_tma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kSmemBytes);
   if (err != cudaSuccess) return err;
 
   dim3 grid(N / BN, M / BM);

@@ -13,8 +13,8 @@
 
 namespace {
 
-constexpr int kTile = 64;   // output tile edge (rows and cols)
-constexpr int kBK = 32;     // k-slice per shared-memory stage
+constexpr int kTile = 64;  // output tile edge (rows and cols)
+constexpr int kBK = 32;    // k-slice per shared-memory stage
 constexpr int kThreads = 256;
 
 // GELU, tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), accurate tanhf.
@@ -24,8 +24,8 @@ __device__ float gelu(float x) {
 }
 
 __global__ void __launch_bounds__(kThreads)
-naive_gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B,
-                  const __nv_bfloat16* __restrict__ bias, __nv_bfloat16* __restrict__ C, int M, int N, int K) {
+    naive_gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B,
+                      const __nv_bfloat16* __restrict__ bias, __nv_bfloat16* __restrict__ C, int M, int N, int K) {
   // +1 padding: consecutive rows land in different banks when read column-wise.
   __shared__ float As[kTile][kBK + 1];
   __shared__ float Bs[kTile][kBK + 1];
@@ -83,8 +83,7 @@ naive_gemm_kernel(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __re
 extern "C" cudaError_t ptxbench_gemm_bias_gelu(const __nv_bfloat16* A, const __nv_bfloat16* B,
                                                const __nv_bfloat16* bias, __nv_bfloat16* C, int M, int N, int K,
                                                cudaStream_t stream) {
-  if (M <= 0 || N <= 0 || K <= 0 || M % kTile || N % kTile || K % kBK)
-    return cudaErrorInvalidValue;
+  if (M <= 0 || N <= 0 || K <= 0 || M % kTile || N % kTile || K % kBK) return cudaErrorInvalidValue;
   dim3 grid(N / kTile, M / kTile);
   naive_gemm_kernel<<<grid, kThreads, 0, stream>>>(A, B, bias, C, M, N, K);
   return cudaGetLastError();

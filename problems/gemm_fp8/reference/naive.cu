@@ -13,14 +13,14 @@
 
 namespace {
 
-constexpr int kTile = 64;   // output tile edge (rows and cols)
-constexpr int kBK = 32;     // k-slice per shared-memory stage
+constexpr int kTile = 64;  // output tile edge (rows and cols)
+constexpr int kBK = 32;    // k-slice per shared-memory stage
 constexpr int kThreads = 256;
 
 __global__ void __launch_bounds__(kThreads)
-naive_gemm_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __restrict__ B,
-                  const float* __restrict__ scale_a, const float* __restrict__ scale_b,
-                  __nv_bfloat16* __restrict__ C, int M, int N, int K) {
+    naive_gemm_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __restrict__ B,
+                      const float* __restrict__ scale_a, const float* __restrict__ scale_b,
+                      __nv_bfloat16* __restrict__ C, int M, int N, int K) {
   // +1 padding: consecutive rows land in different banks when read column-wise.
   __shared__ float As[kTile][kBK + 1];
   __shared__ float Bs[kTile][kBK + 1];
@@ -77,8 +77,7 @@ naive_gemm_kernel(const __nv_fp8_e4m3* __restrict__ A, const __nv_fp8_e4m3* __re
 extern "C" cudaError_t ptxbench_gemm_fp8(const __nv_fp8_e4m3* A, const __nv_fp8_e4m3* B, const float* scale_a,
                                          const float* scale_b, __nv_bfloat16* C, int M, int N, int K,
                                          cudaStream_t stream) {
-  if (M <= 0 || N <= 0 || K <= 0 || M % kTile || N % kTile || K % kBK)
-    return cudaErrorInvalidValue;
+  if (M <= 0 || N <= 0 || K <= 0 || M % kTile || N % kTile || K % kBK) return cudaErrorInvalidValue;
   dim3 grid(N / kTile, M / kTile);
   naive_gemm_kernel<<<grid, kThreads, 0, stream>>>(A, B, scale_a, scale_b, C, M, N, K);
   return cudaGetLastError();

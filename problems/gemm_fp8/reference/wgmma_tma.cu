@@ -29,16 +29,16 @@
 
 namespace {
 
-constexpr int BM = 128;              // CTA tile rows (M)
-constexpr int BN = 128;              // CTA tile cols (N)
-constexpr int BK = 128;              // k-tile: 128 e4m3 = 128 bytes = one 128B swizzle row
-constexpr int KSTEP = 32;            // K of one fp8 wgmma (32 e4m3 = 32 bytes)
+constexpr int BM = 128;    // CTA tile rows (M)
+constexpr int BN = 128;    // CTA tile cols (N)
+constexpr int BK = 128;    // k-tile: 128 e4m3 = 128 bytes = one 128B swizzle row
+constexpr int KSTEP = 32;  // K of one fp8 wgmma (32 e4m3 = 32 bytes)
 constexpr int kStages = 4;
-constexpr int kConsumerWGs = 2;      // each consumer warpgroup owns 64 rows of the tile
+constexpr int kConsumerWGs = 2;  // each consumer warpgroup owns 64 rows of the tile
 constexpr int kThreads = 128 * (1 + kConsumerWGs);
-constexpr uint32_t kTileABytes = BM * BK;                     // 16384 (1 byte per element)
-constexpr uint32_t kTileBBytes = BN * BK;                     // 16384
-constexpr uint32_t kStageBytes = kTileABytes + kTileBBytes;   // 32768 (multiple of 1024)
+constexpr uint32_t kTileABytes = BM * BK;                    // 16384 (1 byte per element)
+constexpr uint32_t kTileBBytes = BN * BK;                    // 16384
+constexpr uint32_t kStageBytes = kTileABytes + kTileBBytes;  // 32768 (multiple of 1024)
 // +1024 so the ring can be rounded up to a 1024-byte boundary (128B-swizzle atom = 8 rows
 // x 128 B = 1024 B; TMA's swizzle and wgmma's de-swizzle are both computed from address
 // bits, so every tile must start on a 1024-byte boundary).
@@ -51,15 +51,16 @@ using namespace hopper;  // the knowledge pack's PTX wrappers (ptx.cuh)
 
 // wgmma descriptor of a 128B-swizzled, K-major tile (rows 128 B apart, 8-row groups 1024 B apart):
 // the same for 1-byte elements as for bf16, since the layout is described in bytes.
-__device__ __forceinline__ uint64_t make_smem_desc(uint32_t addr) { return make_tile_desc(addr, Swizzle::B128, true, 64); }
+__device__ __forceinline__ uint64_t make_smem_desc(uint32_t addr) {
+  return make_tile_desc(addr, Swizzle::B128, true, 64);
+}
 
 // ---------------------------------------------------------------- kernel
 
 __global__ void __launch_bounds__(kThreads, 1)
-gemm_fp8_wgmma_tma_kernel(const __grid_constant__ CUtensorMap tmA,
-                          const __grid_constant__ CUtensorMap tmB,
-                          const float* __restrict__ scale_a, const float* __restrict__ scale_b,
-                          __nv_bfloat16* __restrict__ C, int M, int N, int K) {
+    gemm_fp8_wgmma_tma_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,
+                              const float* __restrict__ scale_a, const float* __restrict__ scale_b,
+                              __nv_bfloat16* __restrict__ C, int M, int N, int K) {
   extern __shared__ uint8_t smem_raw[];
   __shared__ __align__(8) uint64_t full_bar[kStages];
   __shared__ __align__(8) uint64_t empty_bar[kStages];
@@ -77,8 +78,8 @@ gemm_fp8_wgmma_tma_kernel(const __grid_constant__ CUtensorMap tmA,
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
-      mbar_init(smem_u32(&full_bar[s]), 1);                     // one producer arrive (+tx)
-      mbar_init(smem_u32(&empty_bar[s]), kConsumerWGs * 128);   // every consumer thread
+      mbar_init(smem_u32(&full_bar[s]), 1);                    // one producer arrive (+tx)
+      mbar_init(smem_u32(&empty_bar[s]), kConsumerWGs * 128);  // every consumer thread
     }
     // Make the initialised barriers visible to the other threads and to the async proxy
     // (TMA complete_tx) before anyone uses them.
@@ -114,8 +115,8 @@ gemm_fp8_wgmma_tma_kernel(const __grid_constant__ CUtensorMap tmA,
   }
 
   // -------------------------------------------------------------- consumers
-  const int cwg = wg - 1;                 // 0 or 1: which 64-row half of the tile
-  const int t = threadIdx.x % 128;        // thread index inside the warpgroup
+  const int cwg = wg - 1;           // 0 or 1: which 64-row half of the tile
+  const int t = threadIdx.x % 128;  // thread index inside the warpgroup
 
   float d[64];     // fp32 total
   float part[64];  // this k-tile's partial sum (written only by the wgmmas: scale-d = 0 first)
@@ -187,9 +188,8 @@ extern "C" cudaError_t ptxbench_gemm_fp8(const __nv_fp8_e4m3* A, const __nv_fp8_
   if (make_gemm_tensor_map(&tmA, A, M, K) != CUDA_SUCCESS) return cudaErrorInvalidValue;
   if (make_gemm_tensor_map(&tmB, B, N, K) != CUDA_SUCCESS) return cudaErrorInvalidValue;
 
-  cudaError_t err = cudaFuncSetAttribute(gemm_fp8_wgmma_tma_kernel,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)kSmemBytes);
+  cudaError_t err =
+      cudaFuncSetAttribute(gemm_fp8_wgmma_tma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kSmemBytes);
   if (err != cudaSuccess) return err;
 
   dim3 grid(N / BN, M / BM);

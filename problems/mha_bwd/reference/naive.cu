@@ -86,10 +86,10 @@ __global__ void delta_kernel(const __nv_bfloat16* __restrict__ O, const __nv_bfl
 
 template <int D>
 __global__ void __launch_bounds__(kThreads)
-dk_dv_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K,
-             const __nv_bfloat16* __restrict__ V, const __nv_bfloat16* __restrict__ dO, const float* __restrict__ LSE,
-             const float* __restrict__ Delta, __nv_bfloat16* __restrict__ dK, __nv_bfloat16* __restrict__ dV, int S,
-             float scale, int group) {
+    dk_dv_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K,
+                 const __nv_bfloat16* __restrict__ V, const __nv_bfloat16* __restrict__ dO,
+                 const float* __restrict__ LSE, const float* __restrict__ Delta, __nv_bfloat16* __restrict__ dK,
+                 __nv_bfloat16* __restrict__ dV, int S, float scale, int group) {
   extern __shared__ float smem[];
   float* k_tile = smem;
   float* v_tile = k_tile + kTile * (D + 1);
@@ -165,9 +165,9 @@ dk_dv_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restric
 
 template <int D>
 __global__ void __launch_bounds__(kThreads)
-dq_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K,
-          const __nv_bfloat16* __restrict__ V, const __nv_bfloat16* __restrict__ dO, const float* __restrict__ LSE,
-          const float* __restrict__ Delta, __nv_bfloat16* __restrict__ dQ, int S, float scale, int group) {
+    dq_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K,
+              const __nv_bfloat16* __restrict__ V, const __nv_bfloat16* __restrict__ dO, const float* __restrict__ LSE,
+              const float* __restrict__ Delta, __nv_bfloat16* __restrict__ dQ, int S, float scale, int group) {
   extern __shared__ float smem[];
   float* q_tile = smem;
   float* do_tile = q_tile + kTile * (D + 1);
@@ -178,7 +178,7 @@ dq_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__
   float* delta = lse + kTile;
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   const int q0 = blockIdx.x * kTile;
-  const size_t head = (size_t)blockIdx.y * S;                               // query head b*Hq + h
+  const size_t head = (size_t)blockIdx.y * S;                             // query head b*Hq + h
   const size_t kv_head = kGqa ? (size_t)(blockIdx.y / group) * S : head;  // its key/value head
   load_tile<D>(Q + (head + q0) * D, q_tile);
   load_tile<D>(dO + (head + q0) * D, do_tile);
@@ -226,8 +226,8 @@ dq_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__
 
 template <int D>
 cudaError_t launch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, const __nv_bfloat16* O,
-                   const __nv_bfloat16* dO, const float* LSE, __nv_bfloat16* dQ, __nv_bfloat16* dK,
-                   __nv_bfloat16* dV, int B, int H, int S, int group, float* delta, cudaStream_t stream) {
+                   const __nv_bfloat16* dO, const float* LSE, __nv_bfloat16* dQ, __nv_bfloat16* dK, __nv_bfloat16* dV,
+                   int B, int H, int S, int group, float* delta, cudaStream_t stream) {
   const size_t rows = (size_t)B * H * S;
   const float scale = 1.0f / sqrtf((float)D);
   delta_kernel<<<(unsigned)((rows * 32 + 255) / 256), 256, 0, stream>>>(O, dO, delta, rows, D);

@@ -42,9 +42,9 @@ __device__ float row_sum16(float v) {
 
 template <int D>
 __global__ void __launch_bounds__(kThreads)
-attention_forward(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K,
-                  const __nv_bfloat16* __restrict__ V, __nv_bfloat16* __restrict__ O, float* __restrict__ LSE,
-                  int S, float scale, int group) {
+    attention_forward(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K,
+                      const __nv_bfloat16* __restrict__ V, __nv_bfloat16* __restrict__ O, float* __restrict__ LSE,
+                      int S, float scale, int group) {
   extern __shared__ float smem[];
   float* q_tile = smem;                      // [64][D + 1]
   float* k_tile = q_tile + kTile * (D + 1);  // [64][D + 1]
@@ -52,7 +52,7 @@ attention_forward(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __re
   float* p_tile = v_tile + kTile * D;        // [64][65]
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   const int q0 = blockIdx.x * kTile;
-  const size_t head = (size_t)blockIdx.y * S;                               // query head b*Hq + h
+  const size_t head = (size_t)blockIdx.y * S;                             // query head b*Hq + h
   const size_t kv_head = kGqa ? (size_t)(blockIdx.y / group) * S : head;  // its key/value head
   load_tile<D>(Q + (head + q0) * D, q_tile, D + 1);
 
@@ -138,8 +138,8 @@ attention_forward(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __re
 }
 
 template <int D>
-cudaError_t launch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, __nv_bfloat16* O,
-                   float* LSE, int B, int H, int S, int group, cudaStream_t stream) {
+cudaError_t launch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, __nv_bfloat16* O, float* LSE,
+                   int B, int H, int S, int group, cudaStream_t stream) {
   const int smem = (int)sizeof(float) * (2 * kTile * (D + 1) + kTile * D + kTile * (kTile + 1));
   cudaError_t e = cudaFuncSetAttribute(attention_forward<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   if (e != cudaSuccess) return e;
@@ -158,8 +158,7 @@ extern "C" cudaError_t ptxbench_gqa_fwd(const __nv_bfloat16* Q, const __nv_bfloa
   const int group = H / Hkv;
 #else
 extern "C" cudaError_t ptxbench_mha_fwd(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
-                                        __nv_bfloat16* O, float* LSE, int B, int H, int S, int D,
-                                        cudaStream_t stream) {
+                                        __nv_bfloat16* O, float* LSE, int B, int H, int S, int D, cudaStream_t stream) {
   const int group = 1;
 #endif
   if (B <= 0 || H <= 0 || S <= 0 || S % kTile) return cudaErrorInvalidValue;

@@ -54,11 +54,11 @@ constexpr int kThreads = 128 * (1 + kConsumers);
 
 template <int D>
 struct Cfg {
-  static constexpr int kStages = D == 64 ? 3 : 2;           // K/V ring depth
-  static constexpr int kChunks = D / 64;                   // 128-byte (64 x bf16) column chunks
-  static constexpr uint32_t kQHalfBytes = 64 * D * 2;      // one consumer's 64 query rows
+  static constexpr int kStages = D == 64 ? 3 : 2;      // K/V ring depth
+  static constexpr int kChunks = D / 64;               // 128-byte (64 x bf16) column chunks
+  static constexpr uint32_t kQHalfBytes = 64 * D * 2;  // one consumer's 64 query rows
   static constexpr uint32_t kQBytes = BM * D * 2;
-  static constexpr uint32_t kKVBytes = BN * D * 2;         // one K (or V) block
+  static constexpr uint32_t kKVBytes = BN * D * 2;  // one K (or V) block
   static constexpr uint32_t kOffK = kQBytes;
   static constexpr uint32_t kOffV = kOffK + kStages * kKVBytes;
   static constexpr uint32_t kOffO = kOffV + kStages * kKVBytes;  // bf16 O staging, 64 x D per consumer
@@ -72,10 +72,9 @@ template <int D>
 __device__ __forceinline__ void issue_qk(float (&s)[BN / 2], uint32_t q, uint32_t k) {
 #pragma unroll
   for (int kk = 0; kk < D / 16; ++kk)
-    wgmma_bf16_ss<BN>(s,
-                      make_tile_desc(q + tile_k_offset(Swizzle::B128, true, 64, 16 * kk, 2), Swizzle::B128, true, 64),
-                      make_tile_desc(k + tile_k_offset(Swizzle::B128, true, BN, 16 * kk, 2), Swizzle::B128, true, BN),
-                      kk > 0);
+    wgmma_bf16_ss<BN>(
+        s, make_tile_desc(q + tile_k_offset(Swizzle::B128, true, 64, 16 * kk, 2), Swizzle::B128, true, 64),
+        make_tile_desc(k + tile_k_offset(Swizzle::B128, true, BN, 16 * kk, 2), Swizzle::B128, true, BN), kk > 0);
 }
 
 // O[64 x D] += P[64 x 128] V[128 x D]: 8 k-steps of 16 keys; P from registers, V MN-major (TransB = 1).
@@ -133,9 +132,9 @@ __device__ __forceinline__ void online_softmax(float (&s)[BN / 2], float (&m)[2]
 
 template <int D, bool kCausal>
 __global__ void __launch_bounds__(kThreads, 1)
-mha_fwd_kernel(const __grid_constant__ CUtensorMap tmQ, const __grid_constant__ CUtensorMap tmK,
-               const __grid_constant__ CUtensorMap tmV, const __grid_constant__ CUtensorMap tmO,
-               float* __restrict__ LSE, int S, float scale, float sl2, int group) {
+    mha_fwd_kernel(const __grid_constant__ CUtensorMap tmQ, const __grid_constant__ CUtensorMap tmK,
+                   const __grid_constant__ CUtensorMap tmV, const __grid_constant__ CUtensorMap tmO,
+                   float* __restrict__ LSE, int S, float scale, float sl2, int group) {
   using C = Cfg<D>;
   constexpr int kStages = C::kStages;
   extern __shared__ uint8_t smem_raw[];
@@ -145,9 +144,9 @@ mha_fwd_kernel(const __grid_constant__ CUtensorMap tmQ, const __grid_constant__ 
 
   const int qb = kCausal ? int(gridDim.x) - 1 - int(blockIdx.x) : int(blockIdx.x);
   const int bh = blockIdx.y;
-  const int q_row0 = bh * S + qb * BM;         // first query row of this CTA in the [B*H*S, D] view
+  const int q_row0 = bh * S + qb * BM;               // first query row of this CTA in the [B*H*S, D] view
   const int kv_row0 = (kGqa ? bh / group : bh) * S;  // first key row of this head's key/value head
-  const int nb = kCausal ? qb + 1 : S / BN;    // key blocks visited (BN == BM: block qb is the diagonal)
+  const int nb = kCausal ? qb + 1 : S / BN;          // key blocks visited (BN == BM: block qb is the diagonal)
   const int wg = warpgroup_idx(), t = threadIdx.x % 128;
 
   if (threadIdx.x == 0) {
@@ -205,7 +204,7 @@ mha_fwd_kernel(const __grid_constant__ CUtensorMap tmQ, const __grid_constant__ 
 
   // -------------------------------------------------------------------- consumers
   setmaxnreg_inc<232>();
-  const int cw = wg - 1;                    // 0 or 1: query rows [64*cw, 64*cw + 64) of the block
+  const int cw = wg - 1;  // 0 or 1: query rows [64*cw, 64*cw + 64) of the block
   const int warp = t / 32, lane = t % 32;
   const int row_in_block = 64 * cw + 16 * warp + lane / 4;  // row of s[i] with (i>>1)&1 == 0
   const uint32_t q_smem = base + cw * C::kQHalfBytes;
@@ -296,8 +295,7 @@ mha_fwd_kernel(const __grid_constant__ CUtensorMap tmQ, const __grid_constant__ 
   named_barrier_sync(1 + cw, 128);
   if (t == 0) {
 #pragma unroll
-    for (int ch = 0; ch < C::kChunks; ++ch)
-      tma_store_2d(&tmO, stage_o + ch * (64 * 128), ch * 64, q_row0 + 64 * cw);
+    for (int ch = 0; ch < C::kChunks; ++ch) tma_store_2d(&tmO, stage_o + ch * (64 * 128), ch * 64, q_row0 + 64 * cw);
     bulk_commit_group();
   }
   if (lane % 4 == 0) {
@@ -309,8 +307,8 @@ mha_fwd_kernel(const __grid_constant__ CUtensorMap tmQ, const __grid_constant__ 
 }
 
 template <int D, bool kCausal>
-cudaError_t launch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, __nv_bfloat16* O,
-                   float* LSE, int B, int H, int S, int group, cudaStream_t stream) {
+cudaError_t launch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, __nv_bfloat16* O, float* LSE,
+                   int B, int H, int S, int group, cudaStream_t stream) {
   using C = Cfg<D>;
   const uint64_t rows = uint64_t(B) * H * S, kv_rows = rows / group;  // query rows, key/value rows
   alignas(64) CUtensorMap tmQ, tmK, tmV, tmO;
@@ -341,8 +339,7 @@ extern "C" cudaError_t ptxbench_gqa_fwd(const __nv_bfloat16* Q, const __nv_bfloa
   const int group = H / Hkv;
 #else
 extern "C" cudaError_t ptxbench_mha_fwd(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
-                                        __nv_bfloat16* O, float* LSE, int B, int H, int S, int D,
-                                        cudaStream_t stream) {
+                                        __nv_bfloat16* O, float* LSE, int B, int H, int S, int D, cudaStream_t stream) {
   const int group = 1;
 #endif
   if (B <= 0 || H <= 0 || S <= 0 || S % BM || uint64_t(B) * H > 65535u || uint64_t(B) * H * S >= (1ull << 31))

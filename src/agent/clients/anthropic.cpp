@@ -18,18 +18,19 @@ constexpr const char* kDefaultVersion = "2023-06-01";
 
 std::vector<std::string> known_options() {
   std::vector<std::string> keys = kHttpOptionKeys;
-  for (const char* k : {"max_tokens", "temperature", "top_p", "top_k", "thinking_budget", "anthropic_version", "extra_body"})
+  for (const char* k :
+       {"max_tokens", "temperature", "top_p", "top_k", "thinking_budget", "anthropic_version", "extra_body"})
     keys.emplace_back(k);
   return keys;
 }
 
 // The HTTP status each error type is documented with.
 int status_of_type(const std::string& type) {
-  static const std::pair<const char*, int> kTypes[] = {
-      {"invalid_request_error", 400}, {"authentication_error", 401}, {"billing_error", 402},
-      {"permission_error", 403},      {"not_found_error", 404},      {"request_too_large", 413},
-      {"rate_limit_error", 429},      {"api_error", 500},            {"timeout_error", 504},
-      {"overloaded_error", 529}};
+  static const std::pair<const char*, int> kTypes[] = {{"invalid_request_error", 400}, {"authentication_error", 401},
+                                                       {"billing_error", 402},         {"permission_error", 403},
+                                                       {"not_found_error", 404},       {"request_too_large", 413},
+                                                       {"rate_limit_error", 429},      {"api_error", 500},
+                                                       {"timeout_error", 504},         {"overloaded_error", 529}};
   for (const auto& [name, status] : kTypes)
     if (type == name) return status;
   return 0;
@@ -43,7 +44,8 @@ AttemptResult read_error_object(int status, const json& error) {
   const std::string what = "HTTP " + std::to_string(status) + (type.empty() ? "" : " " + type) + ": " +
                            one_line(message.empty() ? error.dump() : message);
   std::string lowered = message;
-  std::transform(lowered.begin(), lowered.end(), lowered.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
   if (type == "billing_error" || status == 402 || lowered.find("credit balance") != std::string::npos)
     return AttemptResult::done(ProviderOutcome::quota_exhausted, what);
   if (type == "request_too_large" || mentions_context_limit(message))
@@ -82,15 +84,18 @@ class AnthropicClient : public ModelClient {
     if (r.transport != http::Transport::ok)
       return {false, "GET " + url + ": " + std::string(http::to_string(r.transport)) + ": " + r.error};
     if (r.status == 404) return {false, "GET " + url + ": the API does not know model '" + model_ + "'"};
-    if (r.status != 200) return {false, "GET " + url + " answered HTTP " + std::to_string(r.status) + ": " + one_line(r.body)};
+    if (r.status != 200)
+      return {false, "GET " + url + " answered HTTP " + std::to_string(r.status) + ": " + one_line(r.body)};
     return {true, "anthropic endpoint " + api_root_ + " answers and knows model " + model_ + "; key from " +
                       transport_.settings().api_key_env};
   }
 
  private:
   http::Headers headers() const {
-    http::Headers h{{"Content-Type", "application/json"}, {"Accept", "application/json"},
-                    {"User-Agent", "ptxbench"}, {"anthropic-version", version_}};
+    http::Headers h{{"Content-Type", "application/json"},
+                    {"Accept", "application/json"},
+                    {"User-Agent", "ptxbench"},
+                    {"anthropic-version", version_}};
     if (!transport_.key().empty()) h.emplace_back("x-api-key", transport_.key());
     return h;
   }
@@ -99,7 +104,8 @@ class AnthropicClient : public ModelClient {
     json body = json::object();
     body["model"] = model_;
     const auto budget = o.integer("thinking_budget");
-    if (budget && *budget < 1024) throw InputError("option 'thinking_budget' must be at least 1024 tokens (the API's minimum)");
+    if (budget && *budget < 1024)
+      throw InputError("option 'thinking_budget' must be at least 1024 tokens (the API's minimum)");
     long long max_tokens = o.integer("max_tokens").value_or(budget ? *budget + kDefaultMaxTokens : kDefaultMaxTokens);
     if (max_tokens < 1) throw InputError("option 'max_tokens' must be at least 1");
     if (budget && max_tokens <= *budget)
@@ -127,8 +133,9 @@ class AnthropicClient : public ModelClient {
       return read_error_status(r.status, "HTTP " + std::to_string(r.status) + ": " + one_line(r.body, 200));
     }
     if (!parsed)
-      return AttemptResult::again("malformed JSON", "HTTP " + std::to_string(r.status) + " with a body that is not JSON (" +
-                                                        std::to_string(r.body.size()) + " bytes): " + one_line(r.body, 120));
+      return AttemptResult::again("malformed JSON",
+                                  "HTTP " + std::to_string(r.status) + " with a body that is not JSON (" +
+                                      std::to_string(r.body.size()) + " bytes): " + one_line(r.body, 120));
     if (text_field(body, "type") == "error" || field(body, "error"))
       return read_error_object(r.status, field(body, "error") ? body.at("error") : body);
     reply.model = text_field(body, "model");
@@ -159,7 +166,8 @@ class AnthropicClient : public ModelClient {
     thought = thought || !blank(reply.reasoning);
     reply.finish_reason = text_field(body, "stop_reason");
     const std::string& stop = reply.finish_reason;
-    if (stop == "refusal") return AttemptResult::done(ProviderOutcome::refused, "stop_reason refusal: the model declined");
+    if (stop == "refusal")
+      return AttemptResult::done(ProviderOutcome::refused, "stop_reason refusal: the model declined");
     if (blank(reply.content)) {
       if (thought)
         return AttemptResult::done(ProviderOutcome::reasoning_only,
@@ -169,7 +177,8 @@ class AnthropicClient : public ModelClient {
     if (stop == "max_tokens" || stop == "model_context_window_exceeded")
       return AttemptResult::done(ProviderOutcome::truncated, "stop_reason " + stop + ": the answer was cut");
     if (stop == "pause_turn")  // the API paused a long turn: what arrived is a partial answer
-      return AttemptResult::done(ProviderOutcome::truncated, "stop_reason pause_turn: the provider paused the turn; the answer is partial");
+      return AttemptResult::done(ProviderOutcome::truncated,
+                                 "stop_reason pause_turn: the provider paused the turn; the answer is partial");
     return AttemptResult::done(ProviderOutcome::ok);
   }
 
@@ -180,7 +189,9 @@ class AnthropicClient : public ModelClient {
   std::string version_;
 };
 
-std::unique_ptr<ModelClient> make_anthropic(const ClientConfig& config) { return std::make_unique<AnthropicClient>(config); }
+std::unique_ptr<ModelClient> make_anthropic(const ClientConfig& config) {
+  return std::make_unique<AnthropicClient>(config);
+}
 
 }  // namespace
 

@@ -14,7 +14,8 @@ inline void require_known_args(const ClientConfig& c, const std::set<std::string
     if (!known.count(k)) {
       std::string list;
       for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
-      throw InputError(c.provider + ": unknown model argument '" + k + "' (known: " + (list.empty() ? "none" : list) + ")");
+      throw InputError(c.provider + ": unknown model argument '" + k + "' (known: " + (list.empty() ? "none" : list) +
+                       ")");
     }
 }
 

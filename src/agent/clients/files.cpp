@@ -20,14 +20,14 @@ namespace ptxbench::agent {
 namespace {
 namespace fs = std::filesystem;
 
-
 class FilesClient final : public ModelClient {
  public:
   explicit FilesClient(const ClientConfig& c) : dir_(c.model) {
     require_known_args(c, {"latency_ms"});
     latency_ms_ = millis_arg(c, "latency_ms");
     if (!fs::is_directory(dir_))
-      throw InputError("files:" + dir_.string() + ": not a folder (expected DIR/<problem>/<trajectory>/<turn>.cu, numbered from 0)");
+      throw InputError("files:" + dir_.string() +
+                       ": not a folder (expected DIR/<problem>/<trajectory>/<turn>.cu, numbered from 0)");
   }
 
   std::string provider() const override { return "files"; }
@@ -37,10 +37,11 @@ class FilesClient final : public ModelClient {
     const auto t0 = std::chrono::steady_clock::now();
     if (latency_ms_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(latency_ms_));
     fs::path folder = dir_ / request.at.problem / std::to_string(request.at.trajectory);
-    if (!fs::is_directory(folder) && fs::is_directory(dir_ / request.at.problem / "all")) folder = dir_ / request.at.problem / "all";
+    if (!fs::is_directory(folder) && fs::is_directory(dir_ / request.at.problem / "all"))
+      folder = dir_ / request.at.problem / "all";
     if (!fs::is_directory(folder))
-      throw InputError("files:" + dir_.string() + ": no folder " + folder.string() + " for problem " + request.at.problem +
-                       ", trajectory " + std::to_string(request.at.trajectory) +
+      throw InputError("files:" + dir_.string() + ": no folder " + folder.string() + " for problem " +
+                       request.at.problem + ", trajectory " + std::to_string(request.at.trajectory) +
                        " (the layout is DIR/<problem>/<trajectory>/<turn>.cu, numbered from 0)");
     const fs::path markdown = folder / (std::to_string(request.at.turn) + ".md");
     const bool as_written = fs::is_regular_file(markdown);
@@ -63,7 +64,9 @@ class FilesClient final : public ModelClient {
       std::string text = ss.str();
       if (!text.empty() && text.back() != '\n') text += '\n';
       const std::string fence = code_fence_for(text);
-      reply.content = as_written ? text : "Candidate file " + file.filename().string() + ":\n\n" + fence + tag + "\n" + text + fence + "\n";
+      reply.content = as_written ? text
+                                 : "Candidate file " + file.filename().string() + ":\n\n" + fence + tag + "\n" + text +
+                                       fence + "\n";
     }
     reply.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return reply;

@@ -64,13 +64,13 @@ struct ChatReply {
   std::string finish_reason;  // the provider's own value ("stop", "length", "end_turn", ...)
   std::string model;          // the model the provider says answered
   Usage usage;
-  std::string error;          // one line: what went wrong (empty when ok)
-  int http_status = 0;        // of the last attempt (0: none, e.g. replay)
+  std::string error;    // one line: what went wrong (empty when ok)
+  int http_status = 0;  // of the last attempt (0: none, e.g. replay)
   int attempts = 0;
-  double seconds = 0;                 // wall time of the whole call, retries included
-  std::vector<std::string> retries;   // one line per retry: "retrying (429, 12 s): attempt 1 of at most 10 failed: ..."
-  std::string request_body;           // the exact bytes sent (no key: keys travel in headers only)
-  std::string response_body;          // the exact bytes of the last response received
+  double seconds = 0;                // wall time of the whole call, retries included
+  std::vector<std::string> retries;  // one line per retry: "retrying (429, 12 s): attempt 1 of at most 10 failed: ..."
+  std::string request_body;          // the exact bytes sent (no key: keys travel in headers only)
+  std::string response_body;         // the exact bytes of the last response received
 };
 
 // Called from complete() with a visible line (retries, waits): never a silent stall.

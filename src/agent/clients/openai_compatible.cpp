@@ -16,8 +16,8 @@ namespace {
 struct Flavor {
   const char* provider;
   HttpDefaults defaults;
-  bool openai_api;             // the real OpenAI API: max_completion_tokens for reasoning models
-  bool reasoning_object;       // OpenRouter: reasoning_effort goes as {"reasoning": {"effort": ...}}
+  bool openai_api;        // the real OpenAI API: max_completion_tokens for reasoning models
+  bool reasoning_object;  // OpenRouter: reasoning_effort goes as {"reasoning": {"effort": ...}}
 };
 
 const Flavor kFlavors[] = {
@@ -90,7 +90,8 @@ AttemptResult read_error_object(int status, const json& error) {
   int effective = status;
   if (status / 100 == 2) {
     effective = 400;
-    if (!code.empty() && std::all_of(code.begin(), code.end(), [](unsigned char ch) { return std::isdigit(ch) != 0; })) effective = std::stoi(code);
+    if (!code.empty() && std::all_of(code.begin(), code.end(), [](unsigned char ch) { return std::isdigit(ch) != 0; }))
+      effective = std::stoi(code);
     if (code == "rate_limit_exceeded") effective = 429;
     if (code == "server_error" || type == "server_error") effective = 500;
   }
@@ -113,7 +114,8 @@ class OpenAiCompatibleClient : public ModelClient {
 
   ChatReply complete(const ChatRequest& request, const StatusFn& status) override {
     const auto body = [this](const ChatRequest& r, const Options& o) { return build_body(r, o); };
-    return transport_.complete(transport_.settings().base_url + "/chat/completions", headers(), request, options_, body, interpret, status);
+    return transport_.complete(transport_.settings().base_url + "/chat/completions", headers(), request, options_, body,
+                               interpret, status);
   }
 
   ValidateResult validate() override {
@@ -122,7 +124,8 @@ class OpenAiCompatibleClient : public ModelClient {
     const http::Response r = transport_.get(url, headers(), Millis(15000));
     if (r.transport != http::Transport::ok)
       return {false, "GET " + url + ": " + std::string(http::to_string(r.transport)) + ": " + r.error};
-    if (r.status != 200) return {false, "GET " + url + " answered HTTP " + std::to_string(r.status) + ": " + one_line(r.body)};
+    if (r.status != 200)
+      return {false, "GET " + url + " answered HTTP " + std::to_string(r.status) + ": " + one_line(r.body)};
     const json list = json::parse(r.body, nullptr, false);
     const json* data = field(list, "data");
     if (!data || !data->is_array()) return {false, "GET " + url + ": no model list in the answer: " + one_line(r.body)};
@@ -134,8 +137,9 @@ class OpenAiCompatibleClient : public ModelClient {
       return {false, "GET " + url + ": model '" + model_ + "' is not among the " + std::to_string(ids.size()) +
                          " models the endpoint lists (" + some + (ids.size() > 8 ? ", ..." : "") + ")"};
     }
-    return {true, provider() + " endpoint " + transport_.settings().base_url + " answers and lists model " + model_ +
-                      (transport_.settings().api_key_env.empty() ? "" : "; key from " + transport_.settings().api_key_env)};
+    return {true,
+            provider() + " endpoint " + transport_.settings().base_url + " answers and lists model " + model_ +
+                (transport_.settings().api_key_env.empty() ? "" : "; key from " + transport_.settings().api_key_env)};
   }
 
  private:
@@ -149,7 +153,8 @@ class OpenAiCompatibleClient : public ModelClient {
   std::string token_param(const Options& o) const {
     const std::string p = o.text_or("token_param", "auto");
     if (p == "max_tokens" || p == "max_completion_tokens") return p;
-    if (p != "auto") throw InputError("option 'token_param' = '" + p + "': expected auto, max_tokens or max_completion_tokens");
+    if (p != "auto")
+      throw InputError("option 'token_param' = '" + p + "': expected auto, max_tokens or max_completion_tokens");
     if (o.has("max_completion_tokens")) return "max_completion_tokens";
     return flavor_.openai_api && is_openai_reasoning_model(model_) ? "max_completion_tokens" : "max_tokens";
   }
@@ -173,10 +178,8 @@ class OpenAiCompatibleClient : public ModelClient {
     if (auto p = o.number("top_p")) body["top_p"] = *p;
     if (auto s = o.integer("seed")) body["seed"] = *s;
     if (auto e = o.text("reasoning_effort")) {
-      if (flavor_.reasoning_object)
-        body["reasoning"] = {{"effort", *e}};
-      else
-        body["reasoning_effort"] = *e;
+      if (flavor_.reasoning_object) body["reasoning"] = {{"effort", *e}};
+      else body["reasoning_effort"] = *e;
     }
     if (auto extra = o.object("extra_body"))
       for (const auto& [k, v] : extra->items()) body[k] = v;
@@ -192,8 +195,9 @@ class OpenAiCompatibleClient : public ModelClient {
       return read_error_status(r.status, "HTTP " + std::to_string(r.status) + ": " + one_line(r.body, 200));
     }
     if (!parsed || !body.is_object())
-      return AttemptResult::again("malformed JSON", "HTTP " + std::to_string(r.status) + " with a body that is not JSON (" +
-                                                        std::to_string(r.body.size()) + " bytes): " + one_line(r.body, 120));
+      return AttemptResult::again("malformed JSON",
+                                  "HTTP " + std::to_string(r.status) + " with a body that is not JSON (" +
+                                      std::to_string(r.body.size()) + " bytes): " + one_line(r.body, 120));
     if (const json* error = field(body, "error")) return read_error_object(r.status, *error);
     reply.model = text_field(body, "model");
     if (const json* usage = field(body, "usage")) {
@@ -215,7 +219,8 @@ class OpenAiCompatibleClient : public ModelClient {
     if (const std::string refusal = text_field(*message, "refusal"); !refusal.empty())
       return AttemptResult::done(ProviderOutcome::refused, "refusal: " + one_line(refusal));
     if (reply.finish_reason == "content_filter")
-      return AttemptResult::done(ProviderOutcome::refused, "finish_reason content_filter: the provider's filter stopped the answer");
+      return AttemptResult::done(ProviderOutcome::refused,
+                                 "finish_reason content_filter: the provider's filter stopped the answer");
     if (reply.finish_reason == "error")
       return AttemptResult::again("finish_reason error", "the provider reported an error while generating");
     if (blank(reply.content)) {
@@ -224,11 +229,13 @@ class OpenAiCompatibleClient : public ModelClient {
         return AttemptResult::done(ProviderOutcome::reasoning_only,
                                    "no answer text: the tokens went to reasoning (finish_reason " +
                                        (reply.finish_reason.empty() ? std::string("none") : reply.finish_reason) + ")");
-      return AttemptResult::done(ProviderOutcome::empty, "no answer text and no reasoning (finish_reason " +
-                                                             (reply.finish_reason.empty() ? std::string("none") : reply.finish_reason) + ")");
+      return AttemptResult::done(ProviderOutcome::empty,
+                                 "no answer text and no reasoning (finish_reason " +
+                                     (reply.finish_reason.empty() ? std::string("none") : reply.finish_reason) + ")");
     }
     if (reply.finish_reason == "length")
-      return AttemptResult::done(ProviderOutcome::truncated, "finish_reason length: the answer was cut at the token limit");
+      return AttemptResult::done(ProviderOutcome::truncated,
+                                 "finish_reason length: the answer was cut at the token limit");
     return AttemptResult::done(ProviderOutcome::ok);
   }
 

@@ -51,7 +51,8 @@ std::vector<std::string> known_providers() {
 ClientConfig parse_model_spec(const std::string& spec) {
   const auto colon = spec.find(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == spec.size())
-    throw InputError("--model '" + spec + "': expected PROVIDER:MODEL (e.g. openai:gpt-5, anthropic:claude-opus-4-8, "
+    throw InputError("--model '" + spec +
+                     "': expected PROVIDER:MODEL (e.g. openai:gpt-5, anthropic:claude-opus-4-8, "
                      "replay:WORKSPACE, files:DIR)");
   return {spec.substr(0, colon), spec.substr(colon + 1), json::object()};
 }

@@ -33,15 +33,16 @@ class ReplayClient final : public ModelClient {
     const TurnKey key{request.at.problem, request.at.trajectory, request.at.turn};
     auto it = recorded_.replies.find(key);
     if (it == recorded_.replies.end())
-      throw InputError("replay:" + path_ + ": run " + recorded_.run_id + " has no recorded turn " + request.at.problem + "/" +
-                       std::to_string(request.at.trajectory) + "/" + std::to_string(request.at.turn) + " (" + extent() +
-                       "); run with at most the recorded --trajectories and --turns");
+      throw InputError("replay:" + path_ + ": run " + recorded_.run_id + " has no recorded turn " + request.at.problem +
+                       "/" + std::to_string(request.at.trajectory) + "/" + std::to_string(request.at.turn) + " (" +
+                       extent() + "); run with at most the recorded --trajectories and --turns");
     const RecordedReply& r = it->second;
     ChatReply reply;
     auto outcome = provider_outcome_from_string(r.outcome);
     if (!outcome)
-      throw InputError("replay:" + path_ + ": turn " + request.at.problem + "/" + std::to_string(request.at.trajectory) + "/" +
-                       std::to_string(request.at.turn) + " has an unknown outcome '" + r.outcome + "'");
+      throw InputError("replay:" + path_ + ": turn " + request.at.problem + "/" +
+                       std::to_string(request.at.trajectory) + "/" + std::to_string(request.at.turn) +
+                       " has an unknown outcome '" + r.outcome + "'");
     reply.outcome = *outcome;
     reply.content = r.content;
     reply.reasoning = r.reasoning;
@@ -70,7 +71,8 @@ class ReplayClient final : public ModelClient {
     }
     std::string s;
     for (const auto& [p, m] : max)
-      s += (s.empty() ? "" : "; ") + p + ": trajectories 0-" + std::to_string(m.first) + ", turns 0-" + std::to_string(m.second);
+      s += (s.empty() ? "" : "; ") + p + ": trajectories 0-" + std::to_string(m.first) + ", turns 0-" +
+           std::to_string(m.second);
     return s.empty() ? "nothing recorded" : "recorded: " + s;
   }
 

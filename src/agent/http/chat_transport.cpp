@@ -13,7 +13,8 @@ namespace {
 Millis seconds_option(const Options& o, const std::string& key, Millis fallback) {
   const auto s = o.number(key);
   if (!s) return fallback;
-  if (*s <= 0 || *s > 7 * 24 * 3600) throw InputError("option '" + key + "' must be a positive number of seconds (got " + std::to_string(*s) + ")");
+  if (*s <= 0 || *s > 7 * 24 * 3600)
+    throw InputError("option '" + key + "' must be a positive number of seconds (got " + std::to_string(*s) + ")");
   return Millis(static_cast<long long>(std::llround(*s * 1000)));
 }
 
@@ -22,9 +23,7 @@ std::string lower(std::string s) {
   return s;
 }
 
-long long to_ms(std::chrono::steady_clock::duration d) {
-  return std::chrono::duration_cast<Millis>(d).count();
-}
+long long to_ms(std::chrono::steady_clock::duration d) { return std::chrono::duration_cast<Millis>(d).count(); }
 
 AttemptResult read_transport_failure(const http::Response& r) {
   const std::string what = std::string(http::to_string(r.transport)) + ": " + one_line(r.error);
@@ -83,7 +82,8 @@ AttemptResult read_error_status(int status, const std::string& error) {
   if (status == 408 || status == 409 || status == 425 || status >= 500) return AttemptResult::again(code, error);
   if (status == 413) return AttemptResult::done(ProviderOutcome::request_too_large, error);
   if (status == 401 || status == 403)
-    return AttemptResult::done(ProviderOutcome::infra_error, error + " (the key or the account was refused; not retried)");
+    return AttemptResult::done(ProviderOutcome::infra_error,
+                               error + " (the key or the account was refused; not retried)");
   return AttemptResult::done(status >= 400 ? ProviderOutcome::provider_error : ProviderOutcome::infra_error, error);
 }
 
@@ -147,7 +147,8 @@ ChatReply ChatTransport::post(const std::string& url, const http::Headers& heade
             " in flight)");
       });
       response = http::perform(request);
-      result = response.transport == http::Transport::ok ? interpret(response, parsed) : read_transport_failure(response);
+      result =
+          response.transport == http::Transport::ok ? interpret(response, parsed) : read_transport_failure(response);
       if (result.rate_limited) {
         if (auto limit = limiter_.rate_limited(slot))
           say(provider_ + ": concurrency limit lowered to " + std::to_string(*limit) + " after a 429");
@@ -183,9 +184,9 @@ ChatReply ChatTransport::post(const std::string& url, const http::Headers& heade
                     decision.stop_reason + "); last: " + result.label + ": " + result.error;
       break;
     }
-    const std::string line = "retrying (" + result.label + ", " + format_wait(*decision.wait) + "): attempt " +
-                             std::to_string(attempt) + " of at most " + std::to_string(policy_.settings().max_attempts) +
-                             " failed: " + one_line(result.error, 160);
+    const std::string line =
+        "retrying (" + result.label + ", " + format_wait(*decision.wait) + "): attempt " + std::to_string(attempt) +
+        " of at most " + std::to_string(policy_.settings().max_attempts) + " failed: " + one_line(result.error, 160);
     reply.retries.push_back(line);
     say(line);
     clock_->sleep_for(*decision.wait);

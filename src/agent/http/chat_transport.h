@@ -16,9 +16,9 @@
 namespace ptxbench::agent {
 
 // Options every HTTP client reads (besides its provider's own).
-inline const std::vector<std::string> kHttpOptionKeys = {
-    "base_url",          "api_key_env", "timeout_s",    "connect_timeout_s", "deadline_s",
-    "max_attempts",      "retry_base_s", "retry_max_s", "max_concurrency"};
+inline const std::vector<std::string> kHttpOptionKeys = {"base_url",          "api_key_env", "timeout_s",
+                                                         "connect_timeout_s", "deadline_s",  "max_attempts",
+                                                         "retry_base_s",      "retry_max_s", "max_concurrency"};
 // Of those, the ones fixed when the client is made (a request cannot change them).
 inline const std::vector<std::string> kFixedHttpOptionKeys = {"base_url", "api_key_env", "max_concurrency"};
 
@@ -31,9 +31,9 @@ struct HttpDefaults {
 struct HttpSettings {
   std::string base_url;  // without a trailing '/'
   std::string api_key_env;
-  Millis timeout{600000};        // one attempt
+  Millis timeout{600000};  // one attempt
   Millis connect_timeout{10000};
-  RetrySettings retry;           // its deadline covers the whole call
+  RetrySettings retry;  // its deadline covers the whole call
   int max_concurrency = 8;
   // Throws InputError for a bad value.
   static HttpSettings from(const Options& options, const HttpDefaults& defaults);
@@ -47,7 +47,9 @@ struct AttemptResult {
   std::string error;                                       // one line; empty when ok
   bool rate_limited = false;                               // a 429: the concurrency limit shrinks
 
-  static AttemptResult done(ProviderOutcome o, std::string error = {}) { return {false, o, {}, std::move(error), false}; }
+  static AttemptResult done(ProviderOutcome o, std::string error = {}) {
+    return {false, o, {}, std::move(error), false};
+  }
   static AttemptResult again(std::string label, std::string error, bool rate_limited = false) {
     return {true, ProviderOutcome::infra_error, std::move(label), std::move(error), rate_limited};
   }

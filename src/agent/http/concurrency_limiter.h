@@ -49,8 +49,8 @@ class ConcurrencyLimiter {
   std::condition_variable freed_;
   int limit_;
   int in_flight_ = 0;
-  int successes_ = 0;               // in a row, since the last change of the limit
-  unsigned long long epoch_ = 0;    // bumped whenever the limit shrinks
+  int successes_ = 0;             // in a row, since the last change of the limit
+  unsigned long long epoch_ = 0;  // bumped whenever the limit shrinks
 };
 
 }  // namespace ptxbench::agent

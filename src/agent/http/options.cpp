@@ -39,7 +39,8 @@ Options Options::with(const json& overrides, const std::vector<std::string>& fix
   for (const auto& [key, value] : overrides.items()) {
     const bool is_fixed = std::find(fixed.begin(), fixed.end(), key) != fixed.end();
     if (is_fixed && (!values_.contains(key) || values_.at(key) != value))
-      throw InputError("option '" + key + "' of the " + provider_ + " client is set when the client is made, not per request");
+      throw InputError("option '" + key + "' of the " + provider_ +
+                       " client is set when the client is made, not per request");
     merged[key] = value;
   }
   return Options(merged, provider_, known_);

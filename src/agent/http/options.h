@@ -29,7 +29,9 @@ class Options {
   std::optional<json> object(const std::string& key) const;
 
   double number_or(const std::string& key, double fallback) const { return number(key).value_or(fallback); }
-  std::string text_or(const std::string& key, const std::string& fallback) const { return text(key).value_or(fallback); }
+  std::string text_or(const std::string& key, const std::string& fallback) const {
+    return text(key).value_or(fallback);
+  }
   const json& values() const { return values_; }
 
  private:

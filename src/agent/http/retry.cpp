@@ -72,12 +72,9 @@ std::optional<Millis> parse_retry_after(std::string_view value, std::chrono::sys
 std::string format_wait(Millis d) {
   const long long ms = d.count();
   char text[48];
-  if (ms < 1000)
-    std::snprintf(text, sizeof text, "%lld ms", ms);
-  else if (ms < 10000 && (ms + 50) / 100 % 10 != 0)
-    std::snprintf(text, sizeof text, "%.1f s", double(ms) / 1000.0);
-  else
-    std::snprintf(text, sizeof text, "%lld s", (ms + 500) / 1000);
+  if (ms < 1000) std::snprintf(text, sizeof text, "%lld ms", ms);
+  else if (ms < 10000 && (ms + 50) / 100 % 10 != 0) std::snprintf(text, sizeof text, "%.1f s", double(ms) / 1000.0);
+  else std::snprintf(text, sizeof text, "%lld s", (ms + 500) / 1000);
   return text;
 }
 
@@ -90,7 +87,7 @@ Millis RetryPolicy::backoff(int retry) const {
 }
 
 RetryDecision RetryPolicy::next(int attempts_made, std::optional<Millis> retry_after, Millis elapsed,
-                               std::optional<Millis> deadline) {
+                                std::optional<Millis> deadline) {
   const Millis limit = deadline.value_or(settings_.deadline);
   if (attempts_made >= settings_.max_attempts)
     return {std::nullopt, "all " + std::to_string(settings_.max_attempts) + " attempts used"};

@@ -44,7 +44,7 @@ struct RetrySettings {
   Millis max_delay{60000};      // backoff cap (a longer Retry-After is still honoured)
   Millis deadline{30 * 60000};  // total time of one call, waits and attempts included
   int max_attempts = 10;
-  double jitter = 0.5;          // a backoff of d waits uniformly in [(1 - jitter) d, d]
+  double jitter = 0.5;  // a backoff of d waits uniformly in [(1 - jitter) d, d]
 };
 
 // A Retry-After value: delay-seconds ("12", "1.5") or an HTTP date ("Wed, 21 Oct 2015 07:28:00 GMT",

@@ -92,9 +92,12 @@ void BaselineCache::store(const std::string& scope, int device, const std::vecto
       // A stored timing the worker re-validated (library_timings.h) is as good as one it measured.
       const bool validated = e.value("library_cache", "") == "hit-validated";
       if ((e.value("cached", false) && !validated) || !e.contains("shape")) continue;
-      json kept = {{"median_ms", e.at("median_ms")}, {"median_error", e.at("median_error")}, {"samples", e.at("samples")},
-                   {"sm_clock_mhz", e.at("sm_clock_mhz")},
-                   {"when", "cached: timed alone on this GPU, before another candidate was loaded, at " + utc_timestamp_ms()}};
+      json kept = {
+          {"median_ms", e.at("median_ms")},
+          {"median_error", e.at("median_error")},
+          {"samples", e.at("samples")},
+          {"sm_clock_mhz", e.at("sm_clock_mhz")},
+          {"when", "cached: timed alone on this GPU, before another candidate was loaded, at " + utc_timestamp_ms()}};
       entries_[{device, scope, e.at("shape").dump()}] = {std::move(kept), now};
     }
   }

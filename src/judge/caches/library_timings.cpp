@@ -13,8 +13,10 @@ LibraryTimingScope scope_of(const GpuStageRun& c) {
 json& summary(GpuStageRun& c) {
   json& s = c.record.environment["library_timing_cache"];
   if (!s.is_object())
-    s = {{"enabled", true}, {"check_samples", c.options.library_check_samples}, {"hit_validated", 0}, {"miss", 0},
-         {"revalidation_failed", 0}, {"stored", 0}, {"shapes", json::array()}};
+    s = {{"enabled", true},          {"check_samples", c.options.library_check_samples},
+         {"hit_validated", 0},       {"miss", 0},
+         {"revalidation_failed", 0}, {"stored", 0},
+         {"shapes", json::array()}};
   return s;
 }
 
@@ -82,8 +84,8 @@ void keep_library_timings(GpuStageRun& c, const WorkerRun& run) {
   for (const auto& e : before_load) {
     const std::string outcome = e.value("library_cache", "");
     if (outcome.empty()) continue;  // the service's in-memory cache served it
-    json shape_entry = {{"shape", e.value("shape", json())}, {"library_cache", outcome},
-                        {"seconds", e.value("seconds", 0.0)}};
+    json shape_entry = {
+        {"shape", e.value("shape", json())}, {"library_cache", outcome}, {"seconds", e.value("seconds", 0.0)}};
     if (e.contains("library_cache_reason")) shape_entry["reason"] = e.at("library_cache_reason");
     if (e.contains("check")) shape_entry["check"] = e.at("check");
     s["shapes"].push_back(shape_entry);
@@ -92,13 +94,16 @@ void keep_library_timings(GpuStageRun& c, const WorkerRun& run) {
     else s["miss"] = s["miss"].get<int>() + 1;
     if (outcome == "hit-validated") continue;  // nothing new measured
     if (!why_not_kept.empty()) {
-      say(c, "not_stored", "the clean timing of " + e.value("shape", json()).dump() + " is not stored: " + why_not_kept);
+      say(c, "not_stored",
+          "the clean timing of " + e.value("shape", json()).dump() + " is not stored: " + why_not_kept);
       continue;
     }
     std::string error;
-    if (!e.contains("library_key") || !e.contains("shape") || !source->put(scope, e.at("shape"), e.value("library_key", json()), e, &error)) {
-      say(c, "store_errors", "storing the clean timing of " + e.value("shape", json()).dump() + " failed: " +
-                                 (error.empty() ? "the worker reported no key" : error));
+    if (!e.contains("library_key") || !e.contains("shape") ||
+        !source->put(scope, e.at("shape"), e.value("library_key", json()), e, &error)) {
+      say(c, "store_errors",
+          "storing the clean timing of " + e.value("shape", json()).dump() +
+              " failed: " + (error.empty() ? "the worker reported no key" : error));
       continue;
     }
     s["stored"] = s["stored"].get<int>() + 1;

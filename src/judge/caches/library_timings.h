@@ -22,9 +22,9 @@ struct WorkerRun;
 // What a stored timing is found by besides its shape.
 struct LibraryTimingScope {
   std::string problem;
-  json workload;        // {workload, options}: the operation and its dtypes
-  json timing_config;   // the timing config the clean timings run under
-  json environment;     // the worker hello's timing_environment: {gpu_uuid, driver, clocks}
+  json workload;       // {workload, options}: the operation and its dtypes
+  json timing_config;  // the timing config the clean timings run under
+  json environment;    // the worker hello's timing_environment: {gpu_uuid, driver, clocks}
 };
 
 class LibraryTimingSource {

@@ -63,7 +63,8 @@ void ReferencePool::record_handover(int device, const std::string& scope, const 
   Costs& c = costs_[{device, scope, shape}];
   c.handover_sum += seconds, ++c.handovers;
   if (c.why_not().empty()) return;
-  if (auto key = entries_.find({device, scope, shape}); key != entries_.end()) erase_all(key);  // no use for its sets now
+  if (auto key = entries_.find({device, scope, shape}); key != entries_.end())
+    erase_all(key);  // no use for its sets now
 }
 
 std::string ReferencePool::why_not_pooled(int device, const std::string& scope, const std::string& shape) const {
@@ -116,8 +117,10 @@ void ReferencePool::evict_to_budget() {
 
 void ReferencePool::invalidate(int device) {
   std::lock_guard lock(mu_);
-  for (auto it = costs_.begin(); it != costs_.end();) it = std::get<0>(it->first) == device ? costs_.erase(it) : std::next(it);
-  for (auto it = entries_.begin(); it != entries_.end();) it = std::get<0>(it->first) == device ? erase_all(it) : std::next(it);
+  for (auto it = costs_.begin(); it != costs_.end();)
+    it = std::get<0>(it->first) == device ? costs_.erase(it) : std::next(it);
+  for (auto it = entries_.begin(); it != entries_.end();)
+    it = std::get<0>(it->first) == device ? erase_all(it) : std::next(it);
 }
 
 json ReferencePool::stats() const {
@@ -126,8 +129,8 @@ json ReferencePool::stats() const {
   for (const auto& [k, v] : entries_) sets += v.size();
   long long not_pooled = 0;
   for (const auto& [k, c] : costs_) not_pooled += !c.why_not().empty();
-  return {{"sets", sets},       {"bytes", bytes_},     {"served", served_},
-          {"added", added_},    {"evicted", evicted_}, {"shapes_not_pooled", not_pooled}};
+  return {{"sets", sets},    {"bytes", bytes_},     {"served", served_},
+          {"added", added_}, {"evicted", evicted_}, {"shapes_not_pooled", not_pooled}};
 }
 
 }  // namespace ptxbench

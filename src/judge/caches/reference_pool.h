@@ -49,8 +49,8 @@ class ReferencePool {
  public:
   explicit ReferencePool(ReferencePoolPolicy policy = {}) : policy_(policy) {}
   // Up to `want` sets of (device, scope, shape) that `candidate` has not used, each counted as used by it.
-  std::vector<PooledSet> take(int device, const std::string& scope, const std::string& shape, const std::string& candidate,
-                              int want);
+  std::vector<PooledSet> take(int device, const std::string& scope, const std::string& shape,
+                              const std::string& candidate, int want);
   // A set made by `maker`'s worker before its candidate loaded (it counts as used by `maker`).
   // `reference_seconds` < 0: not measured.
   void add(int device, const std::string& scope, const std::string& shape, PooledSet set, const std::string& maker,

@@ -22,13 +22,16 @@ StageStop run_build(CpuStageRun& c) {
   bo.display_name = o.display_name;
   const fs::path include = c.build_dir / "include";
   fs::create_directories(include);
-  if (fs::is_regular_file(p.interface_header())) fs::copy_file(p.interface_header(), include / "interface.h", fs::copy_options::overwrite_existing);
+  if (fs::is_regular_file(p.interface_header()))
+    fs::copy_file(p.interface_header(), include / "interface.h", fs::copy_options::overwrite_existing);
   bo.include_dirs.push_back(include);
-  const fs::path knowledge = o.knowledge_root.empty() ? p.dir.parent_path().parent_path() / "knowledge" : o.knowledge_root;
+  const fs::path knowledge =
+      o.knowledge_root.empty() ? p.dir.parent_path().parent_path() / "knowledge" : o.knowledge_root;
   const fs::path pack = knowledge / std::string(arch_info(o.arch).pack);
   if (fs::is_directory(pack)) bo.include_dirs.push_back(pack);
   for (const auto& d : o.include_dirs) bo.include_dirs.push_back(d);
-  bo.readable.push_back(o.candidate_folder_readable ? fs::absolute(c.candidate).parent_path() : fs::absolute(c.candidate));
+  bo.readable.push_back(o.candidate_folder_readable ? fs::absolute(c.candidate).parent_path()
+                                                    : fs::absolute(c.candidate));
   for (const auto& d : o.readable_roots) bo.readable.push_back(d);
   const CandidateOptions opted = parse_candidate_options(c.source);
   bo.extra_flags = opted.flags;
@@ -36,14 +39,22 @@ StageStop run_build(CpuStageRun& c) {
   if (opted.error.empty()) {
     b = build_candidate(c.candidate, c.build_dir, bo);
   } else {
-    b.diagnostics.push_back({bo.display_name.empty() ? c.candidate.filename().string() : bo.display_name, 1, 0, "error", opted.error, "options"});
+    b.diagnostics.push_back({bo.display_name.empty() ? c.candidate.filename().string() : bo.display_name, 1, 0, "error",
+                             opted.error, "options"});
     b.log = opted.error + "\n";
   }
   json diags = json::array();
   for (const auto& d : b.diagnostics)
-    diags.push_back({{"file", d.file}, {"line", d.line}, {"column", d.column}, {"severity", d.severity}, {"message", d.message},
+    diags.push_back({{"file", d.file},
+                     {"line", d.line},
+                     {"column", d.column},
+                     {"severity", d.severity},
+                     {"message", d.message},
                      {"tool", d.tool}});
-  json build_detail = {{"command", b.command}, {"diagnostics", diags}, {"log", b.log}, {"candidate_options", opted.flags},
+  json build_detail = {{"command", b.command},
+                       {"diagnostics", diags},
+                       {"log", b.log},
+                       {"candidate_options", opted.flags},
                        {"sandbox", b.sandbox}};
   r.environment["sandbox"] = {{"host", sandbox::host_capabilities().to_json()}, {"compile", b.sandbox}};
   StageResult s;

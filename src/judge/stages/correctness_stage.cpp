@@ -16,11 +16,13 @@ StageStop record_correctness(GpuStageRun& c) {
   if (auto ev = run.stage("correctness")) {
     auto s = timed_by(from_worker_stage(*ev), run);
     s.detail["checks"] = checks;
-    const auto wrong = std::find_if(checks.begin(), checks.end(), [](const json& check) { return !check.value("passed", false); });
+    const auto wrong =
+        std::find_if(checks.begin(), checks.end(), [](const json& check) { return !check.value("passed", false); });
     if (s.status == StageStatus::ok && (checks.empty() || wrong != checks.end())) {
       s.status = StageStatus::failed;
       s.detail["verdict"] = checks.empty() ? "infra_error" : "incorrect";
-      s.message = checks.empty() ? "the worker reported correctness without any check" : "a check failed: " + wrong->value("summary", "");
+      s.message = checks.empty() ? "the worker reported correctness without any check"
+                                 : "a check failed: " + wrong->value("summary", "");
     }
     r.add_stage(s);
   } else if (disciplined && !c.runtime_failed && !c.audit_failed()) {

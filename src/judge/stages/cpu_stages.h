@@ -21,17 +21,17 @@ struct CpuStageRun {
   const std::string& source;
   const std::filesystem::path& build_dir;  // this build's own folder in the workspace
   const ProgressFn& progress;
-  PreparedCandidate& prepared;             // the record, and the SASS scan the static checks start
-  BuildResult build{};                     // run_build's, for the static checks
-  TritonBuildResult triton{};              // run_triton_build's (Language::triton)
+  PreparedCandidate& prepared;  // the record, and the SASS scan the static checks start
+  BuildResult build{};          // run_build's, for the static checks
+  TritonBuildResult triton{};   // run_triton_build's (Language::triton)
 
   void note(const std::string& line) const {
     if (progress) progress(line);
   }
 };
 
-StageStop run_build(CpuStageRun& c);          // build_stage.cpp
-StageStop run_static_checks(CpuStageRun& c);  // static_stage.cpp
+StageStop run_build(CpuStageRun& c);                 // build_stage.cpp
+StageStop run_static_checks(CpuStageRun& c);         // static_stage.cpp
 StageStop run_triton_build(CpuStageRun& c);          // triton_stages.cpp
 StageStop run_triton_static_checks(CpuStageRun& c);  // triton_stages.cpp
 

@@ -79,8 +79,9 @@ StageStop run_eval_worker(GpuStageRun& c) {
   const bool split = o.lane_gate && o.timing;
   std::optional<ReferenceSession> references;
   if (o.reference_pool && o.lane_gate && !c.record.candidate_sha256.empty())
-    references.emplace(plan_references(c), [&c, scope = reference_scope(c)](const std::string& shape, const PooledSet& set,
-                                                                             double reference_seconds) {
+    references.emplace(plan_references(c), [&c, scope = reference_scope(c)](const std::string& shape,
+                                                                            const PooledSet& set,
+                                                                            double reference_seconds) {
       // Made before the candidate loaded (a put after the seal is refused): the pool takes it at once.
       c.options.reference_pool->add(c.options.device, scope, shape, set, c.record.candidate_sha256, reference_seconds);
     });
@@ -102,11 +103,11 @@ StageStop run_eval_worker(GpuStageRun& c) {
     const auto violations = references->violations();
     if (!violations.empty()) {
       // Whatever the worker reported: only candidate code sends what the harness never does.
-      c.record.add_stage(timed_by(failed_stage("integrity", Verdict::forbidden,
-                                               "the reference pool's socket was used by something besides the harness: " +
-                                                   violations.front(),
-                                               {{"violations", violations}}),
-                                  *c.eval_run));
+      c.record.add_stage(timed_by(
+          failed_stage("integrity", Verdict::forbidden,
+                       "the reference pool's socket was used by something besides the harness: " + violations.front(),
+                       {{"violations", violations}}),
+          *c.eval_run));
       return "the reference pool was reached from candidate code";
     }
   }

@@ -11,7 +11,9 @@ WorkerLaunch GpuStageRun::launch(std::chrono::seconds timeout) const {
 bool GpuStageRun::audit_failed() const { return record.stage("integrity")->status == StageStatus::failed; }
 
 const char* GpuStageRun::why_not_reached() const {
-  return runtime_failed ? "the candidate failed at run time" : audit_failed() ? "the GPU activity audit failed" : "stream discipline failed";
+  return runtime_failed   ? "the candidate failed at run time"
+         : audit_failed() ? "the GPU activity audit failed"
+                          : "stream discipline failed";
 }
 
 }  // namespace ptxbench

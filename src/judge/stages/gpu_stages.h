@@ -28,7 +28,7 @@ struct GpuStageRun {
   PreparedCandidate::SassScan* sass;  // null without cuobjdump
   EvaluationRecord& record;
   const ProgressFn& progress;
-  uint64_t seed;   // secret, fresh per candidate (worker_jobs.h)
+  uint64_t seed;       // secret, fresh per candidate (worker_jobs.h)
   WorkerJob base_job;  // what every job of this candidate carries
   // Tensor maps the kernels make on the device, sized by the build (Triton: triton_gpu_prepare.h),
   // for the kernels whose counts carry no map the worker captured.
@@ -39,14 +39,15 @@ struct GpuStageRun {
   WorkerJob eval_job{};                  // run_eval_worker's
   std::optional<WorkerRun> eval_run{};   // with a lane gate, the eval job's shared part (judge/stages/timed_split.h)
   std::optional<WorkerRun> timed_run{};  // with a lane gate, its timed part, the GPU held alone
-  double timed_exclusive_seconds = 0;  // with the GPU alone: the clean timings, and the timing grant to the worker's end
+  double timed_exclusive_seconds =
+      0;  // with the GPU alone: the clean timings, and the timing grant to the worker's end
   double baseline_cache_wait_seconds = 0;  // for another timed worker's clean timings of the same shapes
-  bool runtime_failed = false;         // a unit recorded that the worker ended early
+  bool runtime_failed = false;             // a unit recorded that the worker ended early
   // The timed worker broke the rules (its channel tampered with, timed without the harness's
   // grant): the integrity stage that decides the verdict; the shared part's stages still stand.
   std::optional<StageResult> timed_integrity_failure{};
-  std::string no_counted_calls{};      // why the eval job counts no call (target_counts.h; "" = it does)
-  std::string no_counted_sample{};     // why no timed sample is counted ("" = one is)
+  std::string no_counted_calls{};   // why the eval job counts no call (target_counts.h; "" = it does)
+  std::string no_counted_sample{};  // why no timed sample is counted ("" = one is)
 
   void note(const std::string& line) const {
     if (progress) progress(line);

@@ -9,12 +9,15 @@ StageStop record_integrity(GpuStageRun& c) {
   EvaluationRecord& r = c.record;
   const WorkerRun& run = *c.eval_run;
   if (c.timed_integrity_failure) r.add_stage(*c.timed_integrity_failure);
-  else if (auto timed = c.timed_run ? c.timed_run->stage("integrity") : std::nullopt; timed && timed->value("status", "") != "ok")
+  else if (auto timed = c.timed_run ? c.timed_run->stage("integrity") : std::nullopt;
+           timed && timed->value("status", "") != "ok")
     r.add_stage(timed_by(from_worker_stage(*timed), *c.timed_run));
   else if (auto ev = run.stage("integrity")) r.add_stage(timed_by(from_worker_stage(*ev), run));
-  else if (!c.options.accounting) r.add_stage(skipped_stage("integrity", "--no-accounting: the GPU activity was not audited"));
-  else r.add_stage(skipped_stage("integrity", run.done ? "the worker reported no GPU activity audit"
-                                                       : "the worker ended before its GPU activity audit"));
+  else if (!c.options.accounting)
+    r.add_stage(skipped_stage("integrity", "--no-accounting: the GPU activity was not audited"));
+  else
+    r.add_stage(skipped_stage("integrity", run.done ? "the worker reported no GPU activity audit"
+                                                    : "the worker ended before its GPU activity audit"));
   return {};
 }
 

@@ -42,18 +42,21 @@ void record_target_run_by_ncu(GpuStageRun& c, const std::string& why) {
       // ncu counts opcodes only: no shares, so the strict flag stays unknown unless nothing executed.
       r.target_seen = groups_satisfied(rep.total, groups);
       const TargetWork& work = p.targets_for(r.arch)->work;
-      if (!*r.target_seen || (work.tensor_flop_share <= 0 && work.tma_byte_share <= 0)) r.target_executed = r.target_seen;
+      if (!*r.target_seen || (work.tensor_flop_share <= 0 && work.tma_byte_share <= 0))
+        r.target_executed = r.target_seen;
       else r.target_executed.reset();
       json kernels = json::array();
-      for (const auto& k : rep.kernels) kernels.push_back({{"name", k.name}, {"targets", select_families(k.opcodes, groups)}});
+      for (const auto& k : rep.kernels)
+        kernels.push_back({{"name", k.name}, {"targets", select_families(k.opcodes, groups)}});
       detail["kernels"] = kernels;
       detail["executed_families"] = r.executed_families;
-      r.add_stage(timed_by({"target_run", StageStatus::ok, 0,
-                            std::string(*r.target_seen ? "target families executed (whether they did the work is unknown)"
-                                                       : "target families did NOT execute") +
-                                " (ncu, probe shape)",
-                            detail},
-                           t.run));
+      r.add_stage(
+          timed_by({"target_run", StageStatus::ok, 0,
+                    std::string(*r.target_seen ? "target families executed (whether they did the work is unknown)"
+                                               : "target families did NOT execute") +
+                        " (ncu, probe shape)",
+                    detail},
+                   t.run));
     } catch (const Error& e) {
       unknown = std::string("ncu's report could not be read: ") + e.what();
     }
@@ -63,7 +66,8 @@ void record_target_run_by_ncu(GpuStageRun& c, const std::string& why) {
     detail["ncu_process"] = t.run.process.describe();
     r.target_executed.reset();
     r.target_seen.reset();
-    r.add_stage(timed_by({"target_run", StageStatus::ok, 0, "executed targets unknown: " + why + "; " + unknown, detail}, t.run));
+    r.add_stage(timed_by(
+        {"target_run", StageStatus::ok, 0, "executed targets unknown: " + why + "; " + unknown, detail}, t.run));
   }
 }
 

@@ -32,7 +32,8 @@ constexpr Stage<GpuStageRun> kGpuStages[] = {
 }  // namespace
 
 bool run_cpu_stages(CpuStageRun& run) {
-  if (run.options.language == Language::triton) return run_stages<CpuStageRun>(kTritonCpuStages, run, run.prepared.record);
+  if (run.options.language == Language::triton)
+    return run_stages<CpuStageRun>(kTritonCpuStages, run, run.prepared.record);
   return run_stages<CpuStageRun>(kCpuStages, run, run.prepared.record);
 }
 

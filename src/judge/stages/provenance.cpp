@@ -12,8 +12,10 @@
 namespace ptxbench {
 
 void record_provenance(EvaluationRecord& r, const EvalOptions& o) {
-  r.environment["tools"] = {{"nvcc", find_nvcc().string()}, {"cuobjdump", find_cuobjdump().string()},
-                            {"ncu", find_ncu().string()}, {"compute_sanitizer", find_compute_sanitizer().string()}};
+  r.environment["tools"] = {{"nvcc", find_nvcc().string()},
+                            {"cuobjdump", find_cuobjdump().string()},
+                            {"ncu", find_ncu().string()},
+                            {"compute_sanitizer", find_compute_sanitizer().string()}};
   static const std::string nvcc = nvcc_version();
   r.environment["harness"] = harness_info();
   r.environment["nvcc_version"] = nvcc;

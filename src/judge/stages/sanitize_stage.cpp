@@ -57,14 +57,17 @@ StageStop run_sanitizers(GpuStageRun& c) {
     ToolRun t = fut.get();
     secs = std::max(secs, t.run.process.seconds);
     auto findings = parse_sanitizer_output(t.log);
-    detail[check] = {{"errors", findings.errors}, {"warnings", findings.warnings},
-                     {"seconds", t.run.process.seconds}, {"report", findings.report}};
+    detail[check] = {{"errors", findings.errors},
+                     {"warnings", findings.warnings},
+                     {"seconds", t.run.process.seconds},
+                     {"report", findings.report}};
     if (failure) continue;
     if (findings.errors > 0) {
       const std::string first = first_finding(findings.report);
-      failure = failed_stage("sanitize", Verdict::sanitizer_error,
-                             check + ": " + std::to_string(findings.errors) + " error(s)" + (first.empty() ? "" : ": " + first),
-                             {{"tool", check}, {"first_finding", first}});
+      failure = failed_stage(
+          "sanitize", Verdict::sanitizer_error,
+          check + ": " + std::to_string(findings.errors) + " error(s)" + (first.empty() ? "" : ": " + first),
+          {{"tool", check}, {"first_finding", first}});
     } else if (!t.run.done || t.run.tampered) {
       failure = abnormal_end("sanitize", t.run);
     } else if (!findings.summary_found) {

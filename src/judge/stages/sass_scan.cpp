@@ -17,24 +17,25 @@ std::shared_ptr<PreparedCandidate::SassScan> start_sass_scan(std::vector<std::fi
                                                              const std::filesystem::path& cuobjdump,
                                                              const ArchTargets& targets_in) {
   auto sass = std::make_shared<PreparedCandidate::SassScan>();
-  sass->done = std::async(std::launch::async, [objects = std::move(objects), cuobjdump, targets = &targets_in, scan = sass.get()] {
-    const auto t = std::chrono::steady_clock::now();
-    PreparedCandidate::SassScan& out = *scan;
-    try {
-      std::string text;
-      for (const auto& o : objects) text += sass_text(o, cuobjdump);
-      auto counts = parse_sass_listing(text);
-      out.listing = parse_sass_functions(text);
-      out.families = select_families(counts, targets->groups);
-      out.satisfied = groups_satisfied(counts, targets->groups);
-      long long n = 0;
-      for (auto& [k, v] : counts) n += v;
-      out.detail["sass_instructions"] = n;
-    } catch (const Error& e) {
-      out.detail["sass_error"] = e.what();
-    }
-    out.detail["sass_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-  });
+  sass->done = std::async(
+      std::launch::async, [objects = std::move(objects), cuobjdump, targets = &targets_in, scan = sass.get()] {
+        const auto t = std::chrono::steady_clock::now();
+        PreparedCandidate::SassScan& out = *scan;
+        try {
+          std::string text;
+          for (const auto& o : objects) text += sass_text(o, cuobjdump);
+          auto counts = parse_sass_listing(text);
+          out.listing = parse_sass_functions(text);
+          out.families = select_families(counts, targets->groups);
+          out.satisfied = groups_satisfied(counts, targets->groups);
+          long long n = 0;
+          for (auto& [k, v] : counts) n += v;
+          out.detail["sass_instructions"] = n;
+        } catch (const Error& e) {
+          out.detail["sass_error"] = e.what();
+        }
+        out.detail["sass_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+      });
   return sass;
 }
 

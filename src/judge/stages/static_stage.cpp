@@ -37,8 +37,7 @@ StageStop run_static_checks(CpuStageRun& c) {
   detail["ptx_targets"] = b.ptx.empty() ? json::object() : json(scan_ptx(read_file(b.ptx), c.targets.ptx));
   if (auto cuobjdump = find_cuobjdump(); !cuobjdump.empty())
     c.prepared.sass = start_sass_scan(b.shared_object, cuobjdump, c.targets);
-  else
-    detail["sass_error"] = "cuobjdump not found (install PyPI nvidia-cuda-cuobjdump: scripts/setup.sh)";
+  else detail["sass_error"] = "cuobjdump not found (install PyPI nvidia-cuda-cuobjdump: scripts/setup.sh)";
   for (auto& reason : scan_source(c.source)) found("source", reason);
   try {
     ImportReport imp = check_imports(b.shared_object, c.problem.entry);

@@ -38,15 +38,18 @@ StageResult apply_target_counts(const std::vector<json>& events, const SassListi
   r.tma_byte_share = sum.tma_byte_share;
   detail["shapes"] = sum.shapes;
   detail["executed_families"] = r.executed_families;
-  detail["work_required"] = {{"tensor_flop_share", targets.work.tensor_flop_share}, {"tma_byte_share", targets.work.tma_byte_share}};
+  detail["work_required"] = {{"tensor_flop_share", targets.work.tensor_flop_share},
+                             {"tma_byte_share", targets.work.tma_byte_share}};
   char share[160] = "";
   if (r.tensor_flop_share)
-    std::snprintf(share, sizeof share, "; %.0f%% of the FLOPs on tensor instructions, TMA moved %.3gx the operand bytes",
+    std::snprintf(share, sizeof share,
+                  "; %.0f%% of the FLOPs on tensor instructions, TMA moved %.3gx the operand bytes",
                   *r.tensor_flop_share * 100, r.tma_byte_share.value_or(0.0));
   const std::string what = sum.does_the_work ? "target families executed and did the work on every counted call"
                            : sum.seen        ? "target families executed but did NOT do the work: " + sum.shortfall
-                           : sum.shortfall.empty() ? std::string("target families did NOT execute")
-                                                   : "target families did NOT execute on every counted call: " + sum.shortfall;
+                           : sum.shortfall.empty()
+                               ? std::string("target families did NOT execute")
+                               : "target families did NOT execute on every counted call: " + sum.shortfall;
   return {"target_run", StageStatus::ok, 0, what + share, detail};
 }
 
@@ -77,7 +80,8 @@ void apply_timed_work(GpuStageRun& c, StageResult& stage) {
   r.tma_byte_share = std::min(r.tma_byte_share.value_or(*tw.tma_byte_share), *tw.tma_byte_share);
   if (*r.target_executed && !tw.does_the_work) {
     r.target_executed = false;
-    stage.message = "target families executed on the counted calls but did NOT do the work in the timed calls: " + tw.shortfall;
+    stage.message =
+        "target families executed on the counted calls but did NOT do the work in the timed calls: " + tw.shortfall;
   }
 }
 
@@ -100,7 +104,10 @@ StageStop record_target_run(GpuStageRun& c) {
     r.target_seen = false;
     r.tensor_flop_share = 0.0;
     r.tma_byte_share = 0.0;
-    r.add_stage({"target_run", StageStatus::ok, 0, "target families did NOT execute (calls not counted: " + c.no_counted_calls + ")",
+    r.add_stage({"target_run",
+                 StageStatus::ok,
+                 0,
+                 "target families did NOT execute (calls not counted: " + c.no_counted_calls + ")",
                  {{"counted", false}, {"why", c.no_counted_calls}, {"executed_families", json::object()}}});
   } else if (counted && !counted->value("tool_failure", false)) {
     auto s = from_worker_stage(*counted);

@@ -73,7 +73,8 @@ StageStop run_timed_worker(GpuStageRun& c) {
     return {};
   }
   keep_library_timings(c, *c.timed_run);
-  if (o.baseline_cache && c.timed_run->done) o.baseline_cache->store(cache_scope, o.device, c.timed_run->of_type("baseline_alone"));
+  if (o.baseline_cache && c.timed_run->done)
+    o.baseline_cache->store(cache_scope, o.device, c.timed_run->of_type("baseline_alone"));
   return {};
 }
 

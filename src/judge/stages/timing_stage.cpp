@@ -36,13 +36,17 @@ StageStop record_timing(GpuStageRun& c) {
   if (auto ev = source.stage("timing")) {
     auto s = from_worker_stage(*ev);
     for (const auto& t : source.of_type("timing")) {
-      const double median = t.value("candidate", json::object()).value("median_ms", 0.0), floor = t.value("floor_ms", 0.0);
+      const double median = t.value("candidate", json::object()).value("median_ms", 0.0),
+                   floor = t.value("floor_ms", 0.0);
       bool check_failed = false;
-      for (const auto& f : t.value("timed_check_failures", json::array())) check_failed = check_failed || f.value("side", "") == "candidate";
+      for (const auto& f : t.value("timed_check_failures", json::array()))
+        check_failed = check_failed || f.value("side", "") == "candidate";
       if (s.status == StageStatus::ok && (median <= 0 || (floor > 0 && median < floor) || check_failed)) {
         s.status = StageStatus::failed;
         s.detail["verdict"] = check_failed ? "incorrect" : median <= 0 ? "infra_error" : "forbidden";
-        s.message = check_failed ? "a timed call failed its check" : median <= 0 ? "the worker reported no time" : "a time below the hardware floor";
+        s.message = check_failed  ? "a timed call failed its check"
+                    : median <= 0 ? "the worker reported no time"
+                                  : "a time below the hardware floor";
       }
     }
     if (c.timed_run) s.seconds = c.timed_run->process.seconds;
@@ -71,11 +75,13 @@ StageStop record_timing(GpuStageRun& c) {
     }
     if (!c.no_counted_sample.empty()) s.detail["counted_timed_sample"] = c.no_counted_sample;
     r.add_stage(s);
-  } else if (correct && o.timing && !c.audit_failed() && !c.runtime_failed && r.stage("target_run")->status != StageStatus::failed) {
+  } else if (correct && o.timing && !c.audit_failed() && !c.runtime_failed &&
+             r.stage("target_run")->status != StageStatus::failed) {
     r.add_stage(c.timed_run ? timed_by(abnormal_end("timing", source), source) : abnormal_end("timing", source));
   } else {
-    r.add_stage(skipped_stage("timing", !o.timing ? "--no-timing" : c.audit_failed() ? "the GPU activity audit failed"
-                                                                                    : "the candidate is not correct"));
+    r.add_stage(skipped_stage("timing", !o.timing          ? "--no-timing"
+                                        : c.audit_failed() ? "the GPU activity audit failed"
+                                                           : "the candidate is not correct"));
   }
   return {};
 }

@@ -31,7 +31,8 @@ fs::path libcuda_dir(const fs::path& scratch) {
     if (!dir.empty()) return dir;
   }
   const fs::path nvcc = find_nvcc();
-  const fs::path stub = (nvcc.empty() ? fs::path("/usr/local/cuda") : nvcc.parent_path().parent_path()) / "lib64" / "stubs" / "libcuda.so";
+  const fs::path stub = (nvcc.empty() ? fs::path("/usr/local/cuda") : nvcc.parent_path().parent_path()) / "lib64" /
+                        "stubs" / "libcuda.so";
   if (!fs::exists(stub)) fail("no libcuda.so.1 on this host and no CUDA stub at " + stub.string());
   const fs::path dir = scratch / "libcuda-stub";
   fs::create_directories(dir);
@@ -57,7 +58,8 @@ std::vector<Shape> all_shapes(const ProblemSpec& p, uint64_t seed) {
 
 }  // namespace
 
-TritonGpuPreparation prepare_triton_for_gpu(const ProblemSpec& p, const EvalOptions& o, const fs::path& build_dir, uint64_t seed) {
+TritonGpuPreparation prepare_triton_for_gpu(const ProblemSpec& p, const EvalOptions& o, const fs::path& build_dir,
+                                            uint64_t seed) {
   TritonGpuPreparation g;
   const auto t0 = std::chrono::steady_clock::now();
   auto finish = [&](StageResult s) {
@@ -67,11 +69,13 @@ TritonGpuPreparation prepare_triton_for_gpu(const ProblemSpec& p, const EvalOpti
   };
   const TritonToolchain& tc = find_triton_toolchain(p.dir.parent_path());
   if (!tc.usable()) return finish(failed_stage("triton_gpu_build", Verdict::infra_error, tc.error));
-  if (!tc.library_error.empty()) return finish(failed_stage("triton_gpu_build", Verdict::infra_error, tc.library_error));
+  if (!tc.library_error.empty())
+    return finish(failed_stage("triton_gpu_build", Verdict::infra_error, tc.library_error));
   const auto abi = load_triton_abi(p);
   if (!abi) throw InputError("problem '" + p.name + "' has no Triton interface");
   const fs::path candidate = build_dir / "candidate.py";
-  if (!fs::is_regular_file(candidate)) return finish(failed_stage("triton_gpu_build", Verdict::infra_error, "the build left no candidate.py"));
+  if (!fs::is_regular_file(candidate))
+    return finish(failed_stage("triton_gpu_build", Verdict::infra_error, "the build left no candidate.py"));
   const fs::path dir = build_dir / "gpu";
   fs::create_directories(dir);
   TritonBuildOptions b;
@@ -81,13 +85,15 @@ TritonGpuPreparation prepare_triton_for_gpu(const ProblemSpec& p, const EvalOpti
   b.parameters.push_back("stream");
   json calls = json::array();
   const auto shapes = all_shapes(p, seed);
-  for (const Shape& s : shapes) calls.push_back({{"arguments", abi->arguments_json(s)}, {"scalars", abi->scalar_values(s)}});
+  for (const Shape& s : shapes)
+    calls.push_back({{"arguments", abi->arguments_json(s)}, {"scalars", abi->scalar_values(s)}});
   b.calls = calls;
   b.display_name = "candidate.py";
   b.launchers_libcuda_dir = libcuda_dir(dir);
   TritonBuildResult r = build_triton_candidate(candidate, dir, tc, b);
   json detail = {{"shapes", shapes.size()}, {"command", r.command}, {"log", r.log.substr(0, 2000)}};
-  if (!r.infra_error.empty()) return finish(failed_stage("triton_gpu_build", Verdict::infra_error, r.infra_error, detail));
+  if (!r.infra_error.empty())
+    return finish(failed_stage("triton_gpu_build", Verdict::infra_error, r.infra_error, detail));
   if (!r.ok) {
     // The candidate compiled for the benchmark shapes (the build stage) but not for one of these.
     std::string first = "the Triton build for the hidden shapes failed";
@@ -96,7 +102,8 @@ TritonGpuPreparation prepare_triton_for_gpu(const ProblemSpec& p, const EvalOpti
         first = "on a hidden shape: " + (d.line ? "line " + std::to_string(d.line) + ": " : std::string()) + d.message;
         break;
       }
-    return finish(failed_stage("triton_gpu_build", r.timed_out ? Verdict::compile_error : Verdict::runtime_error, first, detail));
+    return finish(
+        failed_stage("triton_gpu_build", r.timed_out ? Verdict::compile_error : Verdict::runtime_error, first, detail));
   }
   g.shim = dir / "candidate_triton.so";
   if (std::string e = build_triton_shim(p.dir, p.entry, g.shim); !e.empty())
@@ -133,7 +140,9 @@ TritonGpuPreparation prepare_triton_for_gpu(const ProblemSpec& p, const EvalOpti
   if (const fs::path cuobjdump = find_cuobjdump(); !cuobjdump.empty()) {
     std::vector<std::future<std::pair<std::string, SassListing>>> parts;
     for (const auto& c : r.cubins)
-      parts.push_back(std::async(std::launch::async, [c, cuobjdump] { return std::pair{c.filename().string(), parse_sass_functions(sass_text(c, cuobjdump))}; }));
+      parts.push_back(std::async(std::launch::async, [c, cuobjdump] {
+        return std::pair{c.filename().string(), parse_sass_functions(sass_text(c, cuobjdump))};
+      }));
     try {
       for (auto& part : parts) {
         auto [file, listing] = part.get();
@@ -147,7 +156,8 @@ TritonGpuPreparation prepare_triton_for_gpu(const ProblemSpec& p, const EvalOpti
   detail["kernels"] = r.cubins.size();
   detail["launchers"] = r.manifest.value("launchers", 0);
   return finish({"triton_gpu_build", StageStatus::ok, 0,
-                 "compiled " + std::to_string(r.cubins.size()) + " kernel(s) for " + std::to_string(shapes.size()) + " shapes, and the launchers",
+                 "compiled " + std::to_string(r.cubins.size()) + " kernel(s) for " + std::to_string(shapes.size()) +
+                     " shapes, and the launchers",
                  detail});
 }
 

@@ -18,9 +18,9 @@
 namespace ptxbench {
 
 struct TritonGpuPreparation {
-  StageResult stage;                          // "triton_gpu_build": ok, or failed with its verdict
-  std::filesystem::path shim;                 // the worker's candidate (ok only)
-  json job = json::object();                  // base_job["triton"]
+  StageResult stage;                            // "triton_gpu_build": ok, or failed with its verdict
+  std::filesystem::path shim;                   // the worker's candidate (ok only)
+  json job = json::object();                    // base_job["triton"]
   std::vector<std::filesystem::path> readable;  // for the worker: the interpreter, the tools
   // Kernel name -> {"min_box_bytes", "maps", "source"}: the TMA descriptors the kernels make on the
   // device, sized from Triton's IR at build time (the smallest box of every specialization of the
@@ -32,7 +32,7 @@ struct TritonGpuPreparation {
 };
 
 // `build_dir`: the candidate's build folder (run_triton_build left candidate.py there).
-TritonGpuPreparation prepare_triton_for_gpu(const ProblemSpec& p, const EvalOptions& o, const std::filesystem::path& build_dir,
-                                            uint64_t seed);
+TritonGpuPreparation prepare_triton_for_gpu(const ProblemSpec& p, const EvalOptions& o,
+                                            const std::filesystem::path& build_dir, uint64_t seed);
 
 }  // namespace ptxbench

@@ -19,10 +19,13 @@ StageStop run_triton_build(CpuStageRun& c) {
   const ProblemSpec& p = c.problem;
   EvaluationRecord& r = c.prepared.record;
   const auto abi = load_triton_abi(p);
-  if (!abi) throw InputError("problem '" + p.name + "' has no Triton interface (problems/" + p.name + "/triton/abi.toml)");
-  if (p.benchmark_shapes.empty()) throw InputError("problem '" + p.name + "' lists no benchmark shape to compile a Triton candidate for");
+  if (!abi)
+    throw InputError("problem '" + p.name + "' has no Triton interface (problems/" + p.name + "/triton/abi.toml)");
+  if (p.benchmark_shapes.empty())
+    throw InputError("problem '" + p.name + "' lists no benchmark shape to compile a Triton candidate for");
   const TritonToolchain& tc = find_triton_toolchain(p.dir.parent_path());
-  c.note("build: Triton " + (tc.triton_version.empty() ? std::string("(not found)") : tc.triton_version) + " for " + c.options.arch);
+  c.note("build: Triton " + (tc.triton_version.empty() ? std::string("(not found)") : tc.triton_version) + " for " +
+         c.options.arch);
   TritonBuildOptions o;
   o.arch = c.options.arch;
   o.entry = p.entry;
@@ -41,9 +44,13 @@ StageStop run_triton_build(CpuStageRun& c) {
 
   json diags = json::array();
   for (const auto& d : b.diagnostics)
-    diags.push_back({{"file", d.file}, {"line", d.line}, {"column", d.column}, {"severity", d.severity}, {"message", d.message},
+    diags.push_back({{"file", d.file},
+                     {"line", d.line},
+                     {"column", d.column},
+                     {"severity", d.severity},
+                     {"message", d.message},
                      {"tool", d.tool}});
-  json detail = {{"command", b.command}, {"diagnostics", diags}, {"log", b.log}, {"sandbox", b.sandbox},
+  json detail = {{"command", b.command}, {"diagnostics", diags},      {"log", b.log},    {"sandbox", b.sandbox},
                  {"language", "triton"}, {"toolchain", tc.to_json()}, {"shapes", shapes}};
   if (b.manifest.is_object() && b.manifest.contains("kernels")) {
     detail["kernels"] = b.manifest["kernels"];
@@ -95,8 +102,7 @@ StageStop run_triton_static_checks(CpuStageRun& c) {
   detail["ptx_targets"] = ptx.empty() ? json::object() : json(scan_ptx(ptx, c.targets.ptx));
   if (auto cuobjdump = find_cuobjdump(); !cuobjdump.empty())
     c.prepared.sass = start_sass_scan(b.cubins, cuobjdump, c.targets);
-  else
-    detail["sass_error"] = "cuobjdump not found (install PyPI nvidia-cuda-cuobjdump: scripts/setup.sh)";
+  else detail["sass_error"] = "cuobjdump not found (install PyPI nvidia-cuda-cuobjdump: scripts/setup.sh)";
   // The forbidden-code checks of a Triton candidate are its build's source scan; nothing here can
   // find more (no host code is compiled).
   detail["forbidden"] = json::array();

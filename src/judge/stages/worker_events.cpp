@@ -33,7 +33,8 @@ ShapeTiming to_shape_timing(const json& t) {
   st.tflops = st.median_ms > 0 ? flops / (st.median_ms * 1e-3) / 1e12 : 0;
   if (t.contains("baseline")) {
     const auto& b = t.at("baseline");
-    st.baseline_interleaved_ms = b.at("median_ms"), st.baseline_spread = b.at("spread"), st.baseline_samples = json_integer<int>(b.at("samples"), "worker timing.baseline.samples");
+    st.baseline_interleaved_ms = b.at("median_ms"), st.baseline_spread = b.at("spread"),
+    st.baseline_samples = json_integer<int>(b.at("samples"), "worker timing.baseline.samples");
     // The faster of the library beside the candidate and alone (before the load; again after a
     // drift): a library slowed beside the candidate, by less than the drift that is forbidden,
     // earns the candidate nothing.
@@ -62,7 +63,8 @@ StageResult abnormal_end(const std::string& stage, const WorkerRun& run) {
     return failed_stage(stage, v, message, detail);
   };
   if (run.tampered)
-    return failed("channel_tampered", Verdict::forbidden, "the worker's result channel was tampered with: " + *run.tampered);
+    return failed("channel_tampered", Verdict::forbidden,
+                  "the worker's result channel was tampered with: " + *run.tampered);
   if (run.fatal) {
     std::string v = run.fatal->value("verdict", "runtime_error");
     std::string msg = run.fatal->value("message", "");
@@ -71,13 +73,15 @@ StageResult abnormal_end(const std::string& stage, const WorkerRun& run) {
     return failed(v == "cuda_error" ? "cuda_error" : "worker_fatal", Verdict::runtime_error, msg + at);
   }
   if (run.process.timed_out)
-    return failed("timeout", Verdict::runtime_error, "timeout: the worker was killed after " + run.process.describe() + at);
+    return failed("timeout", Verdict::runtime_error,
+                  "timeout: the worker was killed after " + run.process.describe() + at);
   if (run.process.term_signal == SIGSYS)
     return failed("sandbox_syscall", Verdict::forbidden, "the sandbox stopped a forbidden system call (SIGSYS)" + at);
   // SIGKILL that is not the harness's own deadline came from outside (an operator, the host's OOM
   // killer, a dying harness): not the candidate's doing, so an infra error (the job runs again).
   if (run.process.term_signal == SIGKILL)
-    return failed("outside_kill", Verdict::infra_error, "harness error: the worker was killed from outside (SIGKILL)" + at);
+    return failed("outside_kill", Verdict::infra_error,
+                  "harness error: the worker was killed from outside (SIGKILL)" + at);
   if (run.process.term_signal) {
     detail["signal"] = run.process.term_signal;
     return failed("crash", Verdict::runtime_error, "the candidate crashed the worker: " + run.process.describe() + at);

@@ -10,7 +10,10 @@ Shape draw_shape(const ProblemSpec& p, std::mt19937_64& rng) {
   Shape s;
   for (const auto& d : p.dims) {
     DimConstraint c = p.constraints.count(d) ? p.constraints.at(d) : DimConstraint{};
-    if (!c.one_of.empty()) { s[d] = c.one_of[rng() % c.one_of.size()]; continue; }
+    if (!c.one_of.empty()) {
+      s[d] = c.one_of[rng() % c.one_of.size()];
+      continue;
+    }
     long long hi = std::min(c.max, p.random_shape_max.count(d) ? p.random_shape_max.at(d) : c.max);
     long long lo_k = (c.min + c.multiple_of - 1) / c.multiple_of, hi_k = hi / c.multiple_of;
     if (hi_k < lo_k) hi_k = lo_k;

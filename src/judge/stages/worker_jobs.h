@@ -1,6 +1,6 @@
 // The jobs the GPU stages give ptxbench-worker (core/worker_protocol.h is their format;
-// runner/worker_main.cpp reads them): what every job of a candidate carries, one call on one shape (smoke, sanitizers, ncu), and the eval job
-// (correctness on the hidden, drawn and benchmark shapes, counted calls, timing).
+// runner/worker_main.cpp reads them): what every job of a candidate carries, one call on one shape (smoke, sanitizers,
+// ncu), and the eval job (correctness on the hidden, drawn and benchmark shapes, counted calls, timing).
 #pragma once
 #include <cstdint>
 #include <filesystem>

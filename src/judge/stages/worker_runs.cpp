@@ -21,7 +21,8 @@ WorkerRun run_sharing_gpu(GpuLaneGate* gate, const WorkerLaunch& launch, const W
   return run_worker(launch, to_json(job));
 }
 
-std::future<ToolRun> start_tool_run(const EvalOptions& o, const fs::path& so, std::vector<std::string> wrapper, WorkerJob job) {
+std::future<ToolRun> start_tool_run(const EvalOptions& o, const fs::path& so, std::vector<std::string> wrapper,
+                                    WorkerJob job) {
   WorkerLaunch l = worker_launch(o, so, std::chrono::seconds(420), std::move(wrapper));
   return std::async(std::launch::async, [gate = o.lane_gate, l, job] {
     WorkerRun run = run_sharing_gpu(gate, l, job);

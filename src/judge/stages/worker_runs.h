@@ -16,8 +16,8 @@
 namespace ptxbench {
 
 // `shared_object` empty: the --info check, which loads no candidate.
-WorkerLaunch worker_launch(const EvalOptions& o, const std::filesystem::path& shared_object, std::chrono::seconds timeout,
-                           std::vector<std::string> wrapper = {});
+WorkerLaunch worker_launch(const EvalOptions& o, const std::filesystem::path& shared_object,
+                           std::chrono::seconds timeout, std::vector<std::string> wrapper = {});
 
 // `gate` null: this evaluator owns the GPU.
 WorkerRun run_sharing_gpu(GpuLaneGate* gate, const WorkerLaunch& launch, const WorkerJob& job);

@@ -10,7 +10,8 @@ namespace {
 std::optional<Table> correctness_table(const MetricInput& in) {
   Table t = grouped_table(
       "correctness", "Turn correctness at turn budgets",
-      "Of the counted turns 1..budget of every trajectory: correct, and target-instruction correct (correct with every target group executed).",
+      "Of the counted turns 1..budget of every trajectory: correct, and target-instruction correct (correct with every "
+      "target group executed).",
       {{"budget", FieldType::integer, "turns", "turn budget t"},
        {"trajectories", FieldType::integer, "trajectories", ""},
        {"expected_turns", FieldType::integer, "turns", "trajectories x budget"},
@@ -23,17 +24,19 @@ std::optional<Table> correctness_table(const MetricInput& in) {
        {"target_rate", FieldType::number, "fraction", "target_correct / turns"},
        {"target_lo", FieldType::number, "fraction", "95% Wilson interval, low"},
        {"target_hi", FieldType::number, "fraction", "95% Wilson interval, high"},
-       {"correct_target_unknown", FieldType::integer, "turns", "correct turns whose target execution is unknown (not target-correct)"},
-       {"excluded_infra_error", FieldType::integer, "turns", "infra_error / quota_exhausted turns 1..budget (excluded)"},
+       {"correct_target_unknown", FieldType::integer, "turns",
+        "correct turns whose target execution is unknown (not target-correct)"},
+       {"excluded_infra_error", FieldType::integer, "turns",
+        "infra_error / quota_exhausted turns 1..budget (excluded)"},
        {"excluded_not_run", FieldType::integer, "turns", "not_run turns 1..budget (excluded)"},
        {"missing", FieldType::integer, "turns", "expected_turns - turns - excluded: not stored yet or pending"},
        {"beyond_run_budget", FieldType::boolean, "", "the budget exceeds the turns a run was given"}});
   for (const auto& g : in.groups)
     for (int b : in.settings.budgets) {
       const auto c = metrics::turn_correctness(g.trajectories, b);
-      t.add(with_group(g, {ll(b), ll(c.trajectories), ll(c.expected), ll(c.correct.n), ll(c.correct.k), rate_value(c.correct),
-                           interval_lo(c.correct.wilson()), interval_hi(c.correct.wilson()), ll(c.target_correct.k),
-                           rate_value(c.target_correct), interval_lo(c.target_correct.wilson()),
+      t.add(with_group(g, {ll(b), ll(c.trajectories), ll(c.expected), ll(c.correct.n), ll(c.correct.k),
+                           rate_value(c.correct), interval_lo(c.correct.wilson()), interval_hi(c.correct.wilson()),
+                           ll(c.target_correct.k), rate_value(c.target_correct), interval_lo(c.target_correct.wilson()),
                            interval_hi(c.target_correct.wilson()), ll(c.correct_target_unknown), ll(c.excluded_infra),
                            ll(c.excluded_not_run), ll(c.missing), c.beyond_run_budget}));
     }
@@ -56,7 +59,8 @@ std::vector<Grid> correctness_interval_grids(const Report& r) {
         const std::string p(f);
         return interval_text(t, i, (p + "_lo").c_str(), (p + "_hi").c_str(), true);
       },
-      "Wilson score intervals treat turns as independent; turns of one trajectory are correlated, so read them as optimistic.");
+      "Wilson score intervals treat turns as independent; turns of one trajectory are correlated, so read them as "
+      "optimistic.");
 }
 
 PTXBENCH_REGISTER_METRIC_TABLE(30, correctness_table);

@@ -9,7 +9,8 @@ namespace {
 
 std::optional<Table> coverage_table(const MetricInput& in) {
   Table t = grouped_table(
-      "coverage", "Coverage", "What each group's numbers rest on: finished and unfinished trajectories, excluded and missing turns.",
+      "coverage", "Coverage",
+      "What each group's numbers rest on: finished and unfinished trajectories, excluded and missing turns.",
       {{"trajectories", FieldType::integer, "trajectories", "trajectories with at least one stored turn"},
        {"finished", FieldType::integer, "trajectories", "trajectories with every turn of their budget judged"},
        {"unfinished", FieldType::integer, "trajectories", "trajectories still missing turns"},
@@ -20,13 +21,14 @@ std::optional<Table> coverage_table(const MetricInput& in) {
        {"excluded_not_run", FieldType::integer, "turns", "not_run turns: no GPU stage ran (excluded)"},
        {"pending", FieldType::integer, "turns", "replies stored but not judged yet"},
        {"missing", FieldType::integer, "turns", "turns of the budget never stored"},
-       {"transition_pairs_skipped", FieldType::integer, "pairs", "consecutive turns with an excluded or pending one: no transition"}});
+       {"transition_pairs_skipped", FieldType::integer, "pairs",
+        "consecutive turns with an excluded or pending one: no transition"}});
   for (const auto& g : in.groups) {
     const auto cov = metrics::coverage(g.trajectories);
     const auto skipped = metrics::transitions(g.trajectories).skipped;
-    t.add(with_group(g, {ll(cov.trajectories), ll(cov.finished), ll(cov.unfinished), ll(cov.turns_budget), ll(cov.stored),
-                         ll(cov.counted), ll(cov.excluded_infra), ll(cov.excluded_not_run), ll(cov.pending), ll(cov.missing),
-                         ll(skipped)}));
+    t.add(with_group(g, {ll(cov.trajectories), ll(cov.finished), ll(cov.unfinished), ll(cov.turns_budget),
+                         ll(cov.stored), ll(cov.counted), ll(cov.excluded_infra), ll(cov.excluded_not_run),
+                         ll(cov.pending), ll(cov.missing), ll(skipped)}));
   }
   return t;
 }
@@ -34,8 +36,8 @@ std::optional<Table> coverage_table(const MetricInput& in) {
 std::vector<Grid> coverage_grid(const Report& r) {
   const Table* t = r.table("coverage");
   if (!t) return {};
-  return {plain_grid(*t, {"group", "trajectories", "finished", "unfinished", "counted", "excluded_infra_error", "excluded_not_run",
-                          "pending", "missing"})};
+  return {plain_grid(*t, {"group", "trajectories", "finished", "unfinished", "counted", "excluded_infra_error",
+                          "excluded_not_run", "pending", "missing"})};
 }
 
 PTXBENCH_REGISTER_METRIC_TABLE(20, coverage_table);

@@ -12,18 +12,20 @@ namespace ptxbench::report {
 namespace {
 
 std::optional<Table> fast_p_table(const MetricInput& in) {
-  Table t = grouped_table(
-      "fast_p", "fast_p and FastpInst. curves",
-      "Share of units whose best kernel within the budget is correct (fastp_inst: target-correct) with geomean speedup > p.",
-      {{"unit", FieldType::string, "", "trajectory: each trajectory's best kernel; task: each problem's best kernel (KernelBench)"},
-       {"budget", FieldType::integer, "turns", "turn budget t"},
-       {"metric", FieldType::string, "", "fast_p or fastp_inst"},
-       {"p", FieldType::number, "x", "speedup threshold (strictly greater)"},
-       {"units", FieldType::integer, "units", "trajectories (or tasks) with a counted turn 1..budget"},
-       {"count", FieldType::integer, "units", "units faster than p"},
-       {"rate", FieldType::number, "fraction", "count / units"},
-       {"lo", FieldType::number, "fraction", "95% Wilson interval, low"},
-       {"hi", FieldType::number, "fraction", "95% Wilson interval, high"}});
+  Table t =
+      grouped_table("fast_p", "fast_p and FastpInst. curves",
+                    "Share of units whose best kernel within the budget is correct (fastp_inst: target-correct) with "
+                    "geomean speedup > p.",
+                    {{"unit", FieldType::string, "",
+                      "trajectory: each trajectory's best kernel; task: each problem's best kernel (KernelBench)"},
+                     {"budget", FieldType::integer, "turns", "turn budget t"},
+                     {"metric", FieldType::string, "", "fast_p or fastp_inst"},
+                     {"p", FieldType::number, "x", "speedup threshold (strictly greater)"},
+                     {"units", FieldType::integer, "units", "trajectories (or tasks) with a counted turn 1..budget"},
+                     {"count", FieldType::integer, "units", "units faster than p"},
+                     {"rate", FieldType::number, "fraction", "count / units"},
+                     {"lo", FieldType::number, "fraction", "95% Wilson interval, low"},
+                     {"hi", FieldType::number, "fraction", "95% Wilson interval, high"}});
   double max_speedup = 0;
   for (const auto& turn : in.set.turns)
     if (turn.correct() && turn.speedup_geomean) max_speedup = std::max(max_speedup, *turn.speedup_geomean);
@@ -34,8 +36,9 @@ std::optional<Table> fast_p_table(const MetricInput& in) {
       for (bool target : {false, true}) {
         const auto curve = metrics::fast_p(g.trajectories, b, target, in.settings.fastp_unit, grid);
         for (const auto& pt : curve.points)
-          t.add(with_group(g, {unit, ll(b), std::string(target ? "fastp_inst" : "fast_p"), pt.p, ll(pt.rate.n), ll(pt.rate.k),
-                               rate_value(pt.rate), interval_lo(pt.rate.wilson()), interval_hi(pt.rate.wilson())}));
+          t.add(with_group(
+              g, {unit, ll(b), std::string(target ? "fastp_inst" : "fast_p"), pt.p, ll(pt.rate.n), ll(pt.rate.k),
+                  rate_value(pt.rate), interval_lo(pt.rate.wilson()), interval_hi(pt.rate.wilson())}));
       }
   return t;
 }
@@ -78,7 +81,9 @@ std::vector<Grid> fastp_grids(const Report& r) {
       }
       g.rows.push_back(std::move(row));
     }
-    g.note = "Share of units whose best kernel within the budget is (target-)correct with speedup > p. Full curves: --format json/csv/html.";
+    g.note =
+        "Share of units whose best kernel within the budget is (target-)correct with speedup > p. Full curves: "
+        "--format json/csv/html.";
     out.push_back(std::move(g));
   }
   return out;

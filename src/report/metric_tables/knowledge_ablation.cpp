@@ -13,8 +13,8 @@ std::vector<Grid> knowledge_ablation_grids(const Report& r) {
     for (const auto& d : r.meta["group_by"]) by_knowledge = by_knowledge || d == "knowledge";
   if (!by_knowledge) return {};
   return budget_grids(
-      r, "correctness", "Knowledge ablation, turn correctness (%): target-instruction (unrestricted)", "target_rate", "correct_rate",
-      [](const Table& t, size_t i, const char* f) { return percent_cell(t.at(i, f)); },
+      r, "correctness", "Knowledge ablation, turn correctness (%): target-instruction (unrestricted)", "target_rate",
+      "correct_rate", [](const Table& t, size_t i, const char* f) { return percent_cell(t.at(i, f)); },
       "Rows: the prompt's knowledge components (params = architecture parameters, ptx = PTX template functions, "
       "contract = architecture contract); +notes = repair notes in the feedback after a failing turn, +notes+kernel = "
       "with their fixed kernels (@same-problem: notes of the problem itself allowed).",

@@ -13,7 +13,8 @@ namespace {
 std::optional<Table> reasoning_table(const MetricInput& in) {
   Table t = grouped_table(
       "reasoning", "Reasoning length by turn number",
-      "Over the turns with a model reply; tokens where the provider reported them for every such turn of the group, else characters.",
+      "Over the turns with a model reply; tokens where the provider reported them for every such turn of the group, "
+      "else characters.",
       {{"turn", FieldType::integer, "", "turn number k"},
        {"replies", FieldType::integer, "turns", "turns with a reply numbered k"},
        {"unit", FieldType::string, "", "tokens or characters"},
@@ -54,7 +55,9 @@ std::vector<Grid> reasoning_grids(const Report& r) {
         std::holds_alternative<double>(mean) ? fixed(std::get<double>(mean), 1) : "";
   }
   for (const auto& label : groups) g.rows.push_back(cells[label]);
-  g.note = "Tokens where the provider reported reasoning tokens for every reply of the group, else characters of reasoning text.";
+  g.note =
+      "Tokens where the provider reported reasoning tokens for every reply of the group, else characters of reasoning "
+      "text.";
   out.push_back(std::move(g));
   return out;
 }

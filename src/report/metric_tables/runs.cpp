@@ -39,8 +39,8 @@ std::optional<Table> runs_table(const MetricInput& in) {
 std::vector<Grid> runs_grid(const Report& r) {
   const Table* t = r.table("runs");
   if (!t) return {};
-  return {plain_grid(*t, {"run", "model", "arch", "gpu", "knowledge", "status", "trajectories", "turns", "harness_version",
-                          "harness_commit", "nvcc", "driver", "seed_policy"})};
+  return {plain_grid(*t, {"run", "model", "arch", "gpu", "knowledge", "status", "trajectories", "turns",
+                          "harness_version", "harness_commit", "nvcc", "driver", "seed_policy"})};
 }
 
 PTXBENCH_REGISTER_METRIC_TABLE(10, runs_table);

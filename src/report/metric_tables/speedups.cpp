@@ -7,18 +7,20 @@ namespace ptxbench::report {
 namespace {
 
 std::optional<Table> speedups_table(const MetricInput& in) {
-  Table t = grouped_table("speedups", "Speedup distribution", "The geomean speedup of every correct, timed turn.",
-                          {{"trajectory_run", FieldType::string, "", "run of the turn"},
-                           {"trajectory_problem", FieldType::string, "", "problem of the turn"},
-                           {"trajectory", FieldType::integer, "", ""},
-                           {"turn", FieldType::integer, "", ""},
-                           {"speedup", FieldType::number, "x (library time / candidate time)", "geomean over the benchmark shapes"},
-                           {"target_correct", FieldType::boolean, "", "every target group executed"}});
+  Table t = grouped_table(
+      "speedups", "Speedup distribution", "The geomean speedup of every correct, timed turn.",
+      {{"trajectory_run", FieldType::string, "", "run of the turn"},
+       {"trajectory_problem", FieldType::string, "", "problem of the turn"},
+       {"trajectory", FieldType::integer, "", ""},
+       {"turn", FieldType::integer, "", ""},
+       {"speedup", FieldType::number, "x (library time / candidate time)", "geomean over the benchmark shapes"},
+       {"target_correct", FieldType::boolean, "", "every target group executed"}});
   for (const auto& g : in.groups)
     for (const metrics::Trajectory* tr : g.trajectories)
       for (const metrics::TurnRow* turn : tr->turns)
         if (turn->correct() && turn->speedup_geomean)
-          t.add(with_group(g, {tr->run, tr->problem, ll(tr->id), ll(turn->turn), *turn->speedup_geomean, turn->target_correct()}));
+          t.add(with_group(
+              g, {tr->run, tr->problem, ll(tr->id), ll(turn->turn), *turn->speedup_geomean, turn->target_correct()}));
   return t;
 }
 

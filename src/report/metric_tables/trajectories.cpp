@@ -10,16 +10,17 @@ namespace ptxbench::report {
 namespace {
 
 std::optional<Table> trajectories_table(const MetricInput& in) {
-  Table t = grouped_table("trajectories", "Trajectories", "One row per trajectory: its states in turn order and its best kernels.",
-                          {{"trajectory_run", FieldType::string, "", "run"},
-                           {"trajectory_problem", FieldType::string, "", "problem"},
-                           {"trajectory", FieldType::integer, "", ""},
-                           {"turns_stored", FieldType::integer, "turns", ""},
-                           {"finished", FieldType::boolean, "", "every turn of the budget judged"},
-                           {"states", FieldType::string, "", "transition states of turns 1.., space-separated"},
-                           {"final_state", FieldType::string, "", "state of the last stored turn"},
-                           {"best_speedup", FieldType::number, "x", "best correct kernel over all its turns"},
-                           {"best_target_speedup", FieldType::number, "x", "best target-correct kernel over all its turns"}});
+  Table t = grouped_table(
+      "trajectories", "Trajectories", "One row per trajectory: its states in turn order and its best kernels.",
+      {{"trajectory_run", FieldType::string, "", "run"},
+       {"trajectory_problem", FieldType::string, "", "problem"},
+       {"trajectory", FieldType::integer, "", ""},
+       {"turns_stored", FieldType::integer, "turns", ""},
+       {"finished", FieldType::boolean, "", "every turn of the budget judged"},
+       {"states", FieldType::string, "", "transition states of turns 1.., space-separated"},
+       {"final_state", FieldType::string, "", "state of the last stored turn"},
+       {"best_speedup", FieldType::number, "x", "best correct kernel over all its turns"},
+       {"best_target_speedup", FieldType::number, "x", "best target-correct kernel over all its turns"}});
   for (const auto& g : in.groups)
     for (const metrics::Trajectory* tr : g.trajectories) {
       std::string states;
@@ -31,8 +32,8 @@ std::optional<Table> trajectories_table(const MetricInput& in) {
           if (turn->target_correct()) best_target = std::max(best_target.value_or(0), *turn->speedup_geomean);
         }
       }
-      t.add(with_group(g, {tr->run, tr->problem, ll(tr->id), ll(static_cast<long long>(tr->turns.size())), tr->finished, states,
-                           metrics::transition_state(*tr->turns.back()), opt(best_any), opt(best_target)}));
+      t.add(with_group(g, {tr->run, tr->problem, ll(tr->id), ll(static_cast<long long>(tr->turns.size())), tr->finished,
+                           states, metrics::transition_state(*tr->turns.back()), opt(best_any), opt(best_target)}));
     }
   return t;
 }

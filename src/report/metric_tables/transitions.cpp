@@ -11,7 +11,8 @@ namespace ptxbench::report {
 namespace {
 
 std::optional<Table> transitions_table(const MetricInput& in) {
-  Table t = grouped_table("transitions", "Error-state transitions", "Pairs of consecutive counted turns k -> k+1 of a trajectory, by state.",
+  Table t = grouped_table("transitions", "Error-state transitions",
+                          "Pairs of consecutive counted turns k -> k+1 of a trajectory, by state.",
                           {{"from", FieldType::string, "", "state at turn k"},
                            {"to", FieldType::string, "", "state at turn k+1"},
                            {"count", FieldType::integer, "pairs", ""},
@@ -22,10 +23,12 @@ std::optional<Table> transitions_table(const MetricInput& in) {
     const auto tx = metrics::transitions(g.trajectories);
     std::vector<std::pair<std::pair<std::string, std::string>, long long>> pairs(tx.counts.begin(), tx.counts.end());
     std::sort(pairs.begin(), pairs.end(), [&](const auto& a, const auto& b) {
-      return std::make_pair(rank(a.first.first), rank(a.first.second)) < std::make_pair(rank(b.first.first), rank(b.first.second));
+      return std::make_pair(rank(a.first.first), rank(a.first.second)) <
+             std::make_pair(rank(b.first.first), rank(b.first.second));
     });
     for (const auto& [ft, n] : pairs)
-      t.add(with_group(g, {ft.first, ft.second, ll(n), static_cast<double>(n) / static_cast<double>(tx.from_totals.at(ft.first))}));
+      t.add(with_group(
+          g, {ft.first, ft.second, ll(n), static_cast<double>(n) / static_cast<double>(tx.from_totals.at(ft.first))}));
   }
   return t;
 }
@@ -58,7 +61,8 @@ std::vector<Grid> transition_grids(const Report& r) {
       for (const auto& to : states) {
         std::string cell;
         for (size_t i : rows[label])
-          if (cell_text(*t, i, "from") == from && cell_text(*t, i, "to") == to) cell = cell_text(*t, i, "count"), any = true;
+          if (cell_text(*t, i, "from") == from && cell_text(*t, i, "to") == to)
+            cell = cell_text(*t, i, "count"), any = true;
         row.push_back(cell);
       }
       if (any) g.rows.push_back(std::move(row));

@@ -25,10 +25,10 @@ std::optional<Table> turns_table(const MetricInput& in) {
   for (const auto& g : in.groups)
     for (const metrics::Trajectory* tr : g.trajectories)
       for (const metrics::TurnRow* turn : tr->turns)
-        t.add(with_group(g, {tr->run, tr->problem, ll(tr->id), ll(turn->turn), std::string(metrics::to_string(turn->state)),
-                             metrics::transition_state(*turn), metrics::is_counted(turn->state), opt(turn->target_executed),
-                             opt(turn->speedup_geomean), opt(turn->reasoning_tokens), ll(turn->reasoning_chars),
-                             opt(turn->output_tokens)}));
+        t.add(with_group(g, {tr->run, tr->problem, ll(tr->id), ll(turn->turn),
+                             std::string(metrics::to_string(turn->state)), metrics::transition_state(*turn),
+                             metrics::is_counted(turn->state), opt(turn->target_executed), opt(turn->speedup_geomean),
+                             opt(turn->reasoning_tokens), ll(turn->reasoning_chars), opt(turn->output_tokens)}));
   return t;
 }
 

@@ -94,36 +94,47 @@ std::string HtmlPrinter::print(const Report& r, const metrics::TurnSet* turns_in
   out.reserve(plotly_js.size() + (size_t(1) << 20));
   out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>PTXBench report</title>\n";
   // Installed before anything else runs, so the browser test sees every error the page logs.
-  out += "<script>window.__ptxbenchErrors=[];window.addEventListener('error',function(e){window.__ptxbenchErrors.push(String(e.message));});"
-         "(function(){var ce=console.error;console.error=function(){window.__ptxbenchErrors.push(Array.prototype.map.call(arguments,String).join(' '));"
-         "return ce.apply(console,arguments);};})();</script>\n";
+  out +=
+      "<script>window.__ptxbenchErrors=[];window.addEventListener('error',function(e){window.__ptxbenchErrors.push("
+      "String(e.message));});"
+      "(function(){var "
+      "ce=console.error;console.error=function(){window.__ptxbenchErrors.push(Array.prototype.map.call(arguments,"
+      "String).join(' '));"
+      "return ce.apply(console,arguments);};})();</script>\n";
   out += "<style>\n" + std::string(kReportCss) + "</style>\n<script>\n" + plotly_js + "\n</script>\n</head>\n<body>\n";
   out += "<header><h1>PTXBench report</h1><ul>";
   for (const auto& line : view.preamble) out += "<li>" + escape(line) + "</li>";
-  out += "</ul></header>\n<nav><a href=\"#plots\">Plots</a><a href=\"#tables\">Tables</a><a href=\"#trajectories\">Trajectories</a></nav>\n";
-  out += "<section id=\"plots\"><h2>Plots</h2>\n"
-         "<div class=\"controls\"><label>fast_p budget <select id=\"fastp-budget\"></select></label>"
-         "<label>transitions of <select id=\"transition-group\"></select></label></div>\n<div class=\"plots\">"
-         "<div class=\"plot\" id=\"plot-fastp\"></div><div class=\"plot\" id=\"plot-fastp-inst\"></div>"
-         "<div class=\"plot\" id=\"plot-transitions\"></div><div class=\"plot\" id=\"plot-speedups\"></div>"
-         "<div class=\"plot\" id=\"plot-correctness-turn\"></div><div class=\"plot\" id=\"plot-reasoning\"></div>" +
-         std::string(r.table("fixit_records") ? "<div class=\"plot\" id=\"plot-fixit\"></div>" : "") + "</div>\n</section>\n";
+  out +=
+      "</ul></header>\n<nav><a href=\"#plots\">Plots</a><a href=\"#tables\">Tables</a><a "
+      "href=\"#trajectories\">Trajectories</a></nav>\n";
+  out +=
+      "<section id=\"plots\"><h2>Plots</h2>\n"
+      "<div class=\"controls\"><label>fast_p budget <select id=\"fastp-budget\"></select></label>"
+      "<label>transitions of <select id=\"transition-group\"></select></label></div>\n<div class=\"plots\">"
+      "<div class=\"plot\" id=\"plot-fastp\"></div><div class=\"plot\" id=\"plot-fastp-inst\"></div>"
+      "<div class=\"plot\" id=\"plot-transitions\"></div><div class=\"plot\" id=\"plot-speedups\"></div>"
+      "<div class=\"plot\" id=\"plot-correctness-turn\"></div><div class=\"plot\" id=\"plot-reasoning\"></div>" +
+      std::string(r.table("fixit_records") ? "<div class=\"plot\" id=\"plot-fixit\"></div>" : "") +
+      "</div>\n</section>\n";
   out += "<section id=\"tables\"><h2>Tables</h2>\n";
   for (const auto& g : view.grids) out += "<div class=\"scroll\">" + grid_html(g) + "</div>";
   out += "</section>\n";
-  out += "<section id=\"trajectories\"><h2>Trajectories</h2>\n<div class=\"controls\">"
-         "<label>filter <input id=\"traj-filter\" type=\"search\" placeholder=\"model, run, problem, state...\"></label>"
-         "<label>problem <select id=\"traj-problem\"></select></label><label>final state <select id=\"traj-state\"></select></label>"
-         "<span id=\"traj-count\" class=\"muted\"></span></div>\n"
-         "<p class=\"note\">Click a column to sort, a row to open its turns (code, feedback, verdict, timings).</p>\n"
-         "<table class=\"traj\"><thead><tr id=\"traj-head\"></tr></thead><tbody id=\"traj-body\"></tbody></table>\n"
-         "<button id=\"traj-more\">show more</button>\n</section>\n";
+  out +=
+      "<section id=\"trajectories\"><h2>Trajectories</h2>\n<div class=\"controls\">"
+      "<label>filter <input id=\"traj-filter\" type=\"search\" placeholder=\"model, run, problem, state...\"></label>"
+      "<label>problem <select id=\"traj-problem\"></select></label><label>final state <select "
+      "id=\"traj-state\"></select></label>"
+      "<span id=\"traj-count\" class=\"muted\"></span></div>\n"
+      "<p class=\"note\">Click a column to sort, a row to open its turns (code, feedback, verdict, timings).</p>\n"
+      "<table class=\"traj\"><thead><tr id=\"traj-head\"></tr></thead><tbody id=\"traj-body\"></tbody></table>\n"
+      "<button id=\"traj-more\">show more</button>\n</section>\n";
   out += "<script type=\"application/json\" id=\"report-data\">" + script_json(data) + "</script>\n";
   // One detail element per row of the trajectories table, in its order.
   if (const Table* trs = r.table("trajectories")) {
     for (size_t i = 0; i < trs->rows.size(); ++i) {
-      const auto key = std::make_tuple(value_text(trs->at(i, "trajectory_run")), value_text(trs->at(i, "trajectory_problem")),
-                                       static_cast<int>(std::get<long long>(trs->at(i, "trajectory"))));
+      const auto key =
+          std::make_tuple(value_text(trs->at(i, "trajectory_run")), value_text(trs->at(i, "trajectory_problem")),
+                          static_cast<int>(std::get<long long>(trs->at(i, "trajectory"))));
       json list = json::array();
       auto it = turns.find(key);
       if (it != turns.end()) {
@@ -132,16 +143,26 @@ std::string HtmlPrinter::print(const Report& r, const metrics::TurnSet* turns_in
         for (const auto* t : sorted) {
           json shapes = json::array();
           for (const auto& s : t->shapes)
-            shapes.push_back({{"shape", s.shape}, {"speedup", s.speedup}, {"median_ms", opt_json(s.median_ms)},
+            shapes.push_back({{"shape", s.shape},
+                              {"speedup", s.speedup},
+                              {"median_ms", opt_json(s.median_ms)},
                               {"baseline_median_ms", opt_json(s.baseline_median_ms)}});
-          list.push_back({{"turn", t->turn}, {"state", std::string(metrics::to_string(t->state))},
-                          {"transition_state", metrics::transition_state(*t)}, {"target_executed", opt_json(t->target_executed)},
-                          {"speedup_geomean", opt_json(t->speedup_geomean)}, {"reasoning_tokens", opt_json(t->reasoning_tokens)},
-                          {"reasoning_chars", t->reasoning_chars}, {"output_tokens", opt_json(t->output_tokens)},
-                          {"reason", t->reason}, {"shapes", shapes}, {"feedback", t->feedback}, {"code", t->code}});
+          list.push_back({{"turn", t->turn},
+                          {"state", std::string(metrics::to_string(t->state))},
+                          {"transition_state", metrics::transition_state(*t)},
+                          {"target_executed", opt_json(t->target_executed)},
+                          {"speedup_geomean", opt_json(t->speedup_geomean)},
+                          {"reasoning_tokens", opt_json(t->reasoning_tokens)},
+                          {"reasoning_chars", t->reasoning_chars},
+                          {"output_tokens", opt_json(t->output_tokens)},
+                          {"reason", t->reason},
+                          {"shapes", shapes},
+                          {"feedback", t->feedback},
+                          {"code", t->code}});
         }
       }
-      out += "<script type=\"application/json\" id=\"d-" + std::to_string(i) + "\">" + script_json(list) + "</script>\n";
+      out +=
+          "<script type=\"application/json\" id=\"d-" + std::to_string(i) + "\">" + script_json(list) + "</script>\n";
     }
   }
   out += "<script>\n" + std::string(kReportJs) + "</script>\n</body>\n</html>\n";

@@ -38,7 +38,8 @@ std::string TablePrinter::print(const Report& r, const metrics::TurnSet*) const 
         for (size_t i = 0; i < row.size() && i < w.size(); ++i) w[i] = std::max(w[i], width(row[i]));
       auto line = [&](const std::vector<std::string>& cells) {
         std::string l = " ";
-        for (size_t i = 0; i < cells.size(); ++i) l += " " + pad(cells[i], w[i], i > 0) + (i + 1 < cells.size() ? " " : "");
+        for (size_t i = 0; i < cells.size(); ++i)
+          l += " " + pad(cells[i], w[i], i > 0) + (i + 1 < cells.size() ? " " : "");
         while (!l.empty() && l.back() == ' ') l.pop_back();
         return l + "\n";
       };

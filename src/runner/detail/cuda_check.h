@@ -19,8 +19,8 @@ class CudaError : public Error {
 
 inline void cuda_check(cudaError_t e, const char* call, const char* file, int line) {
   if (e != cudaSuccess)
-    throw CudaError(e, std::string(call) + " failed: " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) +
-                           ") [" + file + ":" + std::to_string(line) + "]");
+    throw CudaError(e, std::string(call) + " failed: " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ") [" +
+                           file + ":" + std::to_string(line) + "]");
 }
 
 }  // namespace ptxbench

@@ -16,10 +16,16 @@ class DeviceBuffer {
   explicit DeviceBuffer(size_t count) : count_(count) {
     if (count) PTXBENCH_CUDA(cudaMalloc(&ptr_, count * sizeof(T)));
   }
-  ~DeviceBuffer() { if (ptr_) cudaFree(ptr_); }
+  ~DeviceBuffer() {
+    if (ptr_) cudaFree(ptr_);
+  }
   DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
-    if (this != &o) { if (ptr_) cudaFree(ptr_); ptr_ = std::exchange(o.ptr_, nullptr); count_ = std::exchange(o.count_, 0); }
+    if (this != &o) {
+      if (ptr_) cudaFree(ptr_);
+      ptr_ = std::exchange(o.ptr_, nullptr);
+      count_ = std::exchange(o.count_, 0);
+    }
     return *this;
   }
   DeviceBuffer(const DeviceBuffer&) = delete;
@@ -29,7 +35,9 @@ class DeviceBuffer {
   size_t size() const { return count_; }
   size_t bytes() const { return count_ * sizeof(T); }
   // Grows (never shrinks) so one buffer serves every shape of a run.
-  void ensure(size_t count) { if (count > count_) *this = DeviceBuffer(count); }
+  void ensure(size_t count) {
+    if (count > count_) *this = DeviceBuffer(count);
+  }
 
  private:
   T* ptr_ = nullptr;

@@ -51,8 +51,8 @@ struct Index {
     auto it = call_of.find(index);
     if (it == call_of.end()) return index < 0 ? "outside any call" : "call #" + std::to_string(index);
     const CallInfo& c = *it->second;
-    return std::string(c.actor == Actor::baseline ? "baseline sample" : "candidate call") + " #" + std::to_string(c.index) +
-           " (" + c.what + (c.shape.empty() ? "" : ", " + c.shape) + ")";
+    return std::string(c.actor == Actor::baseline ? "baseline sample" : "candidate call") + " #" +
+           std::to_string(c.index) + " (" + c.what + (c.shape.empty() ? "" : ", " + c.shape) + ")";
   }
   std::string at(uint64_t ns) const {
     char b[48];
@@ -60,8 +60,9 @@ struct Index {
     return b;
   }
   std::string describe(const DeviceWork& w) const {
-    std::string what = w.kind == DeviceWork::Kind::kernel ? "kernel " + w.name
-                       : w.kind == DeviceWork::Kind::memcpy ? std::string("a memory copy") : std::string("a memory set");
+    std::string what = w.kind == DeviceWork::Kind::kernel   ? "kernel " + w.name
+                       : w.kind == DeviceWork::Kind::memcpy ? std::string("a memory copy")
+                                                            : std::string("a memory set");
     return what + " on stream " + std::to_string(w.stream) + " at " + at(w.start) + " for " +
            std::to_string((w.end - w.start) / 1000) + " us";
   }
@@ -81,7 +82,8 @@ class Collector {
   std::vector<Violation> finish() {
     for (auto& v : out_) {
       const size_t n = counts_[v.rule];
-      if (n > kMaxPerRule && &v == &*std::find_if(out_.begin(), out_.end(), [&](const Violation& x) { return x.rule == v.rule; }))
+      if (n > kMaxPerRule &&
+          &v == &*std::find_if(out_.begin(), out_.end(), [&](const Violation& x) { return x.rule == v.rule; }))
         v.message += " (and " + std::to_string(n - kMaxPerRule) + " more like it)";
     }
     return std::move(out_);
@@ -104,7 +106,8 @@ std::vector<Violation> audit(const Observations& o) {
     if (is_candidate(m.actor) && !m.candidate_image) {
       std::string fns;
       for (size_t i = 0; i < m.functions.size() && i < 3; ++i) fns += (i ? ", " : "") + m.functions[i];
-      v.add("hidden_module", "a module of " + std::to_string(m.bytes) + " bytes that is not in the candidate's shared object was loaded during " +
+      v.add("hidden_module", "a module of " + std::to_string(m.bytes) +
+                                 " bytes that is not in the candidate's shared object was loaded during " +
                                  ix.call_name(m.call) + (fns.empty() ? "" : " (kernels: " + fns + ")") +
                                  ": code loaded at run time is not the code that was inspected");
     }
@@ -117,8 +120,8 @@ std::vector<Violation> audit(const Observations& o) {
     if (l && l->actor == Actor::candidate_load) continue;  // judged from the launch below
     if (l && l->actor == Actor::candidate_call) {
       if (w.stream != o.candidate_stream)
-        v.add("foreign_stream", ix.describe(w) + ", enqueued during " + ix.call_name(l->call) + ", is not on the given stream " +
-                                    std::to_string(o.candidate_stream));
+        v.add("foreign_stream", ix.describe(w) + ", enqueued during " + ix.call_name(l->call) +
+                                    ", is not on the given stream " + std::to_string(o.candidate_stream));
       if (w.kind == DeviceWork::Kind::kernel) {
         if (!ix.candidate_functions.count(w.name))
           v.add("foreign_kernel", ix.describe(w) + ", launched during " + ix.call_name(l->call) +
@@ -129,9 +132,11 @@ std::vector<Violation> audit(const Observations& o) {
       }
       continue;
     }
-    if (w.kind == DeviceWork::Kind::kernel && ix.candidate_functions.count(w.name) && !ix.foreign_functions.count(w.name))
+    if (w.kind == DeviceWork::Kind::kernel && ix.candidate_functions.count(w.name) &&
+        !ix.foreign_functions.count(w.name))
       v.add("ran_outside_call", ix.describe(w) + " is the candidate's kernel but was enqueued " +
-                                    (l ? "by the " + std::string(to_string(l->actor)) + " (" + l->api + ")" : "by no call the harness saw") +
+                                    (l ? "by the " + std::string(to_string(l->actor)) + " (" + l->api + ")"
+                                       : "by no call the harness saw") +
                                     ", not inside a candidate call");
   }
 
@@ -139,15 +144,16 @@ std::vector<Violation> audit(const Observations& o) {
   // kernel launch must have produced its record (otherwise tracing was disabled or lost).
   for (const auto& l : o.launches) {
     if (l.actor == Actor::candidate_load) {
-      v.add("gpu_work_at_load", l.api + (l.function.empty() ? "" : " of " + l.function) +
-                                    " was called while the candidate's library was being loaded (GPU work outside any call)");
+      v.add("gpu_work_at_load",
+            l.api + (l.function.empty() ? "" : " of " + l.function) +
+                " was called while the candidate's library was being loaded (GPU work outside any call)");
       continue;
     }
     // Seen at the call, so also work that leaves no activity record (a prefetch, a counted launch)
     // or that would run after the call returned.
     if (is_candidate(l.actor) && !l.on_given_stream && !seen.count(l.correlation))  // a record was judged above
-      v.add("foreign_stream", l.api + (l.function.empty() ? "" : " of " + l.function) + " during " + ix.call_name(l.call) +
-                                  " enqueued work on a stream other than the given one");
+      v.add("foreign_stream", l.api + (l.function.empty() ? "" : " of " + l.function) + " during " +
+                                  ix.call_name(l.call) + " enqueued work on a stream other than the given one");
     if (l.kernel_launch && !l.counted && !seen.count(l.correlation) && o.dropped_records == 0)
       v.add("unaccounted_launch", l.api + (l.function.empty() ? "" : " of " + l.function) + " by the " +
                                       std::string(to_string(l.actor)) + " (" + ix.call_name(l.call) +
@@ -155,13 +161,17 @@ std::vector<Violation> audit(const Observations& o) {
   }
 
   // Nothing of the candidate's may run while a baseline sample runs.
-  struct Span { uint64_t start, end; int call; };
+  struct Span {
+    uint64_t start, end;
+    int call;
+  };
   std::map<int, Span> baseline_spans;
   for (const auto& w : o.work) {
     const Launch* l = ix.launch(w.correlation);
     if (!l || l->actor != Actor::baseline || !timed(w)) continue;
     auto [it, fresh] = baseline_spans.try_emplace(l->call, Span{w.start, w.end, l->call});
-    if (!fresh) it->second.start = std::min(it->second.start, w.start), it->second.end = std::max(it->second.end, w.end);
+    if (!fresh)
+      it->second.start = std::min(it->second.start, w.start), it->second.end = std::max(it->second.end, w.end);
   }
   if (!baseline_spans.empty()) {
     std::vector<Span> spans;
@@ -169,12 +179,14 @@ std::vector<Violation> audit(const Observations& o) {
     std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.start < b.start; });
     for (const auto& w : o.work) {
       if (!ix.is_candidate_work(w) || !timed(w)) continue;
-      auto it = std::upper_bound(spans.begin(), spans.end(), w.end, [](uint64_t t, const Span& s) { return t < s.start; });
+      auto it =
+          std::upper_bound(spans.begin(), spans.end(), w.end, [](uint64_t t, const Span& s) { return t < s.start; });
       // Spans starting before w ends; the latest of them may overlap, and so may earlier long ones.
       for (auto s = spans.begin(); s != it; ++s)
         if (s->end > w.start) {
-          v.add("overlaps_baseline", ix.describe(w) + " ran during " + ix.call_name(s->call) + " (" + ix.at(s->start) + " to " +
-                                         ix.at(s->end) + "): the library's time would include the candidate's work");
+          v.add("overlaps_baseline", ix.describe(w) + " ran during " + ix.call_name(s->call) + " (" + ix.at(s->start) +
+                                         " to " + ix.at(s->end) +
+                                         "): the library's time would include the candidate's work");
           break;
         }
     }
@@ -190,7 +202,8 @@ std::vector<Violation> audit(const Observations& o) {
     if (c.counted) kernels_of_call[c.index].insert(c.counted_kernels.begin(), c.counted_kernels.end());
   for (const auto& w : o.work) {
     const Launch* l = ix.launch(w.correlation);
-    if (l && l->actor == Actor::candidate_call && w.kind == DeviceWork::Kind::kernel) kernels_of_call[l->call].insert(w.name);
+    if (l && l->actor == Actor::candidate_call && w.kind == DeviceWork::Kind::kernel)
+      kernels_of_call[l->call].insert(w.name);
   }
   auto list = [](const std::set<std::string>& s) {
     std::string out;
@@ -201,11 +214,13 @@ std::vector<Violation> audit(const Observations& o) {
   // job's first worker: `where`) is a violation; the first one found is named.
   auto compare = [&](const std::string& shape, const std::set<std::string>& want, const std::string& where) {
     for (const auto& timed : o.calls) {
-      if (timed.counted || timed.what != "timing" || timed.shape != shape || timed.actor != Actor::candidate_call) continue;
+      if (timed.counted || timed.what != "timing" || timed.shape != shape || timed.actor != Actor::candidate_call)
+        continue;
       const auto& got = kernels_of_call[timed.index];
       if (got == want) continue;
-      v.add("counted_call_differs", "on " + shape + " the call whose instructions were counted" + where + " ran {" + list(want) +
-                                        "} but timed call #" + std::to_string(timed.index) + " ran {" + list(got) + "}");
+      v.add("counted_call_differs", "on " + shape + " the call whose instructions were counted" + where + " ran {" +
+                                        list(want) + "} but timed call #" + std::to_string(timed.index) + " ran {" +
+                                        list(got) + "}");
       return;
     }
   };

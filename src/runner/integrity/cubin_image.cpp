@@ -83,7 +83,8 @@ std::vector<std::string> cubin_functions(std::string_view elf) {
     const std::string_view syms = v.bytes(symtab);
     for (size_t k = 0; k + sizeof(Elf64_Sym) <= syms.size(); k += sizeof(Elf64_Sym)) {
       const auto sym = read_at<Elf64_Sym>(syms, k, "symbol");
-      if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF || sym.st_shndx >= v.header.e_shnum) continue;
+      if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF || sym.st_shndx >= v.header.e_shnum)
+        continue;
       // Kernels live in ".text.<name>" (local when in an anonymous namespace, marked as entries in
       // st_other); non-inlined device functions do too, which does no harm: they are never launched.
       if (!v.section_name(v.section(sym.st_shndx)).starts_with(".text.")) continue;

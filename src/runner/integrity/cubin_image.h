@@ -12,8 +12,8 @@
 namespace ptxbench::integrity {
 
 struct CubinImage {
-  std::string bytes;                    // the fatbin entry's payload: the ELF image (maybe zero-padded)
-  std::vector<std::string> functions;   // kernels it defines (mangled names)
+  std::string bytes;                   // the fatbin entry's payload: the ELF image (maybe zero-padded)
+  std::vector<std::string> functions;  // kernels it defines (mangled names)
   // True when `loaded` (what the driver reports loading) is this image.
   bool matches(std::string_view loaded) const;
 };

@@ -38,7 +38,7 @@ struct GpuActivityMonitor::State {
   // Tensor maps the candidate encoded and the kernels they were given to (tensor_maps.h).
   TensorMapTable maps;
   std::map<const void*, std::pair<std::vector<size_t>, std::vector<size_t>>> param_layouts;  // offsets, sizes
-  std::set<std::string> candidate_functions;  // of modules byte-identical to the candidate's cubins
+  std::set<std::string> candidate_functions;   // of modules byte-identical to the candidate's cubins
   std::atomic<uint64_t> map_and_stream_ns{0};  // host time the tensor-map and stream bookkeeping took
   bool kernel_records_paused = false;          // a counted call (and the harness's work around it) runs
 };
@@ -48,7 +48,7 @@ namespace {
 GpuActivityMonitor* g_monitor = nullptr;
 GpuActivityMonitor::State* g_state = nullptr;
 
-thread_local int t_runtime_depth = 0;            // runtime API calls in progress on this thread
+thread_local int t_runtime_depth = 0;              // runtime API calls in progress on this thread
 thread_local const char* t_runtime_api = nullptr;  // the outermost one
 thread_local bool t_in_callback = false;
 
@@ -171,7 +171,8 @@ const std::pair<std::vector<size_t>, std::vector<size_t>>& param_layout(GpuActiv
   for (size_t i = 0; i < 4096; ++i) {
     size_t offset = 0, size = 0;
     if (st.func_param_info && st.func_param_info(f, i, &offset, &size) == CUDA_SUCCESS) {
-    } else if (st.kernel_param_info && st.kernel_param_info(reinterpret_cast<CUkernel>(f), i, &offset, &size) == CUDA_SUCCESS) {
+    } else if (st.kernel_param_info &&
+               st.kernel_param_info(reinterpret_cast<CUkernel>(f), i, &offset, &size) == CUDA_SUCCESS) {
     } else {
       break;
     }
@@ -182,7 +183,8 @@ const std::pair<std::vector<size_t>, std::vector<size_t>>& param_layout(GpuActiv
 }
 
 // A candidate's launch: which of the maps it encoded the kernel was given.
-void note_kernel_maps(GpuActivityMonitor::State& st, const CUpti_CallbackData* cd, CUfunction f, const std::string& function) {
+void note_kernel_maps(GpuActivityMonitor::State& st, const CUpti_CallbackData* cd, CUfunction f,
+                      const std::string& function) {
   if (!f || function.empty()) return;
   const auto& [offsets, sizes] = param_layout(st, f);
   const auto blobs = map_sized_parameters(cd->functionName, cd->functionParams, offsets, sizes);
@@ -196,7 +198,9 @@ thread_local std::optional<double> t_replaced_box;  // the box of the map cuTens
 // Tensor maps encoded (or re-addressed) by the candidate, at the call's exit.
 void note_encoded_map(GpuActivityMonitor::State& st, const CUpti_CallbackData* cd) {
   if (cd->functionReturnValue && *static_cast<const CUresult*>(cd->functionReturnValue) != CUDA_SUCCESS) return;
-  const auto view = [](const CUtensorMap* m) { return std::string_view(reinterpret_cast<const char*>(m), kTensorMapBytes); };
+  const auto view = [](const CUtensorMap* m) {
+    return std::string_view(reinterpret_cast<const char*>(m), kTensorMapBytes);
+  };
   if (auto e = encoded_map(cd->functionName, cd->functionParams); e && e->map && e->box_bytes) {
     std::lock_guard<std::mutex> lock(st.mu);
     st.maps.encoded(view(e->map), *e->box_bytes);
@@ -225,17 +229,21 @@ void on_driver_api(GpuActivityMonitor::State& st, CUpti_CallbackId cbid, const C
     std::optional<CUstream> named_stream;
     if (candidate) {
       named_stream = stream_argument(cbid, cd->functionName, cd->functionParams);
-      if (const CUtensorMap* m = is_tensor_map_call(cbid) ? replaced_map(cd->functionName, cd->functionParams) : nullptr) {
+      if (const CUtensorMap* m =
+              is_tensor_map_call(cbid) ? replaced_map(cd->functionName, cd->functionParams) : nullptr) {
         std::lock_guard<std::mutex> lock(st.mu);
         t_replaced_box = st.maps.box_of(std::string_view(reinterpret_cast<const char*>(m), kTensorMapBytes));
       }
     }
     const bool off_stream = named_stream && *named_stream != reinterpret_cast<CUstream>(st.given_stream);
-    if (candidate) st.map_and_stream_ns += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+    if (candidate)
+      st.map_and_stream_ns +=
+          uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
     if (!enqueues_gpu_work(cd->functionName)) {
       if (off_stream) {  // no work record of its own may ever come (a prefetch): judged at the call
         Launch l;
-        l.correlation = cd->correlationId, l.actor = actor, l.call = call, l.api = cd->functionName, l.on_given_stream = false;
+        l.correlation = cd->correlationId, l.actor = actor, l.call = call, l.api = cd->functionName,
+        l.on_given_stream = false;
         std::lock_guard<std::mutex> lock(st.mu);
         st.obs.launches.push_back(std::move(l));
       }
@@ -283,7 +291,8 @@ void on_driver_api(GpuActivityMonitor::State& st, CUpti_CallbackId cbid, const C
       note_kernel_maps(st, cd, f, kernel_name_of(st, f));
       t_in_callback = false;
     }
-    st.map_and_stream_ns += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+    st.map_and_stream_ns +=
+        uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
   }
   // Exit: a driver entry point asked for by the candidate resolves only when allowed.
   if (candidate && cd->functionName && std::string_view(cd->functionName).starts_with("cuGetProcAddress") &&
@@ -333,7 +342,8 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
         actor = st->actor;
       }
       if (is_candidate(actor))
-        record_api_event(*st, id == CUPTI_CBID_RESOURCE_STREAM_CREATED ? "a stream was created" : "a context was created", false);
+        record_api_event(
+            *st, id == CUPTI_CBID_RESOURCE_STREAM_CREATED ? "a stream was created" : "a context was created", false);
     }
   } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
     on_driver_api(*st, id, static_cast<const CUpti_CallbackData*>(data));
@@ -411,7 +421,8 @@ int GpuActivityMonitor::last_call() const {
 
 void GpuActivityMonitor::record_counted_kernels(int call, std::vector<std::string> kernels) {
   std::lock_guard<std::mutex> lock(state_->mu);
-  if (call >= 0 && call < static_cast<int>(state_->obs.calls.size())) state_->obs.calls[call].counted_kernels = std::move(kernels);
+  if (call >= 0 && call < static_cast<int>(state_->obs.calls.size()))
+    state_->obs.calls[call].counted_kernels = std::move(kernels);
 }
 
 void GpuActivityMonitor::record_earlier_counted_call(std::string shape, std::vector<std::string> kernels) {

@@ -19,8 +19,8 @@ inline bool is_candidate(Actor a) { return a == Actor::candidate_load || a == Ac
 struct CallInfo {
   int index = 0;
   Actor actor = Actor::candidate_call;
-  std::string what;   // "correctness", "timing", "target_run", ...
-  std::string shape;  // shape label
+  std::string what;      // "correctness", "timing", "target_run", ...
+  std::string shape;     // shape label
   bool counted = false;  // SASS counting was on: no activity records, launches judged from the callback
   std::vector<std::string> counted_kernels;  // of a counted call: the kernels whose instructions executed
 };
@@ -31,13 +31,13 @@ struct CallInfo {
 struct Launch {
   uint32_t correlation = 0;
   Actor actor = Actor::harness;
-  int call = -1;             // CallInfo::index; -1 outside any call
-  std::string api;           // cuLaunchKernel, cuLaunchKernelEx, cuGraphLaunch, cuMemcpyAsync, ...
-  std::string function;      // the kernel's name when the call names one (candidate calls only)
-  bool kernel_launch = false;     // a single kernel: exactly one activity record must follow
-  bool on_given_stream = true;    // the stream argument (if the call has one) is the stream the candidate was given
-  bool captured = false;          // into a stream being captured (runs later, as a graph)
-  bool counted = false;            // made while kernel records were paused (a counted call): no record is owed
+  int call = -1;                // CallInfo::index; -1 outside any call
+  std::string api;              // cuLaunchKernel, cuLaunchKernelEx, cuGraphLaunch, cuMemcpyAsync, ...
+  std::string function;         // the kernel's name when the call names one (candidate calls only)
+  bool kernel_launch = false;   // a single kernel: exactly one activity record must follow
+  bool on_given_stream = true;  // the stream argument (if the call has one) is the stream the candidate was given
+  bool captured = false;        // into a stream being captured (runs later, as a graph)
+  bool counted = false;         // made while kernel records were paused (a counted call): no record is owed
 };
 
 // One piece of GPU work as it ran (activity record).
@@ -64,7 +64,7 @@ struct LoadedModule {
 struct ApiEvent {
   Actor actor = Actor::candidate_call;
   int call = -1;
-  std::string api;     // e.g. "cuGetProcAddress(cuStreamCreate)", "cuStreamCreate"
+  std::string api;       // e.g. "cuGetProcAddress(cuStreamCreate)", "cuStreamCreate"
   bool refused = false;  // refused: the candidate got CUDA_ERROR_NOT_FOUND; else it ran and is forbidden
 };
 

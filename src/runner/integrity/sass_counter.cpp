@@ -49,11 +49,13 @@ std::unique_ptr<SassCounter> SassCounter::create(int device, std::string* why) {
     check(cuptiProfilerDeviceSupported(&sup), "cuptiProfilerDeviceSupported");
     if (sup.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
       fail("SASS metrics are not supported on this device (architecture " + std::to_string(sup.architecture) +
-           ", vGPU " + std::to_string(sup.vGpu) + ", confidential compute " + std::to_string(sup.confidentialCompute) + ")");
+           ", vGPU " + std::to_string(sup.vGpu) + ", confidential compute " + std::to_string(sup.confidentialCompute) +
+           ")");
     auto chip = cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
     chip.deviceIndex = device;
     check(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName");
-    auto prop = cupti_params<CUpti_SassMetrics_GetProperties_Params>(CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE);
+    auto prop =
+        cupti_params<CUpti_SassMetrics_GetProperties_Params>(CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE);
     prop.pChipName = chip.pChipName;
     prop.pMetricName = "smsp__sass_inst_executed";
     check(cuptiSassMetricsGetProperties(&prop), "looking up smsp__sass_inst_executed");
@@ -99,7 +101,8 @@ void SassCounter::begin() {
 std::vector<ExecutedInstruction> SassCounter::end() {
   CUcontext ctx = current_context();
   std::vector<ExecutedInstruction> out;
-  auto props = cupti_params<CUpti_SassMetricsGetDataProperties_Params>(CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE);
+  auto props =
+      cupti_params<CUpti_SassMetricsGetDataProperties_Params>(CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE);
   props.ctx = ctx;
   check(cuptiSassMetricsGetDataProperties(&props), "cuptiSassMetricsGetDataProperties");
   if (props.numOfPatchedInstructionRecords && props.numOfInstances) {

@@ -13,7 +13,7 @@ namespace ptxbench::integrity {
 struct ExecutedInstruction {
   std::string function;  // mangled kernel name
   uint32_t pc_offset = 0;
-  uint64_t executed = 0;  // warp-level executions
+  uint64_t executed = 0;   // warp-level executions
   uint32_t cubin_crc = 0;  // CUPTI's id of the module's cubin (cubin_crc() of its bytes)
 };
 
@@ -33,7 +33,7 @@ class SassCounter {
   // patched and counted, the harness's too when it launches there: the caller keeps the
   // candidate's (candidate_counts in runner/counted_call.h).
   void begin();
-  std::vector<ExecutedInstruction> end();     // after the counted work completed; counting off
+  std::vector<ExecutedInstruction> end();  // after the counted work completed; counting off
 
  private:
   SassCounter() = default;

@@ -108,7 +108,9 @@ std::optional<CUstream> read_stream(int slot, const void* params) {
 
 }  // namespace
 
-std::optional<CUstream> stream_argument(std::string_view api, const void* params) { return read_stream(stream_slot(api), params); }
+std::optional<CUstream> stream_argument(std::string_view api, const void* params) {
+  return read_stream(stream_slot(api), params);
+}
 
 std::optional<CUstream> stream_argument(uint32_t cbid, std::string_view api, const void* params) {
   static std::array<std::atomic<int>, 4096> slots{};

@@ -8,14 +8,16 @@
 namespace ptxbench::integrity {
 
 bool is_tensor_map_call(uint32_t id) {
-  return id == CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeTiled || id == CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeIm2col ||
+  return id == CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeTiled ||
+         id == CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeIm2col ||
          id == CUPTI_DRIVER_TRACE_CBID_cuTensorMapReplaceAddress;
 }
 
 bool is_kernel_launch_call(uint32_t id) {
   return id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
          id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx || id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
-         id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel || id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz;
+         id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel ||
+         id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz;
 }
 
 std::optional<EncodedMap> encoded_map(std::string_view api, const void* params) {
@@ -45,7 +47,8 @@ const CUtensorMap* replaced_map(std::string_view api, const void* params) {
   return static_cast<const cuTensorMapReplaceAddress_params*>(params)->tensorMap;
 }
 
-std::vector<std::string_view> map_sized_parameters(std::string_view api, const void* params, const std::vector<size_t>& offsets,
+std::vector<std::string_view> map_sized_parameters(std::string_view api, const void* params,
+                                                   const std::vector<size_t>& offsets,
                                                    const std::vector<size_t>& sizes) {
   std::vector<std::string_view> out;
   if (!params) return out;
@@ -69,12 +72,15 @@ std::vector<std::string_view> map_sized_parameters(std::string_view api, const v
   if (!kernel_params && extra)
     for (size_t i = 0; i < 16 && extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
       if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) buffer = static_cast<const char*>(extra[i + 1]);
-      if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE && extra[i + 1]) buffer_size = *static_cast<const size_t*>(extra[i + 1]);
+      if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE && extra[i + 1])
+        buffer_size = *static_cast<const size_t*>(extra[i + 1]);
     }
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] != kTensorMapBytes) continue;
-    if (kernel_params && kernel_params[i]) out.emplace_back(static_cast<const char*>(kernel_params[i]), kTensorMapBytes);
-    else if (buffer && offsets[i] + kTensorMapBytes <= buffer_size) out.emplace_back(buffer + offsets[i], kTensorMapBytes);
+    if (kernel_params && kernel_params[i])
+      out.emplace_back(static_cast<const char*>(kernel_params[i]), kTensorMapBytes);
+    else if (buffer && offsets[i] + kTensorMapBytes <= buffer_size)
+      out.emplace_back(buffer + offsets[i], kTensorMapBytes);
   }
   return out;
 }

@@ -14,7 +14,7 @@ namespace ptxbench::integrity {
 
 // Cheap tests by CUPTI driver callback id, made before any name is read (every driver call of the
 // candidate passes the callback).
-bool is_tensor_map_call(uint32_t driver_cbid);  // cuTensorMapEncodeTiled/Im2col, cuTensorMapReplaceAddress
+bool is_tensor_map_call(uint32_t driver_cbid);     // cuTensorMapEncodeTiled/Im2col, cuTensorMapReplaceAddress
 bool is_kernel_launch_call(uint32_t driver_cbid);  // cuLaunchKernel(Ex), cuLaunchCooperativeKernel
 
 struct EncodedMap {
@@ -31,7 +31,8 @@ const CUtensorMap* replaced_map(std::string_view api, const void* params);
 // A launch's parameter bytes: `sizes` are the kernel's parameter sizes in order (from
 // cuFuncGetParamInfo) and `offsets` their offsets; returns the parameters of exactly 128 bytes
 // (a CUtensorMap's size) as views into the caller's memory, valid during the callback.
-std::vector<std::string_view> map_sized_parameters(std::string_view api, const void* params, const std::vector<size_t>& offsets,
+std::vector<std::string_view> map_sized_parameters(std::string_view api, const void* params,
+                                                   const std::vector<size_t>& offsets,
                                                    const std::vector<size_t>& sizes);
 
 }  // namespace ptxbench::integrity

@@ -13,7 +13,8 @@ std::optional<double> tensor_map_element_bytes(int data_type) {
   return kBytes[data_type];
 }
 
-std::optional<double> tiled_box_bytes(int data_type, const std::vector<uint32_t>& box, const std::vector<uint32_t>& element_strides,
+std::optional<double> tiled_box_bytes(int data_type, const std::vector<uint32_t>& box,
+                                      const std::vector<uint32_t>& element_strides,
                                       const std::vector<uint64_t>& global) {
   const auto element = tensor_map_element_bytes(data_type);
   if (!element || box.empty() || (!element_strides.empty() && element_strides.size() != box.size()) ||

@@ -27,7 +27,8 @@ std::optional<double> tensor_map_element_bytes(int data_type);
 // ceil(min(box[i], global[i]) / element_stride[i]) (a stride skips elements: they are not moved).
 // The box is clipped by the tensor's own dims when given: the part of a box past the tensor is
 // filled, not read, so a big box over a tiny tensor is credited with the tensor's bytes only.
-std::optional<double> tiled_box_bytes(int data_type, const std::vector<uint32_t>& box, const std::vector<uint32_t>& element_strides,
+std::optional<double> tiled_box_bytes(int data_type, const std::vector<uint32_t>& box,
+                                      const std::vector<uint32_t>& element_strides,
                                       const std::vector<uint64_t>& global = {});
 // Im2col: channels per pixel x pixels per column elements.
 std::optional<double> im2col_box_bytes(int data_type, uint32_t channels_per_pixel, uint32_t pixels_per_column);
@@ -49,7 +50,7 @@ class TensorMapTable {
   std::optional<KernelMaps> maps_of(const std::string& function) const;
 
  private:
-  std::map<std::string, double, std::less<>> boxes_;       // map image -> box bytes
+  std::map<std::string, double, std::less<>> boxes_;              // map image -> box bytes
   std::map<std::string, std::map<std::string, double>> kernels_;  // function -> image -> box bytes
 };
 

@@ -36,7 +36,8 @@ CUcontext current_context() {
       found != cudaDriverEntryPointSuccess || fn == nullptr)
     fail("the CUDA driver has no cuCtxGetCurrent");
   CUcontext ctx = nullptr;
-  if (reinterpret_cast<CUresult (*)(CUcontext*)>(fn)(&ctx) != CUDA_SUCCESS || ctx == nullptr) fail("no current CUDA context");
+  if (reinterpret_cast<CUresult (*)(CUcontext*)>(fn)(&ctx) != CUDA_SUCCESS || ctx == nullptr)
+    fail("no current CUDA context");
   return ctx;
 }
 
@@ -55,23 +56,33 @@ WorkMetrics work_metrics_for_chip(const std::string& chip) {
   const std::vector<std::string> tma_load = {"l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum"};
   const std::vector<std::string> tma_store = {"l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum",
                                               "l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_red.sum"};
-  const std::vector<std::pair<std::string, double>> other_math = {
-      {"sm__inst_executed_pipe_fma.sum", 64}, {"sm__inst_executed_pipe_fma_type_fp16.sum", 64}, {"sm__inst_executed_pipe_fp64.sum", 64}};
+  const std::vector<std::pair<std::string, double>> other_math = {{"sm__inst_executed_pipe_fma.sum", 64},
+                                                                  {"sm__inst_executed_pipe_fma_type_fp16.sum", 64},
+                                                                  {"sm__inst_executed_pipe_fp64.sum", 64}};
   if (chip == "GH100") {
     // Hopper: the warpgroup MMA paths by source type, the problems' types first. fp8 has one path for
     // every MMA kind (mma.sync e4m3 too); the SASS counts of the checked calls tell QGMMA from HMMA.
     return {{"sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum", "sm__ops_path_tensor_op_hgmma_src_fp16.sum",
              "sm__ops_path_tensor_src_fp8.sum", "sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum",
              "sm__ops_path_tensor_op_igmma_src_int8.sum"},
-            "sm__inst_executed_pipe_tensor_op_gmma.sum", tma_load, tma_store, other_math};
+            "sm__inst_executed_pipe_tensor_op_gmma.sum",
+            tma_load,
+            tma_store,
+            other_math};
   }
   if (chip == "GB100" || chip == "GB102" || chip == "GB110") {
     // Blackwell datacenter: the tcgen05 (UTC*MMA) paths. Compiled and listed only: no B200 here.
-    return {{"sm__ops_path_tensor_op_utchmma_src_bf16_dst_fp32.sum", "sm__ops_path_tensor_op_utchmma_src_fp16_dst_fp32.sum",
-             "sm__ops_path_tensor_op_utcqmma_src_fp4_fp6_fp8_dst_fp32.sum", "sm__ops_path_tensor_op_utchmma_src_fp16_dst_fp16.sum",
-             "sm__ops_path_tensor_op_utcqmma_src_fp4_fp6_fp8_dst_fp16.sum", "sm__ops_path_tensor_op_utchmma_src_tf32_dst_fp32.sum",
-             "sm__ops_path_tensor_op_utcimma_src_int8.sum", "sm__ops_path_tensor_op_utcomma_src_fp4_dst_fp32.sum"},
-            "sm__inst_executed_pipe_tc.sum", tma_load, tma_store, other_math};
+    return {
+        {"sm__ops_path_tensor_op_utchmma_src_bf16_dst_fp32.sum", "sm__ops_path_tensor_op_utchmma_src_fp16_dst_fp32.sum",
+         "sm__ops_path_tensor_op_utcqmma_src_fp4_fp6_fp8_dst_fp32.sum",
+         "sm__ops_path_tensor_op_utchmma_src_fp16_dst_fp16.sum",
+         "sm__ops_path_tensor_op_utcqmma_src_fp4_fp6_fp8_dst_fp16.sum",
+         "sm__ops_path_tensor_op_utchmma_src_tf32_dst_fp32.sum", "sm__ops_path_tensor_op_utcimma_src_int8.sum",
+         "sm__ops_path_tensor_op_utcomma_src_fp4_dst_fp32.sum"},
+        "sm__inst_executed_pipe_tc.sum",
+        tma_load,
+        tma_store,
+        other_math};
   }
   return {};
 }
@@ -104,7 +115,8 @@ class HostConfig {
   void add(const std::vector<std::string>& names) {
     std::vector<const char*> ptrs;
     for (const auto& n : names) ptrs.push_back(n.c_str());
-    auto add = cupti_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+    auto add = cupti_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+        CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
     add.pHostObject = host_;
     add.ppMetricNames = ptrs.data();
     add.numMetrics = ptrs.size();
@@ -113,7 +125,8 @@ class HostConfig {
     for (const auto& n : names) {
       HostConfig one(chip_, availability_);
       const char* p = n.c_str();
-      auto a1 = cupti_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+      auto a1 = cupti_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+          CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
       a1.pHostObject = one.host_;
       a1.ppMetricNames = &p;
       a1.numMetrics = 1;
@@ -122,11 +135,13 @@ class HostConfig {
     check(r, "adding the work metrics");
   }
   std::vector<uint8_t> image() const {
-    auto size = cupti_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+    auto size = cupti_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
+        CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
     size.pHostObject = host_;
     check(cuptiProfilerHostGetConfigImageSize(&size), "config image size");
     std::vector<uint8_t> out(size.configImageSize);
-    auto cfg = cupti_params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+    auto cfg =
+        cupti_params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
     cfg.pHostObject = host_;
     cfg.configImageSize = out.size();
     cfg.pConfigImage = out.data();
@@ -135,7 +150,8 @@ class HostConfig {
   }
   size_t passes() const {
     auto img = image();
-    auto np = cupti_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+    auto np =
+        cupti_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
     np.configImageSize = img.size();
     np.pConfigImage = img.data();
     check(cuptiProfilerHostGetNumOfPasses(&np), "number of passes");
@@ -169,7 +185,8 @@ OnePassMetrics one_pass_work_metrics(const std::string& chip, const uint8_t* ava
     fail("the TMA's counters and " + full.tensor_insts + " need " + std::to_string(p) + " passes on " + chip);
   std::vector<std::string> order = full.tensor_ops;
   std::stable_partition(order.begin(), order.end(), [&](const std::string& m) {
-    return std::any_of(first.begin(), first.end(), [&](const std::string& f) { return !f.empty() && m.find(f) != std::string::npos; });
+    return std::any_of(first.begin(), first.end(),
+                       [&](const std::string& f) { return !f.empty() && m.find(f) != std::string::npos; });
   });
   for (const auto& t : order) {
     WorkMetrics tried = out.metrics;
@@ -248,7 +265,8 @@ std::unique_ptr<WorkCounters> WorkCounters::create(CUcontext ctx, int device, si
     check(cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable");
     s.profiler = en.pRangeProfilerObject;
 
-    auto avail = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+    auto avail = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(
+        CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
     avail.ctx = ctx;
     check(cuptiProfilerGetCounterAvailability(&avail), "counter availability size");
     std::vector<uint8_t> image(avail.counterAvailabilityImageSize);
@@ -265,7 +283,8 @@ std::unique_ptr<WorkCounters> WorkCounters::create(CUcontext ctx, int device, si
     s.config = host.image();
     s.host = host.take();
 
-    auto ds = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+    auto ds = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
     ds.pRangeProfilerObject = s.profiler;
     ds.pMetricNames = s.name_ptrs.data();
     ds.numMetrics = s.name_ptrs.size();
@@ -273,7 +292,8 @@ std::unique_ptr<WorkCounters> WorkCounters::create(CUcontext ctx, int device, si
     ds.maxNumRangeTreeNodes = uint32_t(max_ranges);
     check(cuptiRangeProfilerGetCounterDataSize(&ds), "counter data size");
     s.data.resize(ds.counterDataSize);
-    auto di = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+    auto di = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
     di.pRangeProfilerObject = s.profiler;
     di.counterDataSize = s.data.size();
     di.pCounterData = s.data.data();
@@ -313,7 +333,8 @@ WorkCounters::~WorkCounters() {
 }
 
 void WorkCounters::start() {
-  auto di = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+  auto di = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
+      CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
   di.pRangeProfilerObject = s_->profiler;
   di.counterDataSize = s_->data.size();
   di.pCounterData = s_->data.data();
@@ -349,20 +370,23 @@ std::vector<CallWork> WorkCounters::stop() {
   dec.pRangeProfilerObject = s_->profiler;
   check(cuptiRangeProfilerDecodeData(&dec), "cuptiRangeProfilerDecodeData");
   if (dec.numOfRangeDropped) fail("the range profiler dropped " + std::to_string(dec.numOfRangeDropped) + " ranges");
-  auto info = cupti_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+  auto info = cupti_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
+      CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
   info.pCounterDataImage = s_->data.data();
   info.counterDataImageSize = s_->data.size();
   check(cuptiRangeProfilerGetCounterDataInfo(&info), "counter data info");
   std::vector<CallWork> out;
   std::vector<double> values(s_->names.size());
   for (size_t r = 0; r < info.numTotalRanges; ++r) {
-    auto ri = cupti_params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
+    auto ri = cupti_params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(
+        CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
     ri.pCounterDataImage = s_->data.data();
     ri.counterDataImageSize = s_->data.size();
     ri.rangeIndex = r;
     ri.rangeDelimiter = "/";
     check(cuptiRangeProfilerCounterDataGetRangeInfo(&ri), "range info");
-    auto ev = cupti_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+    auto ev = cupti_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+        CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
     ev.pHostObject = s_->host;
     ev.pCounterDataImage = s_->data.data();
     ev.counterDataImageSize = s_->data.size();

@@ -81,7 +81,7 @@ class WorkCounters {
   void push(const std::string& range);  // the next work enqueued belongs to this range (same-named
                                         // ranges of one session add up: name each one apart)
   void pop();
-  std::vector<CallWork> stop();         // after the session's work completed: each range's figures
+  std::vector<CallWork> stop();  // after the session's work completed: each range's figures
 
  private:
   WorkCounters() = default;

@@ -51,5 +51,4 @@ CheckOutcome checked_call(WorkerContext& ctx, const json& tol, const std::string
   return o;
 }
 
-
 }  // namespace ptxbench

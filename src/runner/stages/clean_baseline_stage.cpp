@@ -38,18 +38,25 @@ void clean_baseline_from_store(WorkerContext& ctx, const ShapeWork& item, const 
       const StoredCleanTiming stored{row.at("median_ms").get<double>(), row.at("median_error").get<double>(),
                                      row.at("samples").get<int>()};
       const LibraryCheckVerdict v = judge_library_check(stored, c.median_ms, c.samples);
-      check = {{"samples", c.samples},          {"median_ms", c.median_ms},     {"median_error", c.median_error},
-               {"stored_median_ms", stored.median_ms}, {"stored_median_error", stored.median_error},
-               {"stored_samples", stored.samples}, {"stored_at", row.value("measured_at", "")},
-               {"deviation", v.deviation},       {"tolerance", v.tolerance},   {"seconds", c.seconds}};
+      check = {{"samples", c.samples},
+               {"median_ms", c.median_ms},
+               {"median_error", c.median_error},
+               {"stored_median_ms", stored.median_ms},
+               {"stored_median_error", stored.median_error},
+               {"stored_samples", stored.samples},
+               {"stored_at", row.value("measured_at", "")},
+               {"deviation", v.deviation},
+               {"tolerance", v.tolerance},
+               {"seconds", c.seconds}};
       if (v.accepted) {
         outcome = "hit-validated";
         b = {stored.median_ms, stored.median_error, stored.samples, row.value("sm_clock_mhz", 0.0), c.seconds};
       } else {
         outcome = "revalidation-failed";
         char line[200];
-        std::snprintf(line, sizeof line, "the check's median %.5f ms is %+.2f%% off the stored %.5f ms (tolerance %.2f%%)",
-                      c.median_ms, v.deviation * 100, stored.median_ms, v.tolerance * 100);
+        std::snprintf(line, sizeof line,
+                      "the check's median %.5f ms is %+.2f%% off the stored %.5f ms (tolerance %.2f%%)", c.median_ms,
+                      v.deviation * 100, stored.median_ms, v.tolerance * 100);
         why = line;
       }
     }
@@ -62,8 +69,13 @@ void clean_baseline_from_store(WorkerContext& ctx, const ShapeWork& item, const 
     seconds += b.seconds;
   }
   ctx.clean_baseline[label] = b;
-  json ev = {{"type", "baseline_alone"}, {"shape", shape}, {"median_ms", b.median_ms}, {"median_error", b.median_error},
-             {"samples", b.samples}, {"sm_clock_mhz", b.sm_clock_mhz}, {"seconds", seconds},
+  json ev = {{"type", "baseline_alone"},
+             {"shape", shape},
+             {"median_ms", b.median_ms},
+             {"median_error", b.median_error},
+             {"samples", b.samples},
+             {"sm_clock_mhz", b.sm_clock_mhz},
+             {"seconds", seconds},
              {"library_cache", outcome},
              {"library_key", library_timing_key(ctx.timing_environment, ctx.workload.baseline_info(), label)}};
   if (!check.is_null()) ev["check"] = check;
@@ -97,9 +109,14 @@ void run_clean_baseline(WorkerContext& ctx, const WorkerJob& job) {
       CleanBaseline b{c.at("median_ms").get<double>(), c.at("median_error").get<double>(), c.at("samples").get<int>(),
                       c.at("sm_clock_mhz").get<double>()};
       ctx.clean_baseline[shape_label(item.shape)] = b;
-      ctx.channel.emit({{"type", "baseline_alone"}, {"shape", item.shape}, {"median_ms", b.median_ms},
-                        {"median_error", b.median_error}, {"samples", b.samples}, {"sm_clock_mhz", b.sm_clock_mhz},
-                        {"cached", true}, {"when", c.value("when", "cached")}});
+      ctx.channel.emit({{"type", "baseline_alone"},
+                        {"shape", item.shape},
+                        {"median_ms", b.median_ms},
+                        {"median_error", b.median_error},
+                        {"samples", b.samples},
+                        {"sm_clock_mhz", b.sm_clock_mhz},
+                        {"cached", true},
+                        {"when", c.value("when", "cached")}});
       continue;
     }
     // The workspace's stored clean timings (docs/library-timing-cache.md); absent: that cache is off.
@@ -111,9 +128,14 @@ void run_clean_baseline(WorkerContext& ctx, const WorkerJob& job) {
     ctx.channel.emit({{"type", "progress"}, {"stage", "baseline_alone"}, {"shape", item.shape}});
     CleanBaseline b = time_baseline_alone(ctx, item.shape, item.flops, cfg);
     ctx.clean_baseline[shape_label(item.shape)] = b;
-    ctx.channel.emit({{"type", "baseline_alone"}, {"shape", item.shape}, {"median_ms", b.median_ms},
-                      {"median_error", b.median_error}, {"samples", b.samples}, {"sm_clock_mhz", b.sm_clock_mhz},
-                      {"seconds", b.seconds}, {"when", "before the candidate was loaded"}});
+    ctx.channel.emit({{"type", "baseline_alone"},
+                      {"shape", item.shape},
+                      {"median_ms", b.median_ms},
+                      {"median_error", b.median_error},
+                      {"samples", b.samples},
+                      {"sm_clock_mhz", b.sm_clock_mhz},
+                      {"seconds", b.seconds},
+                      {"when", "before the candidate was loaded"}});
   }
   // A worker that only times keeps the GPU alone through its load and first warm-up calls: giving
   // it back would cost a second wait for the other lanes' stages to end (H200 bench: two drains per

@@ -23,14 +23,22 @@ bool run_correctness(WorkerContext& ctx, const WorkerJob& job) {
     for (int i = 0; i < item.seeds; ++i) {
       ctx.channel.emit({{"type", "progress"}, {"stage", "correctness"}, {"shape", shape}, {"seed_index", i}});
       std::optional<std::pair<std::string, uint64_t>> set;
-      if (pooled != ctx.pooled_seeds.end() && size_t(i) < pooled->second.size()) set = {{shape.dump(), pooled->second[size_t(i)]}};
+      if (pooled != ctx.pooled_seeds.end() && size_t(i) < pooled->second.size())
+        set = {{shape.dump(), pooled->second[size_t(i)]}};
       CheckedCallSeconds seconds;
-      CheckOutcome o = checked_call(ctx, tol, "correctness call on " + label, item.flops, "correctness",
-                                    label, false, nullptr, &seconds, set);
+      CheckOutcome o = checked_call(ctx, tol, "correctness call on " + label, item.flops, "correctness", label, false,
+                                    nullptr, &seconds, set);
       ++checks;
-      json ev = {{"type", "check"}, {"shape", shape}, {"seed_index", i}, {"hidden", item.hidden},
-                 {"passed", o.passed}, {"summary", o.summary}, {"detail", o.detail}, {"seconds", seconds.to_json()},
-                 {"reference", set ? "pooled: made before a candidate loaded, handed over after this call" : "computed after the call"}};
+      json ev = {{"type", "check"},
+                 {"shape", shape},
+                 {"seed_index", i},
+                 {"hidden", item.hidden},
+                 {"passed", o.passed},
+                 {"summary", o.summary},
+                 {"detail", o.detail},
+                 {"seconds", seconds.to_json()},
+                 {"reference", set ? "pooled: made before a candidate loaded, handed over after this call"
+                                   : "computed after the call"}};
       ctx.channel.emit(ev);
       if (!o.passed) {
         ++failed;
@@ -44,8 +52,9 @@ bool run_correctness(WorkerContext& ctx, const WorkerJob& job) {
     const auto& first = failures.front();
     stage["status"] = "failed";
     stage["verdict"] = "incorrect";
-    stage["message"] = "wrong on " + shape_label(first.at("shape")) + (first.at("hidden").get<bool>() ? " (hidden shape)" : "") +
-                       ": " + first.at("summary").get<std::string>();
+    stage["message"] = "wrong on " + shape_label(first.at("shape")) +
+                       (first.at("hidden").get<bool>() ? " (hidden shape)" : "") + ": " +
+                       first.at("summary").get<std::string>();
     stage["failures"] = failures;
   } else {
     stage["status"] = "ok";

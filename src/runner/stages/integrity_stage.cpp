@@ -38,25 +38,35 @@ bool run_integrity_audit(WorkerContext& ctx, const std::string& after, bool fina
   for (const auto& m : obs.modules)
     if (m.candidate_image || integrity::is_candidate(m.actor))
       modules.push_back({{"bytes", m.bytes}, {"candidate_image", m.candidate_image}, {"functions", m.functions}});
-  json stage = {{"type", "stage"}, {"name", "integrity"}, {"after", after},
-                {"candidate_calls", std::count_if(obs.calls.begin(), obs.calls.end(), [](const auto& c) {
-                   return c.actor == integrity::Actor::candidate_call; })},
-                {"kernels", {{"candidate", candidate_kernels}, {"baseline", baseline_kernels}, {"harness", harness_kernels}}},
-                {"candidate_kernel_names", kernels}, {"candidate_modules", modules},
-                {"refused_entry_points", refused}, {"dropped_records", obs.dropped_records}, {"violations", list},
-                {"map_and_stream_seconds", monitor->map_and_stream_seconds()}};
+  json stage = {
+      {"type", "stage"},
+      {"name", "integrity"},
+      {"after", after},
+      {"candidate_calls", std::count_if(obs.calls.begin(), obs.calls.end(),
+                                        [](const auto& c) { return c.actor == integrity::Actor::candidate_call; })},
+      {"kernels", {{"candidate", candidate_kernels}, {"baseline", baseline_kernels}, {"harness", harness_kernels}}},
+      {"candidate_kernel_names", kernels},
+      {"candidate_modules", modules},
+      {"refused_entry_points", refused},
+      {"dropped_records", obs.dropped_records},
+      {"violations", list},
+      {"map_and_stream_seconds", monitor->map_and_stream_seconds()}};
   if (!violations.empty()) {
     stage["status"] = "failed";
     stage["verdict"] = "forbidden";
-    stage["message"] = violations.front().message + (violations.size() > 1 ? " (+" + std::to_string(violations.size() - 1) + " more)" : "");
+    stage["message"] = violations.front().message +
+                       (violations.size() > 1 ? " (+" + std::to_string(violations.size() - 1) + " more)" : "");
   } else if (obs.dropped_records > 0) {
     stage["status"] = "failed";
     stage["verdict"] = "infra_error";
-    stage["message"] = "CUPTI dropped " + std::to_string(obs.dropped_records) + " activity records: the GPU work could not all be accounted for";
+    stage["message"] = "CUPTI dropped " + std::to_string(obs.dropped_records) +
+                       " activity records: the GPU work could not all be accounted for";
   } else {
     stage["status"] = "ok";
-    stage["message"] = std::to_string(candidate_kernels) + " candidate kernels accounted for, all on the given stream, from its own code" +
-                       (refused.empty() ? "" : "; " + std::to_string(refused.size()) + " entry-point request(s) refused");
+    stage["message"] =
+        std::to_string(candidate_kernels) +
+        " candidate kernels accounted for, all on the given stream, from its own code" +
+        (refused.empty() ? "" : "; " + std::to_string(refused.size()) + " entry-point request(s) refused");
   }
   ctx.channel.emit(stage);
   return violations.empty() && obs.dropped_records == 0;

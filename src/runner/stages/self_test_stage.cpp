@@ -2,7 +2,6 @@
 // tests' self_test jobs).
 #include "runner/stages/worker_stages.h"
 
-
 namespace ptxbench {
 
 void run_self_test(WorkerContext& ctx, const WorkerJob& job) {
@@ -25,7 +24,8 @@ void run_self_test(WorkerContext& ctx, const WorkerJob& job) {
     ctx.workload.compute_reference(s);
     CheckOutcome o = ctx.workload.check(job.tolerances, s);
     ok = ok && o.passed;
-    results.push_back({{"shape", shape}, {"baseline_vs_reference", o.detail}, {"passed", o.passed}, {"summary", o.summary}});
+    results.push_back(
+        {{"shape", shape}, {"baseline_vs_reference", o.detail}, {"passed", o.passed}, {"summary", o.summary}});
   }
   json stage = {{"type", "stage"}, {"name", "self_test"}, {"status", ok ? "ok" : "failed"}, {"results", results}};
   if (!job.baseline_shapes.empty()) stage["baseline"] = ctx.workload.baseline_info();

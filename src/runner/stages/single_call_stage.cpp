@@ -8,7 +8,8 @@
 
 namespace ptxbench {
 
-void run_single_call(WorkerContext& ctx, const json& shape, double flops, bool nvtx_range, bool check, const json& tol) {
+void run_single_call(WorkerContext& ctx, const json& shape, double flops, bool nvtx_range, bool check,
+                     const json& tol) {
   auto s = ctx.stream.get();
   const std::string label = shape_label(shape);
   ctx.workload.prepare(shape.get<WorkloadShape>());

@@ -16,8 +16,7 @@ bool run_stream_discipline(WorkerContext& ctx, const WorkerJob& job) {
   StreamGate gate;
   // An ungated call first, so the candidate's kernels are loaded before the gate closes. Then
   // fresh inputs, so nothing left over from that call can pass for the gated call's output.
-  call_candidate_checked(ctx, "stream-discipline warm-up call on " + label, job.gate_flops,
-                         "stream_discipline", label);
+  call_candidate_checked(ctx, "stream-discipline warm-up call on " + label, job.gate_flops, "stream_discipline", label);
   PTXBENCH_CUDA(cudaDeviceSynchronize());
   ctx.workload.generate_inputs(ctx.draw_seed(), s);
   ctx.workload.poison_outputs(s);
@@ -35,17 +34,20 @@ bool run_stream_discipline(WorkerContext& ctx, const WorkerJob& job) {
     gate.release(s);
     cudaError_t done = cudaDeviceSynchronize();
     if (ret != cudaSuccess || done != cudaSuccess)
-      ctx.channel.fatal_and_exit("runtime_error", "stream-discipline call on " + label + ": " +
-                                                      cudaGetErrorName(ret != cudaSuccess ? ret : done), 4);
+      ctx.channel.fatal_and_exit(
+          "runtime_error",
+          "stream-discipline call on " + label + ": " + cudaGetErrorName(ret != cudaSuccess ? ret : done), 4);
     consistent = ctx.workload.snapshot_matches_outputs();
     expired = gate.expired_before_release();
   }
-  json stage = {{"type", "stage"}, {"name", "stream_discipline"}, {"shape", shape}, {"device_sync_inside_call", expired}};
+  json stage = {
+      {"type", "stage"}, {"name", "stream_discipline"}, {"shape", shape}, {"device_sync_inside_call", expired}};
   if (!consistent) {
     stage["status"] = "failed";
     stage["verdict"] = "forbidden";
-    stage["message"] = "output was produced outside the given stream (it changed after the call's stream work "
-                       "finished): work on another stream or deferred past the call";
+    stage["message"] =
+        "output was produced outside the given stream (it changed after the call's stream work "
+        "finished): work on another stream or deferred past the call";
   } else {
     stage["status"] = "ok";
     stage["message"] = expired ? "all work finished inside the call (the candidate synchronizes the device)"

@@ -29,16 +29,22 @@ bool run_target_count(WorkerContext& ctx, const WorkerJob& job) {
     ctx.workload.prepare(shape.get<WorkloadShape>());
     std::vector<integrity::ExecutedInstruction> counts;
     const auto t0 = std::chrono::steady_clock::now();
-    CheckOutcome o = checked_call(ctx, tol, "counted call on " + label, item.flops, "target_run", label,
-                                  true, &counts);
+    CheckOutcome o = checked_call(ctx, tol, "counted call on " + label, item.flops, "target_run", label, true, &counts);
     json ev = target_counts_json(counts);
     const uint64_t total = ev["executed_instructions"].get<uint64_t>();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    ev.update({{"type", "target_counts"}, {"shape", shape}, {"flops", item.flops}, {"check_passed", o.passed},
-               {"when", "checked call"}, {"seconds", seconds}});
+    ev.update({{"type", "target_counts"},
+               {"shape", shape},
+               {"flops", item.flops},
+               {"check_passed", o.passed},
+               {"when", "checked call"},
+               {"seconds", seconds}});
     ctx.channel.emit(ev);
-    shapes.push_back({{"shape", shape}, {"check_passed", o.passed}, {"patched_instructions", counts.size()},
-                      {"executed_instructions", total}, {"seconds", seconds}});
+    shapes.push_back({{"shape", shape},
+                      {"check_passed", o.passed},
+                      {"patched_instructions", counts.size()},
+                      {"executed_instructions", total},
+                      {"seconds", seconds}});
     if (!counts.empty() && total == 0) {
       stage["status"] = "failed";
       stage["tool_failure"] = true;
@@ -48,7 +54,8 @@ bool run_target_count(WorkerContext& ctx, const WorkerJob& job) {
       ctx.channel.emit(stage);
       return true;
     }
-    if (!o.passed && all_correct) all_correct = false, wrong = "the counted call on " + label + " was wrong: " + o.summary;
+    if (!o.passed && all_correct)
+      all_correct = false, wrong = "the counted call on " + label + " was wrong: " + o.summary;
   }
   stage["shapes"] = shapes;
   stage["status"] = all_correct ? "ok" : "failed";

@@ -35,14 +35,17 @@ bool run_timing(WorkerContext& ctx, const WorkerJob& job) {
       json ev = t["counted_instructions"];
       bool sample_ok = true;
       for (const auto& f : t.at("timed_check_failures")) sample_ok = sample_ok && f.at("side") != "candidate";
-      ev.update({{"type", "target_counts"}, {"shape", item.shape}, {"flops", item.flops},
-                 {"check_passed", sample_ok}, {"when", "timed sample " + std::to_string(t["counted_sample"].get<int>())}});
+      ev.update({{"type", "target_counts"},
+                 {"shape", item.shape},
+                 {"flops", item.flops},
+                 {"check_passed", sample_ok},
+                 {"when", "timed sample " + std::to_string(t["counted_sample"].get<int>())}});
       ctx.channel.emit(ev);
       t.erase("counted_instructions");
     }
     const std::string label = shape_label(item.shape);
-    if (auto it = ctx.clean_baseline.find(label); it != ctx.clean_baseline.end() && t.contains("baseline") &&
-                                                  it->second.median_ms > 0) {
+    if (auto it = ctx.clean_baseline.find(label);
+        it != ctx.clean_baseline.end() && t.contains("baseline") && it->second.median_ms > 0) {
       const double drift = t["baseline"]["median_ms"].get<double>() / it->second.median_ms - 1;
       t["baseline_alone"] = {{"before_ms", it->second.median_ms}, {"drift", drift}};
       if (std::fabs(drift) > kDriftReported) drifted.emplace_back(item, drift);
@@ -56,8 +59,9 @@ bool run_timing(WorkerContext& ctx, const WorkerJob& job) {
     if (t.at("below_floor").get<bool>() && ok) {
       ok = false;
       verdict = "forbidden";
-      message = "impossible time on " + label + ": median " + std::to_string(t["candidate"]["median_ms"].get<double>()) +
-                " ms is below the hardware floor " + std::to_string(t["floor_ms"].get<double>()) + " ms";
+      message = "impossible time on " + label + ": median " +
+                std::to_string(t["candidate"]["median_ms"].get<double>()) + " ms is below the hardware floor " +
+                std::to_string(t["floor_ms"].get<double>()) + " ms";
     }
     timings.push_back(std::move(t));
   }
@@ -76,8 +80,10 @@ bool run_timing(WorkerContext& ctx, const WorkerJob& job) {
         t["baseline_alone"]["after_drift"] = after_drift;
         const double beside = t["baseline"]["median_ms"].get<double>();
         char line[320];
-        std::snprintf(line, sizeof line, "on %s the library took %.4f ms alone before the candidate, %.4f ms beside it, "
-                      "%.4f ms alone after it", label.c_str(), before, beside, again.median_ms);
+        std::snprintf(line, sizeof line,
+                      "on %s the library took %.4f ms alone before the candidate, %.4f ms beside it, "
+                      "%.4f ms alone after it",
+                      label.c_str(), before, beside, again.median_ms);
         drift_report.push_back(line);
         if (!ok) break;
         if (std::fabs(after_drift) > kDriftReported) {
@@ -94,8 +100,11 @@ bool run_timing(WorkerContext& ctx, const WorkerJob& job) {
     t["type"] = "timing";
     ctx.channel.emit(t);
   }
-  json stage = {{"type", "stage"}, {"name", "timing"}, {"status", ok ? "ok" : "failed"},
-                {"message", ok ? "every timed output checked" : message}, {"baseline", ctx.workload.baseline_info()},
+  json stage = {{"type", "stage"},
+                {"name", "timing"},
+                {"status", ok ? "ok" : "failed"},
+                {"message", ok ? "every timed output checked" : message},
+                {"baseline", ctx.workload.baseline_info()},
                 {"sampling_rule", sampling_rule_json(cfg)}};
   if (!drift_report.empty()) {
     stage["baseline_drift"] = drift_report;

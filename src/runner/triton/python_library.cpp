@@ -70,7 +70,8 @@ class Gil {
 
 }  // namespace
 
-PythonLibrary::PythonLibrary(const std::filesystem::path& library, const std::string& home, const std::vector<std::string>& path) {
+PythonLibrary::PythonLibrary(const std::filesystem::path& library, const std::string& home,
+                             const std::vector<std::string>& path) {
   api = new Api;  // lives as long as the process: the interpreter is never finalized
   Api& a = *api;
   const std::string where = "the Triton toolchain's Python library " + library.string();

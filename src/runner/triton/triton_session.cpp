@@ -44,8 +44,8 @@ size_t start_session(const json& triton, ResultChannel& channel) {
   const json warmed = json::parse(s.python->call_text(warm, ""), nullptr, false);
   if (warmed.is_discarded() || !warmed.is_object()) fail("the Triton warm-up returned no JSON object");
   if (warmed.contains("error"))
-    channel.fatal_and_exit("runtime_error", "the Triton entry's warm-up (every shape, nothing launched): " +
-                                                warmed.value("error", ""), 4);
+    channel.fatal_and_exit(
+        "runtime_error", "the Triton entry's warm-up (every shape, nothing launched): " + warmed.value("error", ""), 4);
   channel.emit({{"type", "progress"}, {"stage", "triton_warm"}, {"detail", warmed}});
   return warmed.value("scratch_bytes", size_t{0});
 }
@@ -60,7 +60,8 @@ void give_scratch(size_t bytes) {
 
 }  // namespace ptxbench::triton_embed
 
-extern "C" __attribute__((visibility("default"))) int ptxbench_triton_call(const unsigned long long* values, int count) {
+extern "C" __attribute__((visibility("default"))) int ptxbench_triton_call(const unsigned long long* values,
+                                                                           int count) {
   using namespace ptxbench::triton_embed;
   Session& s = session();
   if (!s.python) return 1;  // a shim without a session: the worker was not given the job's triton block

@@ -16,8 +16,8 @@ namespace ptxbench {
 
 struct PreparedJob {
   bool needs_gpu = false;
-  json result;                    // the finished result when !needs_gpu
-  std::shared_ptr<void> state;    // the executor's own (a built candidate)
+  json result;                  // the finished result when !needs_gpu
+  std::shared_ptr<void> state;  // the executor's own (a built candidate)
 };
 
 class CandidateExecutor {

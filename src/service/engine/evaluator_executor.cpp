@@ -33,14 +33,18 @@ json candidate_payload(const std::string& problem, const std::string& source, co
 
 EvaluatorExecutor::EvaluatorExecutor(EvalOptions options, ProblemResolver problems, ProgressFn progress,
                                      bool cache_baselines)
-    : options_(std::move(options)), problems_(std::move(problems)), progress_(std::move(progress)),
-      cache_baselines_(cache_baselines), preparer_(options_, progress_) {
+    : options_(std::move(options)),
+      problems_(std::move(problems)),
+      progress_(std::move(progress)),
+      cache_baselines_(cache_baselines),
+      preparer_(options_, progress_) {
   fs::create_directories(options_.workspace / "candidates");
 }
 
 fs::path EvaluatorExecutor::write_candidate(const std::string& source) {
   try {
-    return write_candidate_file(options_.workspace / "candidates", source, std::string(candidate_extension(options_.language)));
+    return write_candidate_file(options_.workspace / "candidates", source,
+                                std::string(candidate_extension(options_.language)));
   } catch (const Error& e) {
     throw InfraFault(e.what());
   }
@@ -50,8 +54,9 @@ PreparedJob EvaluatorExecutor::prepare(const LeasedJob& job) {
   auto state = std::make_shared<PreparedState>();
   state->problem = &problems_(job.payload.at("problem").get<std::string>());
   const auto t0 = std::chrono::steady_clock::now();
-  state->candidate = preparer_.prepare(*state->problem, write_candidate(job.payload.at("source").get<std::string>()),
-                                       trust_source_folders_ ? job.payload.value("source_folder", std::string()) : std::string());
+  state->candidate =
+      preparer_.prepare(*state->problem, write_candidate(job.payload.at("source").get<std::string>()),
+                        trust_source_folders_ ? job.payload.value("source_folder", std::string()) : std::string());
   state->prepare_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   PreparedJob p;
   if (!state->candidate.ready_for_gpu) {
@@ -59,7 +64,8 @@ PreparedJob EvaluatorExecutor::prepare(const LeasedJob& job) {
     EvalOptions cpu_only = options_;
     cpu_only.use_gpu = false;
     Evaluator static_judge(cpu_only, progress_);
-    p.result = result_of(static_judge.judge(*state->problem, std::move(state->candidate)), state->prepare_seconds, 0, -1);
+    p.result =
+        result_of(static_judge.judge(*state->problem, std::move(state->candidate)), state->prepare_seconds, 0, -1);
     return p;
   }
   p.needs_gpu = true;

@@ -6,7 +6,8 @@ namespace ptxbench {
 
 using Clock = std::chrono::steady_clock;
 
-GpuGate::GpuGate(int device, std::chrono::milliseconds max_timing_wait) : device_(device), max_timing_wait_(max_timing_wait) {}
+GpuGate::GpuGate(int device, std::chrono::milliseconds max_timing_wait)
+    : device_(device), max_timing_wait_(max_timing_wait) {}
 
 void GpuGate::account_locked(Clock::time_point now) {
   const double dt = std::chrono::duration<double>(now - last_change_).count();

@@ -26,7 +26,8 @@ ServiceEngine::ServiceEngine(JobQueue& queue, CandidateExecutor& executor, Healt
   if (options_.owner.empty()) options_.owner = default_owner();
   if (options_.shared_lanes < 1) options_.shared_lanes = 1;
   if (options_.cpu_jobs < 1) options_.cpu_jobs = 1;
-  if (options_.ready_limit <= 0) options_.ready_limit = 2 * options_.shared_lanes * static_cast<int>(options_.devices.size());
+  if (options_.ready_limit <= 0)
+    options_.ready_limit = 2 * options_.shared_lanes * static_cast<int>(options_.devices.size());
   if (!options_.pipelining) options_.ready_limit = 1;
   std::vector<GpuGate*> raw;
   for (int d : options_.devices) {
@@ -105,7 +106,8 @@ void ServiceEngine::fail(const LeasedJob& job, const std::string& reason, int de
     std::lock_guard lock(mu_);
     ++counters_.infra_faults;
   }
-  if (monitor_) monitor_->record({"", device, job.id, "infra_fault", reason + (requeued ? " (re-queued)" : " (final)")});
+  if (monitor_)
+    monitor_->record({"", device, job.id, "infra_fault", reason + (requeued ? " (re-queued)" : " (final)")});
   release(job.id);
   if (requeued) idle_cv_.notify_all();
 }
@@ -116,7 +118,8 @@ void ServiceEngine::cpu_loop(int index) {
     {
       std::unique_lock lock(mu_);
       space_cv_.wait(lock, [&] {
-        return stopping_ || (static_cast<int>(ready_.size()) < options_.ready_limit && (options_.pipelining || in_flight_ == 0));
+        return stopping_ ||
+               (static_cast<int>(ready_.size()) < options_.ready_limit && (options_.pipelining || in_flight_ == 0));
       });
       if (stopping_) return;
     }
@@ -203,7 +206,8 @@ void ServiceEngine::lane_loop(int device, int lane) {
       if (const std::string t = executor_.throttled_during_timing(result); !t.empty()) {
         if (monitor_) monitor_->exclude_from_timing(device, w->job.id, t);
         else gate->set_timing_excluded(true, t);
-        throw InfraFault("GPU " + std::to_string(device) + " throttled during a timed sample (" + t + "): the job runs again");
+        throw InfraFault("GPU " + std::to_string(device) + " throttled during a timed sample (" + t +
+                         "): the job runs again");
       }
       if (monitor_ && executor_.suspicious(result)) {
         HealthReport r = monitor_->check(device, "after " + w->job.id);
@@ -211,7 +215,8 @@ void ServiceEngine::lane_loop(int device, int lane) {
           throw InfraFault("GPU " + std::to_string(device) + " failed its health probe after the job (" + r.reason +
                            "): the result is not trusted");
         if (monitor_->unhealthy_count(device) != unhealthy_before)
-          throw InfraFault("GPU " + std::to_string(device) + " failed a health probe while the job ran: the result is not trusted");
+          throw InfraFault("GPU " + std::to_string(device) +
+                           " failed a health probe while the job ran: the result is not trusted");
       }
       finish(w->job, result, device);
     } catch (const InfraFault& e) {
@@ -305,9 +310,12 @@ json ServiceEngine::snapshot() const {
   {
     std::lock_guard lock(mu_);
     for (const auto& [k, v] : lane_state_) lanes[k] = v;
-    counters = {{"leased", counters_.leased},           {"completed", counters_.completed},
-                {"duplicate_results", counters_.duplicate_results}, {"infra_faults", counters_.infra_faults},
-                {"prepared_only", counters_.prepared_only}, {"in_flight", in_flight_},
+    counters = {{"leased", counters_.leased},
+                {"completed", counters_.completed},
+                {"duplicate_results", counters_.duplicate_results},
+                {"infra_faults", counters_.infra_faults},
+                {"prepared_only", counters_.prepared_only},
+                {"in_flight", in_flight_},
                 {"ready", ready_.size()}};
   }
   for (const auto& g : gates_) {
@@ -327,9 +335,16 @@ json ServiceEngine::snapshot() const {
     health = monitor_->snapshot();
   }
   return {{"owner", options_.owner},
-          {"options", {{"devices", options_.devices}, {"shared_lanes", options_.shared_lanes}, {"cpu_jobs", options_.cpu_jobs},
-                       {"pipelining", options_.pipelining}}},
-          {"lanes", lanes}, {"gpus", gpus}, {"health", health}, {"counters", counters}, {"recent_faults", faults}};
+          {"options",
+           {{"devices", options_.devices},
+            {"shared_lanes", options_.shared_lanes},
+            {"cpu_jobs", options_.cpu_jobs},
+            {"pipelining", options_.pipelining}}},
+          {"lanes", lanes},
+          {"gpus", gpus},
+          {"health", health},
+          {"counters", counters},
+          {"recent_faults", faults}};
 }
 
 }  // namespace ptxbench

@@ -53,16 +53,16 @@ class ServiceEngine {
   ServiceEngine(const ServiceEngine&) = delete;
   ServiceEngine& operator=(const ServiceEngine&) = delete;
 
-  void start();               // calibrates the GPUs, then starts the pool and the lanes
-  void stop();                // finishes in-flight work's bookkeeping; held leases expire or are failed
+  void start();  // calibrates the GPUs, then starts the pool and the lanes
+  void stop();   // finishes in-flight work's bookkeeping; held leases expire or are failed
   // Blocks until the queue holds nothing queued or leased and nothing is in flight here.
   void wait_until_drained();
   // The same for at most `limit`; false when it was not drained by then.
   bool wait_until_drained_for(std::chrono::milliseconds limit);
-  void notify_enqueued();     // wakes idle CPU threads
-  FinishedFn on_finished;     // called after a job ended (set before start())
+  void notify_enqueued();  // wakes idle CPU threads
+  FinishedFn on_finished;  // called after a job ended (set before start())
 
-  json snapshot() const;      // lanes, GPUs (gate + health), counters, recent faults
+  json snapshot() const;  // lanes, GPUs (gate + health), counters, recent faults
   EngineCounters counters() const;
   GpuMonitor* monitor() { return monitor_.get(); }
   const EngineOptions& options() const { return options_; }
@@ -92,7 +92,7 @@ class ServiceEngine {
   mutable std::mutex mu_;
   std::condition_variable ready_cv_, space_cv_, idle_cv_;
   std::deque<std::shared_ptr<InFlight>> ready_;
-  std::map<std::string, std::string> held_;  // job id -> owner, kept alive by the heartbeat
+  std::map<std::string, std::string> held_;        // job id -> owner, kept alive by the heartbeat
   std::map<std::string, std::string> lane_state_;  // "gpu0/lane1" -> what it does
   int in_flight_ = 0;
   std::mutex sequential_;  // pipelining off: one job through the whole engine at a time

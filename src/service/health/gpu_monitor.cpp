@@ -131,8 +131,9 @@ void GpuMonitor::start_xid_watch() {
 
 void GpuMonitor::on_xid(const XidEvent& e) {
   const XidMeaning m = e.double_bit_ecc ? XidMeaning{XidClass::hardware, "double-bit ECC error"} : classify_xid(e.xid);
-  const std::string what = (e.double_bit_ecc ? std::string("NVML double-bit ECC event") : "NVML Xid " + std::to_string(e.xid)) +
-                           " (" + m.what + "; " + to_string(m.cls) + ")";
+  const std::string what =
+      (e.double_bit_ecc ? std::string("NVML double-bit ECC event") : "NVML Xid " + std::to_string(e.xid)) + " (" +
+      m.what + "; " + to_string(m.cls) + ")";
   std::unique_lock lock(mu_);
   auto it = gpus_.find(e.device);
   if (it == gpus_.end()) {
@@ -150,7 +151,8 @@ void GpuMonitor::on_xid(const XidEvent& e) {
     g.gate->set_paused(true, what);
     start_recovery_locked(g);
     lock.unlock();
-    record({"", e.device, "", "xid", what + ": dispatch paused, results of the jobs running on it not trusted, restarting"});
+    record({"", e.device, "", "xid",
+            what + ": dispatch paused, results of the jobs running on it not trusted, restarting"});
     return;
   }
   lock.unlock();
@@ -184,8 +186,9 @@ void GpuMonitor::apply(Gpu& g, const HealthReport& r, bool after_restart) {
     } else {
       if (g.reference_ms <= 0 && !r.throttled) g.reference_ms = r.calibration_ms;  // throttled at start
       if (!g.healthy || after_restart) {
-        if (!g.healthy) faults.push_back({"", device, "", "recovered", "healthy again after restart; calibration " +
-                                                                         std::to_string(r.calibration_ms) + " ms"});
+        if (!g.healthy)
+          faults.push_back({"", device, "", "recovered",
+                            "healthy again after restart; calibration " + std::to_string(r.calibration_ms) + " ms"});
         g.healthy = true;
         g.gate->set_paused(false);
       }

@@ -36,8 +36,8 @@ namespace ptxbench {
 struct MonitorOptions {
   double calibration_tolerance = 0.15;  // the paper's figure
   std::chrono::milliseconds recovery_interval{1000};
-  int probe_every_jobs = 0;             // 0: only after suspicious results
-  int max_restarts = 10;                // then out of service; 0: restarted for ever
+  int probe_every_jobs = 0;  // 0: only after suspicious results
+  int max_restarts = 10;     // then out of service; 0: restarted for ever
   size_t recent_faults = 50;
   bool watch_xid = true;
   std::shared_ptr<XidSource> xid_source;  // null: NVML's events for the monitored GPUs

@@ -7,9 +7,14 @@ namespace ptxbench {
 namespace fs = std::filesystem;
 
 json HealthReport::to_json() const {
-  return {{"healthy", healthy},         {"reason", reason},   {"calibration_ms", calibration_ms},
-          {"throttled", throttled},     {"throttle_reasons", throttle_reasons},
-          {"ecc_uncorrected", ecc_uncorrected}, {"gpu_state", gpu_state}, {"seconds", seconds}};
+  return {{"healthy", healthy},
+          {"reason", reason},
+          {"calibration_ms", calibration_ms},
+          {"throttled", throttled},
+          {"throttle_reasons", throttle_reasons},
+          {"ecc_uncorrected", ecc_uncorrected},
+          {"gpu_state", gpu_state},
+          {"seconds", seconds}};
 }
 
 ProcessHealthProbe::ProcessHealthProbe(fs::path executable, fs::path job_dir, std::chrono::seconds timeout) {
@@ -28,7 +33,8 @@ HealthReport ProcessHealthProbe::probe(int device) {
   r.seconds = run.process.seconds;
   if (run.tampered) {
     r.healthy = false;
-    r.reason = "the health probe's result channel failed verification (" + *run.tampered + "; " + run.process.describe() +
+    r.reason = "the health probe's result channel failed verification (" + *run.tampered + "; " +
+               run.process.describe() +
                "): a probe that does not speak the signed protocol, or something else wrote to its channel";
     return r;
   }
@@ -46,8 +52,10 @@ HealthReport ProcessHealthProbe::probe(int device) {
   r.throttled = r.gpu_state.value("throttled", false);
   if (r.gpu_state.contains("clock_event_reasons"))
     for (const auto& n : r.gpu_state.at("clock_event_reasons")) r.throttle_reasons.push_back(n.get<std::string>());
-  if (!h.value("checksum_ok", false)) r.reason = "the known kernel's checksum is wrong (" + h.value("detail", std::string("?")) + ")";
-  else if (r.ecc_uncorrected > 0) r.reason = std::to_string(r.ecc_uncorrected) + " uncorrected ECC error(s) since the driver loaded";
+  if (!h.value("checksum_ok", false))
+    r.reason = "the known kernel's checksum is wrong (" + h.value("detail", std::string("?")) + ")";
+  else if (r.ecc_uncorrected > 0)
+    r.reason = std::to_string(r.ecc_uncorrected) + " uncorrected ECC error(s) since the driver loaded";
   else if (h.contains("xid")) r.reason = "Xid event " + h.at("xid").dump();
   r.healthy = r.reason.empty();
   return r;

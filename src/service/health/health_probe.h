@@ -16,13 +16,13 @@ namespace ptxbench {
 
 struct HealthReport {
   bool healthy = false;
-  std::string reason;           // why not healthy
-  double calibration_ms = 0;    // the calibration kernel's median time
-  bool throttled = false;       // thermal or hardware slowdown reported by NVML
+  std::string reason;         // why not healthy
+  double calibration_ms = 0;  // the calibration kernel's median time
+  bool throttled = false;     // thermal or hardware slowdown reported by NVML
   std::vector<std::string> throttle_reasons;
-  long long ecc_uncorrected = -1;  // volatile count; -1 unknown
+  long long ecc_uncorrected = -1;   // volatile count; -1 unknown
   json gpu_state = json::object();  // clocks, temperature, power (NVML), as the worker reports it
-  double seconds = 0;           // the probe's own wall time
+  double seconds = 0;               // the probe's own wall time
   json to_json() const;
 };
 

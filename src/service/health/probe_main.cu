@@ -63,7 +63,8 @@ __host__ __device__ unsigned mix(unsigned x) {
 
 __global__ void checksum_kernel(unsigned n, unsigned long long* sum) {
   unsigned long long local = 0;
-  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) local += mix(i) & 0xffffu;
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    local += mix(i) & 0xffffu;
   atomicAdd(sum, local);
 }
 
@@ -98,7 +99,8 @@ int main(int argc, char** argv) {
   channel = std::make_unique<ptxbench::ResultChannel>(result_fd);
   json job = json::object();
   if (!read_job(job_file, job)) {
-    std::fprintf(stderr, "ptxbench-health-probe: job file %s is not a JSON object with a hex channel_key\n", job_file.c_str());
+    std::fprintf(stderr, "ptxbench-health-probe: job file %s is not a JSON object with a hex channel_key\n",
+                 job_file.c_str());
     return 64;
   }
   if (!info) device = job.value("device", device);
@@ -110,8 +112,11 @@ int main(int argc, char** argv) {
     emit({{"type", "fatal"}, {"verdict", "infra_error"}, {"message", error}});
     return 5;
   }
-  emit({{"type", "hello"}, {"gpu", prop.name}, {"cc", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
-        {"device", device}, {ptxbench::kWorkerProtocolKey, ptxbench::kWorkerProtocolVersion}});
+  emit({{"type", "hello"},
+        {"gpu", prop.name},
+        {"cc", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
+        {"device", device},
+        {ptxbench::kWorkerProtocolKey, ptxbench::kWorkerProtocolVersion}});
   if (info) {
     emit({{"type", "done"}});
     return 0;

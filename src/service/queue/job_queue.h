@@ -39,8 +39,8 @@ struct LeasedJob {
 struct JobOutcome {
   std::string id;
   JobState state = JobState::queued;
-  json result;                  // done: what complete() stored
-  std::string reason;           // infra_error: why; otherwise the last failure's reason, if any
+  json result;         // done: what complete() stored
+  std::string reason;  // infra_error: why; otherwise the last failure's reason, if any
   int attempts = 0;
   std::vector<std::string> failures;  // every failure's reason, oldest first
 };

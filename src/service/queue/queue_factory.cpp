@@ -8,12 +8,15 @@ namespace ptxbench {
 
 std::unique_ptr<JobQueue> open_job_queue(const QueueChoice& choice) {
   if (choice.spec.empty() || choice.spec == "sqlite") {
-    auto q = std::make_unique<SqliteJobQueue>(choice.sqlite_db, SqliteQueueOptions{.max_attempts = choice.max_attempts});
-    if (!q->status().ok) throw InputError("the service's job queue (" + choice.sqlite_db.string() + "): " + q->status().error);
+    auto q =
+        std::make_unique<SqliteJobQueue>(choice.sqlite_db, SqliteQueueOptions{.max_attempts = choice.max_attempts});
+    if (!q->status().ok)
+      throw InputError("the service's job queue (" + choice.sqlite_db.string() + "): " + q->status().error);
     return q;
   }
   if (!is_redis_url(choice.spec))
-    throw InputError("--queue '" + choice.spec + "': expected redis://HOST:PORT/[DB][?stream=NAME] (or nothing for the "
+    throw InputError("--queue '" + choice.spec +
+                     "': expected redis://HOST:PORT/[DB][?stream=NAME] (or nothing for the "
                      "workspace's SQLite queue)");
   RedisQueueOptions o{.max_attempts = choice.max_attempts};
   o.connection.retry_budget = choice.redis_retry_budget;

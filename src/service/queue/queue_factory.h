@@ -13,8 +13,8 @@
 namespace ptxbench {
 
 struct QueueChoice {
-  std::string spec{};                    // the --queue value
-  std::filesystem::path sqlite_db{};     // the SQLite file when spec is empty
+  std::string spec{};                 // the --queue value
+  std::filesystem::path sqlite_db{};  // the SQLite file when spec is empty
   int max_attempts = 3;
   std::chrono::milliseconds redis_retry_budget{30000};  // reconnecting before "unreachable"
 };

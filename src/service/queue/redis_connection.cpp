@@ -16,7 +16,8 @@ bool starts_with(const std::string& s, const char* prefix) { return s.rfind(pref
 
 // Reply errors that go away on their own: Redis loading its dataset, a script running too long.
 bool transient_reply_error(const std::string& e) {
-  return starts_with(e, "LOADING") || starts_with(e, "BUSY ") || starts_with(e, "TRYAGAIN") || starts_with(e, "MASTERDOWN");
+  return starts_with(e, "LOADING") || starts_with(e, "BUSY ") || starts_with(e, "TRYAGAIN") ||
+         starts_with(e, "MASTERDOWN");
 }
 
 }  // namespace
@@ -61,7 +62,8 @@ RedisReplyPtr RedisConnection::attempt(const std::vector<std::string>& args, std
   std::vector<const char*> argv;
   std::vector<size_t> lens;
   for (const auto& a : args) argv.push_back(a.data()), lens.push_back(a.size());
-  RedisReplyPtr r(static_cast<redisReply*>(redisCommandArgv(ctx_, static_cast<int>(argv.size()), argv.data(), lens.data())));
+  RedisReplyPtr r(
+      static_cast<redisReply*>(redisCommandArgv(ctx_, static_cast<int>(argv.size()), argv.data(), lens.data())));
   if (!r) {
     *error = ctx_->errstr[0] ? ctx_->errstr : "the connection dropped";
     drop();  // hiredis contexts are unusable after an I/O error
@@ -84,13 +86,16 @@ RedisResult RedisConnection::command(const std::vector<std::string>& args) {
     const bool had_connection = ctx_ != nullptr;
     RedisReplyPtr r = attempt(args, &error, &transient);
     if (r && r->type != REDIS_REPLY_ERROR) return {RedisErrorKind::none, "", std::move(r)};
-    if (!transient) return {RedisErrorKind::reply_error, args.front() + " on " + endpoint_.url() + ": " + error, std::move(r)};
+    if (!transient)
+      return {RedisErrorKind::reply_error, args.front() + " on " + endpoint_.url() + ": " + error, std::move(r)};
     if (!had_connection || !ctx_) ++reconnects_;
     const auto spent = std::chrono::steady_clock::now() - start;
     if (spent + backoff > options_.retry_budget) {
       char tried[96];
-      std::snprintf(tried, sizeof tried, " (%d attempt(s) over %.1f s)", attempts, std::chrono::duration<double>(spent).count());
-      return {RedisErrorKind::unreachable, "Redis at " + endpoint_.url() + " is unreachable: " + error + tried, nullptr};
+      std::snprintf(tried, sizeof tried, " (%d attempt(s) over %.1f s)", attempts,
+                    std::chrono::duration<double>(spent).count());
+      return {RedisErrorKind::unreachable, "Redis at " + endpoint_.url() + " is unreachable: " + error + tried,
+              nullptr};
     }
     std::this_thread::sleep_for(backoff);
     backoff = std::min(options_.backoff_max, backoff * 2);

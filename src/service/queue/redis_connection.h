@@ -57,7 +57,8 @@ class RedisConnection {
   RedisConnection& operator=(const RedisConnection&) = delete;
 
   RedisResult command(const std::vector<std::string>& args);
-  RedisResult eval(const RedisScript& script, const std::vector<std::string>& keys, const std::vector<std::string>& args);
+  RedisResult eval(const RedisScript& script, const std::vector<std::string>& keys,
+                   const std::vector<std::string>& args);
   long long reconnects() const { return reconnects_; }
   const RedisEndpoint& endpoint() const { return endpoint_; }
 

@@ -65,11 +65,13 @@ QueueStatus RedisJobQueue::enqueue(const std::string& id, const json& payload, b
   return {};
 }
 
-QueueStatus RedisJobQueue::lease(const std::string& owner, std::chrono::milliseconds ttl, std::optional<LeasedJob>* out) {
+QueueStatus RedisJobQueue::lease(const std::string& owner, std::chrono::milliseconds ttl,
+                                 std::optional<LeasedJob>* out) {
   out->reset();
   std::lock_guard lock(mu_);
   RedisReplyPtr r;
-  if (auto s = script(redis_scripts::lease, {owner, std::to_string(ttl.count()), std::to_string(options_.max_attempts)}, &r);
+  if (auto s =
+          script(redis_scripts::lease, {owner, std::to_string(ttl.count()), std::to_string(options_.max_attempts)}, &r);
       !s.ok)
     return s;
   if (r->type == REDIS_REPLY_NIL) return {};
@@ -80,7 +82,8 @@ QueueStatus RedisJobQueue::lease(const std::string& owner, std::chrono::millisec
   job.attempts = static_cast<int>(integer(r->element[2]));
   job.owner = owner;
   job.lease_expires_ms = integer(r->element[3]);
-  if (job.payload.is_discarded()) return QueueStatus::failure("job queue: job " + job.id + " has a payload that is not JSON");
+  if (job.payload.is_discarded())
+    return QueueStatus::failure("job queue: job " + job.id + " has a payload that is not JSON");
   *out = std::move(job);
   return {};
 }
@@ -103,11 +106,13 @@ QueueStatus RedisJobQueue::complete(const std::string& id, const std::string& ow
   return {};
 }
 
-QueueStatus RedisJobQueue::fail(const std::string& id, const std::string& owner, const std::string& reason, bool* requeued) {
+QueueStatus RedisJobQueue::fail(const std::string& id, const std::string& owner, const std::string& reason,
+                                bool* requeued) {
   if (requeued) *requeued = false;
   std::lock_guard lock(mu_);
   RedisReplyPtr r;
-  if (auto s = script(redis_scripts::fail, {id, owner, reason, std::to_string(options_.max_attempts)}, &r); !s.ok) return s;
+  if (auto s = script(redis_scripts::fail, {id, owner, reason, std::to_string(options_.max_attempts)}, &r); !s.ok)
+    return s;
   if (requeued) *requeued = integer(r.get()) == 1;
   return {};
 }
@@ -159,7 +164,8 @@ QueueStatus RedisJobQueue::outcome(const std::string& id, std::optional<JobOutco
   return {};
 }
 
-QueueStatus RedisJobQueue::read_finished(std::string* cursor, std::chrono::milliseconds block, std::vector<std::string>* ids) {
+QueueStatus RedisJobQueue::read_finished(std::string* cursor, std::chrono::milliseconds block,
+                                         std::vector<std::string>* ids) {
   ids->clear();
   std::lock_guard lock(mu_);
   RedisResult r = conn_.command({"XREAD", "COUNT", "1000", "BLOCK", std::to_string(block.count()), "STREAMS", keys_[2],
@@ -183,13 +189,15 @@ QueueStatus RedisJobQueue::finished_cursor(std::string* cursor) {
   std::lock_guard lock(mu_);
   RedisResult r = conn_.command({"XREVRANGE", keys_[2], "+", "-", "COUNT", "1"});
   if (!r.ok()) return failed(r);
-  *cursor = is_array(r.reply.get(), 1) && is_array(r.reply->element[0], 1) ? text(r.reply->element[0]->element[0]) : "0";
+  *cursor =
+      is_array(r.reply.get(), 1) && is_array(r.reply->element[0], 1) ? text(r.reply->element[0]->element[0]) : "0";
   return {};
 }
 
 QueueStatus RedisJobQueue::publish_worker(const std::string& owner, const json& state, std::chrono::milliseconds ttl) {
   std::lock_guard lock(mu_);
-  if (RedisResult r = conn_.command({"SET", key("worker:") + owner, state.dump(), "PX", std::to_string(ttl.count())}); !r.ok())
+  if (RedisResult r = conn_.command({"SET", key("worker:") + owner, state.dump(), "PX", std::to_string(ttl.count())});
+      !r.ok())
     return failed(r);
   if (RedisResult r = conn_.command({"SADD", key("workers"), owner}); !r.ok()) return failed(r);
   return {};

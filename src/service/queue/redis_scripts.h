@@ -14,13 +14,14 @@
 
 namespace ptxbench::redis_scripts {
 
-extern const RedisScript enqueue;    // ARGV: prefix, id, payload -> 1 inserted, 0 exists
-extern const RedisScript lease;      // ARGV: prefix, owner, ttl_ms, max_attempts -> {id, payload, attempts, expires} | nil
+extern const RedisScript enqueue;  // ARGV: prefix, id, payload -> 1 inserted, 0 exists
+extern const RedisScript lease;  // ARGV: prefix, owner, ttl_ms, max_attempts -> {id, payload, attempts, expires} | nil
 extern const RedisScript heartbeat;  // ARGV: prefix, id, owner, ttl_ms -> 1 held, 0 not
 extern const RedisScript complete;   // ARGV: prefix, id, owner, result -> 1 stored, 0 ended already
-extern const RedisScript fail;       // ARGV: prefix, id, owner, reason, max_attempts -> 1 requeued, 0 infra_error, -1 ignored
-extern const RedisScript reclaim;    // ARGV: prefix, max_attempts -> leases reclaimed
-extern const RedisScript counts;     // ARGV: prefix -> {queued, leased, done, infra_error, expired}
-extern const RedisScript outcome;    // ARGV: prefix, id -> {state, reason, attempts, failures, has_result, result} | nil
+extern const RedisScript
+    fail;  // ARGV: prefix, id, owner, reason, max_attempts -> 1 requeued, 0 infra_error, -1 ignored
+extern const RedisScript reclaim;  // ARGV: prefix, max_attempts -> leases reclaimed
+extern const RedisScript counts;   // ARGV: prefix -> {queued, leased, done, infra_error, expired}
+extern const RedisScript outcome;  // ARGV: prefix, id -> {state, reason, attempts, failures, has_result, result} | nil
 
 }  // namespace ptxbench::redis_scripts

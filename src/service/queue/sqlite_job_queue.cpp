@@ -28,7 +28,8 @@ long long wall_clock_ms() {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-SqliteJobQueue::SqliteJobQueue(const std::filesystem::path& db_path, SqliteQueueOptions options) : jobs_(db_path), options_(options) {
+SqliteJobQueue::SqliteJobQueue(const std::filesystem::path& db_path, SqliteQueueOptions options)
+    : jobs_(db_path), options_(options) {
   if (!jobs_.status().ok) status_ = queue_error(jobs_.status());
   if (options_.max_attempts < 1) options_.max_attempts = 1;
 }
@@ -60,7 +61,8 @@ QueueStatus SqliteJobQueue::reclaim_locked(int* reclaimed) {
   std::vector<ServiceJobRow> expired;
   if (auto s = jobs_.expired_leases(wall_clock_ms(), &expired); !s.ok) return queue_error(s);
   for (const auto& job : expired)
-    if (auto s = end_attempt_locked(job.id, "the lease of " + job.owner.value_or("") + " expired (its owner died or stalled)", nullptr);
+    if (auto s = end_attempt_locked(
+            job.id, "the lease of " + job.owner.value_or("") + " expired (its owner died or stalled)", nullptr);
         !s.ok)
       return s;
   if (reclaimed) *reclaimed = static_cast<int>(expired.size());
@@ -77,7 +79,8 @@ QueueStatus SqliteJobQueue::reclaim_expired(int* reclaimed) {
   return {};
 }
 
-QueueStatus SqliteJobQueue::lease(const std::string& owner, std::chrono::milliseconds ttl, std::optional<LeasedJob>* out) {
+QueueStatus SqliteJobQueue::lease(const std::string& owner, std::chrono::milliseconds ttl,
+                                  std::optional<LeasedJob>* out) {
   if (!status_.ok) return status_;
   out->reset();
   std::lock_guard lock(mutex_);
@@ -86,15 +89,19 @@ QueueStatus SqliteJobQueue::lease(const std::string& owner, std::chrono::millise
   if (auto s = reclaim_locked(nullptr); !s.ok) return s;
   std::optional<ServiceJobRow> next;
   if (auto s = jobs_.first_queued(&next); !s.ok) return queue_error(s);
-  if (!next) return tx.commit() ? QueueStatus{} : QueueStatus::failure("job queue: committing an empty lease: " + jobs_.last_error());
+  if (!next)
+    return tx.commit() ? QueueStatus{}
+                       : QueueStatus::failure("job queue: committing an empty lease: " + jobs_.last_error());
   LeasedJob job;
   job.id = next->id;
   job.payload = std::move(next->payload);
   job.attempts = next->attempts + 1;
   job.owner = owner;
   job.lease_expires_ms = wall_clock_ms() + ttl.count();
-  if (auto s = jobs_.mark_leased(job.id, owner, job.lease_expires_ms, job.attempts, wall_clock_ms()); !s.ok) return queue_error(s);
-  if (!tx.commit()) return QueueStatus::failure("job queue: committing the lease of " + job.id + ": " + jobs_.last_error());
+  if (auto s = jobs_.mark_leased(job.id, owner, job.lease_expires_ms, job.attempts, wall_clock_ms()); !s.ok)
+    return queue_error(s);
+  if (!tx.commit())
+    return QueueStatus::failure("job queue: committing the lease of " + job.id + ": " + jobs_.last_error());
   *out = std::move(job);
   return {};
 }
@@ -108,7 +115,8 @@ QueueStatus SqliteJobQueue::heartbeat(const std::string& id, const std::string& 
   return {};
 }
 
-QueueStatus SqliteJobQueue::complete(const std::string& id, const std::string& owner, const json& result, bool* stored) {
+QueueStatus SqliteJobQueue::complete(const std::string& id, const std::string& owner, const json& result,
+                                     bool* stored) {
   if (!status_.ok) return status_;
   if (stored) *stored = false;
   std::lock_guard lock(mutex_);
@@ -116,19 +124,22 @@ QueueStatus SqliteJobQueue::complete(const std::string& id, const std::string& o
   if (!tx.began()) return QueueStatus::failure("job queue: beginning completion: " + jobs_.last_error());
   {
     std::optional<ServiceJobRow> job;
-    if (auto s = jobs_.find(id, &job); !s.ok || !job) return QueueStatus::failure("job queue: completing an unknown job " + id);
+    if (auto s = jobs_.find(id, &job); !s.ok || !job)
+      return QueueStatus::failure("job queue: completing an unknown job " + id);
     // A result is good whoever computed it, as long as the job has not ended: a stale owner's
     // finished work is kept, and the current holder's later completion stores nothing.
     if (job->state == "done" || job->state == "infra_error")
       return tx.commit() ? QueueStatus{} : QueueStatus::failure("job queue: committing: " + jobs_.last_error());
   }
   if (auto s = jobs_.store_result(id, owner, result, wall_clock_ms()); !s.ok) return queue_error(s);
-  if (!tx.commit()) return QueueStatus::failure("job queue: committing the result of " + id + ": " + jobs_.last_error());
+  if (!tx.commit())
+    return QueueStatus::failure("job queue: committing the result of " + id + ": " + jobs_.last_error());
   if (stored) *stored = true;
   return {};
 }
 
-QueueStatus SqliteJobQueue::fail(const std::string& id, const std::string& owner, const std::string& reason, bool* requeued) {
+QueueStatus SqliteJobQueue::fail(const std::string& id, const std::string& owner, const std::string& reason,
+                                 bool* requeued) {
   if (!status_.ok) return status_;
   if (requeued) *requeued = false;
   std::lock_guard lock(mutex_);
@@ -142,7 +153,8 @@ QueueStatus SqliteJobQueue::fail(const std::string& id, const std::string& owner
       return tx.commit() ? QueueStatus{} : QueueStatus::failure("job queue: committing: " + jobs_.last_error());
   }
   if (auto s = end_attempt_locked(id, reason, requeued); !s.ok) return s;
-  if (!tx.commit()) return QueueStatus::failure("job queue: committing the failure of " + id + ": " + jobs_.last_error());
+  if (!tx.commit())
+    return QueueStatus::failure("job queue: committing the failure of " + id + ": " + jobs_.last_error());
   return {};
 }
 

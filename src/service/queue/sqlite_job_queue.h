@@ -26,7 +26,8 @@ class SqliteJobQueue final : public JobQueue {
 
   QueueStatus enqueue(const std::string& id, const json& payload, bool* inserted) override;
   QueueStatus lease(const std::string& owner, std::chrono::milliseconds ttl, std::optional<LeasedJob>* out) override;
-  QueueStatus heartbeat(const std::string& id, const std::string& owner, std::chrono::milliseconds ttl, bool* held) override;
+  QueueStatus heartbeat(const std::string& id, const std::string& owner, std::chrono::milliseconds ttl,
+                        bool* held) override;
   QueueStatus complete(const std::string& id, const std::string& owner, const json& result, bool* stored) override;
   QueueStatus fail(const std::string& id, const std::string& owner, const std::string& reason, bool* requeued) override;
   QueueStatus reclaim_expired(int* reclaimed) override;

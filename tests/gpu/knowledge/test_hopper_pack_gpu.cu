@@ -34,7 +34,8 @@ std::string gpu_skip_reason() {
     const cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n == 0)
       return std::string("no CUDA GPU on this machine (cudaGetDeviceCount: ") +
-             (e != cudaSuccess ? cudaGetErrorString(e) : "0 devices") + "); run scripts/gpu_tests.sh on an H100/H200 host";
+             (e != cudaSuccess ? cudaGetErrorString(e) : "0 devices") +
+             "); run scripts/gpu_tests.sh on an H100/H200 host";
     cudaDeviceProp p{};
     cudaGetDeviceProperties(&p, 0);
     if (p.major != 9 || p.minor != 0)
@@ -57,15 +58,15 @@ class HopperPack : public ::testing::Test {
   std::mt19937 rng_;
 };
 
-#define CK(call)                                                                              \
-  do {                                                                                        \
-    const cudaError_t e_ = (call);                                                            \
-    ASSERT_EQ(e_, cudaSuccess) << #call << ": " << cudaGetErrorString(e_);                    \
+#define CK(call)                                                           \
+  do {                                                                     \
+    const cudaError_t e_ = (call);                                         \
+    ASSERT_EQ(e_, cudaSuccess) << #call << ": " << cudaGetErrorString(e_); \
   } while (0)
-#define CU(call)                                                                              \
-  do {                                                                                        \
-    const CUresult r_ = (call);                                                               \
-    ASSERT_EQ(r_, CUDA_SUCCESS) << #call << " returned CUresult " << static_cast<int>(r_);    \
+#define CU(call)                                                                           \
+  do {                                                                                     \
+    const CUresult r_ = (call);                                                            \
+    ASSERT_EQ(r_, CUDA_SUCCESS) << #call << " returned CUresult " << static_cast<int>(r_); \
   } while (0)
 
 // Device buffer that frees itself.
@@ -80,7 +81,9 @@ struct Buf {
   Buf(const Buf&) = delete;
   Buf& operator=(const Buf&) = delete;
   template <class T>
-  T* as() const { return static_cast<T*>(p); }
+  T* as() const {
+    return static_cast<T*>(p);
+  }
 };
 
 template <class T>
@@ -123,17 +126,43 @@ __device__ bool wait_bounded(uint32_t bar, uint32_t parity, int* err, bool clust
 }
 
 // Element types: host encoding and tensor-map type.
-template <class T> CUtensorMapDataType tma_type();
-template <> CUtensorMapDataType tma_type<__nv_bfloat16>() { return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16; }
-template <> CUtensorMapDataType tma_type<__half>() { return CU_TENSOR_MAP_DATA_TYPE_FLOAT16; }
-template <> CUtensorMapDataType tma_type<__nv_fp8_e4m3>() { return CU_TENSOR_MAP_DATA_TYPE_UINT8; }
-template <> CUtensorMapDataType tma_type<__nv_fp8_e5m2>() { return CU_TENSOR_MAP_DATA_TYPE_UINT8; }
+template <class T>
+CUtensorMapDataType tma_type();
+template <>
+CUtensorMapDataType tma_type<__nv_bfloat16>() {
+  return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+}
+template <>
+CUtensorMapDataType tma_type<__half>() {
+  return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+}
+template <>
+CUtensorMapDataType tma_type<__nv_fp8_e4m3>() {
+  return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+}
+template <>
+CUtensorMapDataType tma_type<__nv_fp8_e5m2>() {
+  return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+}
 
-template <class T> T encode(float x);
-template <> __nv_bfloat16 encode<__nv_bfloat16>(float x) { return __float2bfloat16(x); }
-template <> __half encode<__half>(float x) { return __float2half(x); }
-template <> __nv_fp8_e4m3 encode<__nv_fp8_e4m3>(float x) { return __nv_fp8_e4m3(x); }
-template <> __nv_fp8_e5m2 encode<__nv_fp8_e5m2>(float x) { return __nv_fp8_e5m2(x); }
+template <class T>
+T encode(float x);
+template <>
+__nv_bfloat16 encode<__nv_bfloat16>(float x) {
+  return __float2bfloat16(x);
+}
+template <>
+__half encode<__half>(float x) {
+  return __float2half(x);
+}
+template <>
+__nv_fp8_e4m3 encode<__nv_fp8_e4m3>(float x) {
+  return __nv_fp8_e4m3(x);
+}
+template <>
+__nv_fp8_e5m2 encode<__nv_fp8_e5m2>(float x) {
+  return __nv_fp8_e5m2(x);
+}
 
 // Exact input grids: 16-bit types k/8 in [-2, 2]; fp8 k/4 in [-1.5, 1.5] (exact in e4m3 and e5m2).
 template <class T>
@@ -178,14 +207,15 @@ __device__ __forceinline__ void mma_rs(float (&d)[N / 2], const uint32_t (&a)[4]
 // make_tile_desc describes). Box c starts at element c*atom/elem of the contiguous dimension.
 __device__ __forceinline__ void load_tile(uint32_t dst, const CUtensorMap* map, uint32_t bar, uint32_t rows,
                                           uint32_t chunks, uint32_t atom, uint32_t elem) {
-  for (uint32_t c = 0; c < chunks; ++c) tma_load_2d(dst + c * rows * atom, map, bar, static_cast<int>(c * atom / elem), 0);
+  for (uint32_t c = 0; c < chunks; ++c)
+    tma_load_2d(dst + c * rows * atom, map, bar, static_cast<int>(c * atom / elem), 0);
 }
 
 // One 64 x N x (128 bytes of K) product from shared memory. A is [64][K] (AK) or [K][64]; B is [N][K]
 // (BK) or [K][N]. K = 64 for 16-bit types, 128 for fp8: four wgmma K steps.
 template <class T, int N, Swizzle SW, bool AK, bool BK, int SA, int SB>
-__global__ void __launch_bounds__(128, 1)
-wgmma_ss_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, float* D, int* err) {
+__global__ void __launch_bounds__(128, 1) wgmma_ss_kernel(const __grid_constant__ CUtensorMap tmA,
+                                                          const __grid_constant__ CUtensorMap tmB, float* D, int* err) {
   constexpr uint32_t ES = sizeof(T), K = 128 / ES, KSTEP = 32 / ES, ATOM = swizzle_atom_bytes(SW);
   constexpr uint32_t A_BYTES = 64 * 128, B_BYTES = N * 128;
   extern __shared__ uint8_t smem[];
@@ -227,7 +257,7 @@ wgmma_ss_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__
 // Same product with A from registers: A [64][K] in global memory, read straight into the fragments.
 template <class T, int N, Swizzle SW, bool BK, int SA, int SB>
 __global__ void __launch_bounds__(128, 1)
-wgmma_rs_kernel(const uint8_t* A, const __grid_constant__ CUtensorMap tmB, float* D, int* err) {
+    wgmma_rs_kernel(const uint8_t* A, const __grid_constant__ CUtensorMap tmB, float* D, int* err) {
   constexpr uint32_t ES = sizeof(T), K = 128 / ES, KSTEP = 32 / ES, ATOM = swizzle_atom_bytes(SW);
   constexpr uint32_t B_BYTES = N * 128;
   extern __shared__ uint8_t smem[];
@@ -258,8 +288,7 @@ wgmma_rs_kernel(const uint8_t* A, const __grid_constant__ CUtensorMap tmB, float
   wgmma_fence();  // orders the ordinary writes of d and a before the wgmmas that read them
 #pragma unroll
   for (uint32_t ks = 0; ks < 4; ++ks) {
-    const uint64_t db =
-        make_tile_desc(b_base + tile_k_offset(SW, BK, BK ? N : K, ks * KSTEP, ES), SW, BK, BK ? N : K);
+    const uint64_t db = make_tile_desc(b_base + tile_k_offset(SW, BK, BK ? N : K, ks * KSTEP, ES), SW, BK, BK ? N : K);
     mma_rs<T, N, SA, SB, BK ? 0 : 1>(d, a[ks], db, ks > 0);
   }
   wgmma_commit();
@@ -414,8 +443,9 @@ TEST_F(HopperPack, WgmmaFp8) {
 // S = Q K^T (SS); P = bf16(S) moved accumulator -> A fragment; O = P V (RS, V MN-major). S also goes out
 // through the epilogue path: stmatrix into shared memory, fence.proxy.async, TMA store.
 __global__ void __launch_bounds__(128, 1)
-chained_kernel(const __grid_constant__ CUtensorMap tmQ, const __grid_constant__ CUtensorMap tmK,
-               const __grid_constant__ CUtensorMap tmV, const __grid_constant__ CUtensorMap tmS, float* O, int* err) {
+    chained_kernel(const __grid_constant__ CUtensorMap tmQ, const __grid_constant__ CUtensorMap tmK,
+                   const __grid_constant__ CUtensorMap tmV, const __grid_constant__ CUtensorMap tmS, float* O,
+                   int* err) {
   extern __shared__ uint8_t smem[];
   __shared__ __align__(8) uint64_t bar_mem;
   const uint32_t q = (smem_u32(smem) + 1023u) & ~1023u, k = q + 8192, v = k + 8192, s_out = v + 8192;
@@ -469,9 +499,9 @@ chained_kernel(const __grid_constant__ CUtensorMap tmQ, const __grid_constant__ 
   wgmma_fence();  // o and p were written by ordinary instructions
 #pragma unroll
   for (int j = 0; j < 4; ++j)
-    wgmma_bf16_rs<64, 1, 1, 1>(o, p[j], make_tile_desc(v + tile_k_offset(Swizzle::B128, false, 64, 16 * j, 2),
-                                                       Swizzle::B128, false, 64),
-                               j > 0);
+    wgmma_bf16_rs<64, 1, 1, 1>(
+        o, p[j], make_tile_desc(v + tile_k_offset(Swizzle::B128, false, 64, 16 * j, 2), Swizzle::B128, false, 64),
+        j > 0);
   wgmma_commit();
   wgmma_wait<0>();
   wgmma_fence_operand(o);
@@ -529,8 +559,8 @@ TEST_F(HopperPack, WgmmaChainedAccumulatorToRegisterA) {
   rms = std::sqrt(rms / (64 * 64));
   const auto got = download<float>(dO, 64 * 64);
   const Diff diff = compare(got, want);
-  EXPECT_LE(diff.worst, 1e-4 * rms + 1e-2) << "O[" << diff.at / 64 << "][" << diff.at % 64 << "] = " << got[diff.at]
-                                           << ", want " << want[diff.at];
+  EXPECT_LE(diff.worst, 1e-4 * rms + 1e-2)
+      << "O[" << diff.at / 64 << "][" << diff.at % 64 << "] = " << got[diff.at] << ", want " << want[diff.at];
 }
 
 // ============================================================================ setmaxnreg
@@ -539,7 +569,8 @@ TEST_F(HopperPack, WgmmaChainedAccumulatorToRegisterA) {
 // warpgroups 1-2 = consumers with 128 f32 accumulators each (registers raised).
 template <int DEC, int INC>
 __global__ void __launch_bounds__(384, 1)
-setmaxnreg_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, float* D, int* err) {
+    setmaxnreg_kernel(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, float* D,
+                      int* err) {
   extern __shared__ uint8_t smem[];
   __shared__ __align__(8) uint64_t bar_mem;
   const uint32_t a = (smem_u32(smem) + 1023u) & ~1023u, b = a + 128 * 128;
@@ -589,8 +620,10 @@ void run_setmaxnreg(std::mt19937& rng) {
   upload(dA, ab);
   upload(dB, bb);
   alignas(64) CUtensorMap ta, tb;
-  CU(make_tensor_map_2d(&ta, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, dA.p, 128, 64, 128, 128, 64, CU_TENSOR_MAP_SWIZZLE_128B));
-  CU(make_tensor_map_2d(&tb, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, dB.p, 256, 64, 128, 256, 64, CU_TENSOR_MAP_SWIZZLE_128B));
+  CU(make_tensor_map_2d(&ta, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, dA.p, 128, 64, 128, 128, 64,
+                        CU_TENSOR_MAP_SWIZZLE_128B));
+  CU(make_tensor_map_2d(&tb, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, dB.p, 256, 64, 128, 256, 64,
+                        CU_TENSOR_MAP_SWIZZLE_128B));
   auto kern = setmaxnreg_kernel<DEC, INC>;
   cudaFuncAttributes attr{};
   CK(cudaFuncGetAttributes(&attr, kern));
@@ -646,21 +679,27 @@ __device__ __forceinline__ void prefetch_nd(const CUtensorMap* m, const Coords& 
 // Op 0 = store, 1 = reduce add, 2 = reduce min, 3 = reduce max.
 template <int R, int Op>
 __device__ __forceinline__ void write_nd(const CUtensorMap* m, uint32_t src, const Coords& c) {
-#define HOPPER_TEST_WRITE(F)                                         \
-  if constexpr (R == 1) F##_1d(m, src, c.c[0]);                      \
-  else if constexpr (R == 2) F##_2d(m, src, c.c[0], c.c[1]);         \
-  else if constexpr (R == 3) F##_3d(m, src, c.c[0], c.c[1], c.c[2]); \
+#define HOPPER_TEST_WRITE(F)                                                 \
+  if constexpr (R == 1) F##_1d(m, src, c.c[0]);                              \
+  else if constexpr (R == 2) F##_2d(m, src, c.c[0], c.c[1]);                 \
+  else if constexpr (R == 3) F##_3d(m, src, c.c[0], c.c[1], c.c[2]);         \
   else if constexpr (R == 4) F##_4d(m, src, c.c[0], c.c[1], c.c[2], c.c[3]); \
   else F##_5d(m, src, c.c[0], c.c[1], c.c[2], c.c[3], c.c[4]);
-  if constexpr (Op == 0) { HOPPER_TEST_WRITE(tma_store) }
-  else if constexpr (Op == 1) { HOPPER_TEST_WRITE(tma_reduce_add) }
-  else if constexpr (Op == 2) { HOPPER_TEST_WRITE(tma_reduce_min) }
-  else { HOPPER_TEST_WRITE(tma_reduce_max) }
+  if constexpr (Op == 0) {
+    HOPPER_TEST_WRITE(tma_store)
+  } else if constexpr (Op == 1) {
+    HOPPER_TEST_WRITE(tma_reduce_add)
+  } else if constexpr (Op == 2) {
+    HOPPER_TEST_WRITE(tma_reduce_min)
+  } else {
+    HOPPER_TEST_WRITE(tma_reduce_max)
+  }
 #undef HOPPER_TEST_WRITE
 }
 
 template <int R>
-__global__ void tma_load_kernel(const __grid_constant__ CUtensorMap map, Coords c, uint32_t bytes, uint32_t* out, int* err) {
+__global__ void tma_load_kernel(const __grid_constant__ CUtensorMap map, Coords c, uint32_t bytes, uint32_t* out,
+                                int* err) {
   __shared__ __align__(1024) uint32_t buf[1024];
   __shared__ __align__(8) uint64_t bar_mem;
   const uint32_t bar = smem_u32(&bar_mem);
@@ -681,7 +720,8 @@ __global__ void tma_load_kernel(const __grid_constant__ CUtensorMap map, Coords 
 }
 
 template <int R, int Op>
-__global__ void tma_write_kernel(const __grid_constant__ CUtensorMap map, Coords c, uint32_t words, const uint32_t* src) {
+__global__ void tma_write_kernel(const __grid_constant__ CUtensorMap map, Coords c, uint32_t words,
+                                 const uint32_t* src) {
   __shared__ __align__(1024) uint32_t buf[1024];
   for (uint32_t i = threadIdx.x; i < words; i += blockDim.x) buf[i] = src[i];
   fence_proxy_async_shared();
@@ -814,21 +854,25 @@ TEST_F(HopperPack, TensorMapEncoderRejectsBadArguments) {
   const uint64_t dims[2] = {64, 64};
   const uint64_t strides[1] = {128};
   const uint32_t box[2] = {64, 8};
-  EXPECT_EQ(make_tensor_map(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, g.p, dims, strides, box,
-                            CU_TENSOR_MAP_SWIZZLE_128B), CUDA_SUCCESS);
+  EXPECT_EQ(
+      make_tensor_map(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, g.p, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B),
+      CUDA_SUCCESS);
   const uint32_t wide[2] = {128, 8};  // 256 inner bytes > 128B swizzle span
-  EXPECT_EQ(make_tensor_map(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, g.p, dims, strides, wide,
-                            CU_TENSOR_MAP_SWIZZLE_128B), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(
+      make_tensor_map(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, g.p, dims, strides, wide, CU_TENSOR_MAP_SWIZZLE_128B),
+      CUDA_ERROR_INVALID_VALUE);
   const uint64_t odd[1] = {120};  // stride not a multiple of 16
   EXPECT_EQ(make_tensor_map(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, g.p, dims, odd, box), CUDA_ERROR_INVALID_VALUE);
   const uint32_t narrow[2] = {4, 8};  // 8 inner bytes: not a multiple of 16
   EXPECT_EQ(make_tensor_map(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, g.p, dims, strides, narrow),
             CUDA_ERROR_INVALID_VALUE);
   const uint32_t big[2] = {64, 512};  // box dimension > 256
-  EXPECT_EQ(make_tensor_map(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, g.p, dims, strides, big), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(make_tensor_map(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, g.p, dims, strides, big),
+            CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(make_tensor_map(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, static_cast<char*>(g.p) + 8, dims, strides, box),
             CUDA_ERROR_INVALID_VALUE);  // global address not 16-byte aligned
-  EXPECT_EQ(make_tensor_map(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 6, g.p, dims, strides, box), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(make_tensor_map(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 6, g.p, dims, strides, box),
+            CUDA_ERROR_INVALID_VALUE);
 }
 
 // ============================================================================ TMA swizzle <-> swizzle_offset
@@ -877,7 +921,8 @@ void run_swizzle(std::mt19937& rng) {
   Buf dG(g.size() * 4), dOut(g.size() * 4), err(4);
   upload(dG, g);
   alignas(64) CUtensorMap map;
-  CU(make_tensor_map_2d(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, dG.p, rows, cols, cols * 4, rows, cols, tma_swizzle(SW)));
+  CU(make_tensor_map_2d(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, dG.p, rows, cols, cols * 4, rows, cols,
+                        tma_swizzle(SW)));
   swizzle_load_kernel<SW><<<1, 128>>>(map, rows * cols * 4, dOut.as<uint32_t>(), err.as<int>());
   finish(err, "swizzled load");
   if (::testing::Test::HasFatalFailure()) return;
@@ -996,7 +1041,7 @@ TEST_F(HopperPack, MbarrierPhasesTxCountsAndRing) {
 // ============================================================================ cluster: DSMEM, remote arrive, multicast
 
 __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1)
-cluster_kernel(const __grid_constant__ CUtensorMap map, uint32_t* out, float* tiles, int* err) {
+    cluster_kernel(const __grid_constant__ CUtensorMap map, uint32_t* out, float* tiles, int* err) {
   __shared__ __align__(1024) float tile[16 * 32];
   __shared__ __align__(8) uint64_t remote_bar, mc_bar;
   __shared__ uint32_t word, payload;
@@ -1139,7 +1184,9 @@ TEST_F(HopperPack, LdmatrixStmatrixRoundTrip) {
   CK(cudaGetLastError());
   CK(cudaDeviceSynchronize());
   const auto o = download<uint32_t>(out, 1408);
-  auto val = [&](uint32_t m, uint32_t r, uint32_t c) { return static_cast<uint32_t>(static_cast<uint16_t>(base + m * 64 + r * 8 + c)); };
+  auto val = [&](uint32_t m, uint32_t r, uint32_t c) {
+    return static_cast<uint32_t>(static_cast<uint16_t>(base + m * 64 + r * 8 + c));
+  };
   for (uint32_t m = 0; m < 4; ++m)
     for (uint32_t r = 0; r < 8; ++r)
       for (uint32_t c = 0; c < 8; ++c) {

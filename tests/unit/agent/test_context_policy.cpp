@@ -10,7 +10,8 @@ std::vector<TurnMemory> history(int n) {
   std::vector<TurnMemory> h;
   for (int i = 0; i < n; ++i)
     h.push_back({i, "reply " + std::to_string(i), "feedback " + std::to_string(i), i % 2 ? "correct" : "compile_error",
-                 i % 2 ? std::optional<bool>(true) : std::nullopt, i % 2 ? std::optional<double>(0.5 + i) : std::nullopt});
+                 i % 2 ? std::optional<bool>(true) : std::nullopt,
+                 i % 2 ? std::optional<double>(0.5 + i) : std::nullopt});
   return h;
 }
 }  // namespace

@@ -7,7 +7,8 @@ using namespace ptxbench;
 
 namespace {
 const std::string kEntry = "ptxbench_gemm";
-const std::string kFull = "#include \"interface.h\"\nextern \"C\" cudaError_t ptxbench_gemm(const void* A) {\n  return cudaSuccess;\n}\n";
+const std::string kFull =
+    "#include \"interface.h\"\nextern \"C\" cudaError_t ptxbench_gemm(const void* A) {\n  return cudaSuccess;\n}\n";
 }  // namespace
 
 TEST(Extractor, NoCodeBlockIsNoCode) {
@@ -37,8 +38,9 @@ TEST(Extractor, SingleCudaBlock) {
 
 TEST(Extractor, LastBlockNamingTheEntryPointWins) {
   // The interface repeated first, a helper snippet last: the full file (last block naming the entry) is taken.
-  const std::string reply = "```c\nextern \"C\" cudaError_t ptxbench_gemm(const void*);\n```\nThe file:\n```cpp\n" + kFull +
-                            "```\nAnd a helper you could add:\n```cuda\n__device__ int twice(int x) { return 2 * x; }\n```\n";
+  const std::string reply =
+      "```c\nextern \"C\" cudaError_t ptxbench_gemm(const void*);\n```\nThe file:\n```cpp\n" + kFull +
+      "```\nAnd a helper you could add:\n```cuda\n__device__ int twice(int x) { return 2 * x; }\n```\n";
   auto x = extract_code(reply, kEntry);
   ASSERT_TRUE(x.found);
   EXPECT_EQ(x.chosen, 1);

@@ -38,9 +38,15 @@ TEST(Feedback, CompileErrorShowsTheFirstErrorsInCandidateCu) {
   auto r = base(Verdict::compile_error);
   json diags = json::array();
   for (int i = 1; i <= 7; ++i)
-    diags.push_back({{"file", r.candidate_path}, {"line", 10 * i}, {"severity", "error"}, {"message", "identifier \"x" + std::to_string(i) + "\" is undefined"}});
+    diags.push_back({{"file", r.candidate_path},
+                     {"line", 10 * i},
+                     {"severity", "error"},
+                     {"message", "identifier \"x" + std::to_string(i) + "\" is undefined"}});
   diags.push_back({{"file", r.candidate_path}, {"line", 3}, {"severity", "warning"}, {"message", "unused"}});
-  diags.push_back({{"file", "/tmp/ws/builds/aaaa-sm_90a-1-0/keep/" + std::string(64, 'a') + ".ptx"}, {"line", 33}, {"severity", "error"}, {"message", "bad operand"}});
+  diags.push_back({{"file", "/tmp/ws/builds/aaaa-sm_90a-1-0/keep/" + std::string(64, 'a') + ".ptx"},
+                   {"line", 33},
+                   {"severity", "error"},
+                   {"message", "bad operand"}});
   r.add_stage(failed("build", "compile_error", "x", {{"diagnostics", diags}, {"log", "..."}}));
   const std::string f = render_feedback(r, ctx(1, 8));
   EXPECT_TRUE(has(f, "## Result of turn 2 of 8: COMPILE_ERROR")) << f;
@@ -56,7 +62,8 @@ TEST(Feedback, CompileErrorShowsTheFirstErrorsInCandidateCu) {
 TEST(Feedback, CompileErrorWithoutDiagnosticsShowsTheLogWithPathsMapped) {
   auto r = base(Verdict::compile_error);
   r.add_stage(failed("build", "compile_error", "nvcc failed",
-                     {{"diagnostics", json::array()}, {"log", r.candidate_path + " is broken\n/usr/local/cuda/bin/../include/x.h: oops\n"}}));
+                     {{"diagnostics", json::array()},
+                      {"log", r.candidate_path + " is broken\n/usr/local/cuda/bin/../include/x.h: oops\n"}}));
   const std::string f = render_feedback(r, ctx());
   EXPECT_TRUE(has(f, "candidate.cu is broken")) << f;
   EXPECT_TRUE(has(f, "x.h: oops")) << f;
@@ -88,10 +95,12 @@ TEST(Feedback, RuntimeErrorShowsWhereAndTheProgramOutput) {
 
 TEST(Feedback, SanitizerFindingsShowTheFirstReportLines) {
   auto r = base(Verdict::sanitizer_error);
-  std::string report = "========= Invalid __global__ write of size 4 bytes\n=========     at k+0x90 in candidate.cu:55\n";
+  std::string report =
+      "========= Invalid __global__ write of size 4 bytes\n=========     at k+0x90 in candidate.cu:55\n";
   for (int i = 0; i < 30; ++i) report += "=========     line " + std::to_string(i) + "\n";
-  r.add_stage(failed("sanitize", "sanitizer_error", "memcheck: 2 error(s): Invalid __global__ write",
-                     {{"memcheck", {{"errors", 2}, {"report", report}}}, {"racecheck", {{"errors", 0}, {"report", ""}}}}));
+  r.add_stage(
+      failed("sanitize", "sanitizer_error", "memcheck: 2 error(s): Invalid __global__ write",
+             {{"memcheck", {{"errors", 2}, {"report", report}}}, {"racecheck", {{"errors", 0}, {"report", ""}}}}));
   const std::string f = render_feedback(r, ctx());
   EXPECT_TRUE(has(f, "memcheck (2 error(s))")) << f;
   EXPECT_TRUE(has(f, "Invalid __global__ write of size 4")) << f;
@@ -101,11 +110,20 @@ TEST(Feedback, SanitizerFindingsShowTheFirstReportLines) {
 
 TEST(Feedback, IncorrectSaysWhereAndByHowMuch) {
   auto r = base(Verdict::incorrect);
-  json output = {{"output", "C"}, {"elements", 16384}, {"nonfinite", 0}, {"mismatches", 128}, {"max_abs_err", 3.5},
-                 {"rel_l2_err", 0.2}, {"worst_err_over_tol", 41.0}, {"tolerance", {{"rtol", 0.02}, {"max_rel_l2", 0.008}}},
+  json output = {{"output", "C"},
+                 {"elements", 16384},
+                 {"nonfinite", 0},
+                 {"mismatches", 128},
+                 {"max_abs_err", 3.5},
+                 {"rel_l2_err", 0.2},
+                 {"worst_err_over_tol", 41.0},
+                 {"tolerance", {{"rtol", 0.02}, {"max_rel_l2", 0.008}}},
                  {"worst", {{"index", 300}, {"row", 2}, {"col", 44}, {"got", 1.5}, {"expected", -2.0}}}};
-  json failure = {{"shape", {{"M", 128}, {"N", 128}, {"K", 64}}}, {"hidden", true}, {"seed_index", 0},
-                  {"summary", "C: 128 of 16384 wrong"}, {"detail", {{"outputs", {output}}}}};
+  json failure = {{"shape", {{"M", 128}, {"N", 128}, {"K", 64}}},
+                  {"hidden", true},
+                  {"seed_index", 0},
+                  {"summary", "C: 128 of 16384 wrong"},
+                  {"detail", {{"outputs", {output}}}}};
   r.add_stage(failed("correctness", "incorrect", "wrong on M=128 N=128 K=64 (hidden shape): C: 128 of 16384",
                      {{"failures", {failure}}, {"checks", 3}}));
   const std::string f = render_feedback(r, ctx());
@@ -119,12 +137,17 @@ TEST(Feedback, UncountedCallsSayWhyNoTargetRan) {
   auto r = base(Verdict::correct);
   r.add_stage({"build", StageStatus::ok, 1, "built", json::object()});
   r.add_stage({"static", StageStatus::ok, 1, "ok", json::object()});
-  r.add_stage({"target_run", StageStatus::ok, 0, "target families did NOT execute (not counted: ...)",
+  r.add_stage({"target_run",
+               StageStatus::ok,
+               0,
+               "target families did NOT execute (not counted: ...)",
                {{"counted", false}, {"why", "the candidate's SASS (1 kernels) holds no target"}}});
   r.target_static = false;
   r.target_executed = false;
   const std::string f = render_feedback(r, ctx());
-  EXPECT_TRUE(has(f, "- executed at run time: none (calls not counted: the candidate's SASS (1 kernels) holds no target)")) << f;
+  EXPECT_TRUE(
+      has(f, "- executed at run time: none (calls not counted: the candidate's SASS (1 kernels) holds no target)"))
+      << f;
 }
 
 TEST(Feedback, CorrectNamesExecutedTargetGroupsAndSpeedPerShape) {
@@ -146,7 +169,8 @@ TEST(Feedback, CorrectNamesExecutedTargetGroupsAndSpeedPerShape) {
   r.timing.push_back(t);
   r.speedup_geomean = 0.75;
   const std::string f = render_feedback(r, ctx());
-  EXPECT_TRUE(has(f, "in the SASS of the built file: *GMMA yes (HGMMA 48); UTMALDG|UTMASTG|UTMAREDG yes (UTMALDG 4)")) << f;
+  EXPECT_TRUE(has(f, "in the SASS of the built file: *GMMA yes (HGMMA 48); UTMALDG|UTMASTG|UTMAREDG yes (UTMALDG 4)"))
+      << f;
   EXPECT_TRUE(has(f, "executed at run time: *GMMA yes (HGMMA 12288); UTMALDG|UTMASTG|UTMAREDG NO")) << f;
   EXPECT_TRUE(has(f, "does not use every target group")) << f;
   EXPECT_TRUE(has(f, "Speed against cuBLASLt")) << f;
@@ -161,7 +185,8 @@ TEST(Feedback, TargetsThatRanButDidNotDoTheWorkAreSaidSoWithTheShares) {
   r.add_stage({"static", StageStatus::ok, 1, "ok", json::object()});
   r.add_stage({"correctness", StageStatus::ok, 1, "ok", json::object()});
   r.add_stage({"target_run", StageStatus::ok, 1,
-               "target families executed but did NOT do the work: the warpgroup MMAs did 0.0% of the FLOPs", json::object()});
+               "target families executed but did NOT do the work: the warpgroup MMAs did 0.0% of the FLOPs",
+               json::object()});
   r.static_families = {{"HGMMA", 1}, {"UTMALDG", 1}};
   r.executed_families = {{"HGMMA", 4}, {"UTMALDG", 1}};
   r.target_static = true;
@@ -183,14 +208,17 @@ TEST(Feedback, UnknownExecutionIsSaidToBeUnknown) {
   r.add_stage(failed("target_run", "infra_error", "ncu: no CSV in the report", json::object()));
   r.target_executed = std::nullopt;
   const std::string f = render_feedback(r, ctx());
-  EXPECT_TRUE(has(f, "executed at run time: unknown (the instruction counter failed on the harness side: ncu: no CSV")) << f;
+  EXPECT_TRUE(has(f, "executed at run time: unknown (the instruction counter failed on the harness side: ncu: no CSV"))
+      << f;
 }
 
 TEST(Feedback, NotRunSaysNoGpuStageRanAndWhy) {
   auto r = base(Verdict::not_run);
   r.add_stage({"build", StageStatus::ok, 1, "built", json::object()});
   r.add_stage({"static", StageStatus::ok, 1, "ok", json::object()});
-  r.add_stage({"correctness", StageStatus::skipped, 0, "the GPU (NVIDIA H200, compute capability 9.0) cannot run sm_100a code: static checks only", json::object()});
+  r.add_stage({"correctness", StageStatus::skipped, 0,
+               "the GPU (NVIDIA H200, compute capability 9.0) cannot run sm_100a code: static checks only",
+               json::object()});
   r.add_stage({"target_run", StageStatus::skipped, 0, "the GPU ... cannot run sm_100a code", json::object()});
   const std::string f = render_feedback(r, ctx());
   EXPECT_TRUE(has(f, "No GPU stage ran: the GPU (NVIDIA H200, compute capability 9.0) cannot run sm_100a code")) << f;
@@ -201,8 +229,12 @@ TEST(Feedback, MalformedDetailsDoNotCrash) {
   for (Verdict v : {Verdict::compile_error, Verdict::forbidden, Verdict::runtime_error, Verdict::sanitizer_error,
                     Verdict::incorrect, Verdict::correct, Verdict::not_run, Verdict::infra_error}) {
     auto r = base(v);
-    json odd = {{"diagnostics", "not an array"}, {"failures", {1, "x", nullptr}}, {"forbidden", 7}, {"memcheck", {{"errors", "two"}}},
-                {"output", 12}, {"baseline", "cublas"}};
+    json odd = {{"diagnostics", "not an array"},
+                {"failures", {1, "x", nullptr}},
+                {"forbidden", 7},
+                {"memcheck", {{"errors", "two"}}},
+                {"output", 12},
+                {"baseline", "cublas"}};
     for (const char* s : {"build", "static", "sanitize", "correctness", "target_run", "timing"})
       r.add_stage(failed(s, std::string(to_string(v)), "m", odd));
     EXPECT_NO_THROW(render_feedback(r, {nullptr, 0, 0, false, std::nullopt})) << to_string(v);
@@ -225,12 +257,16 @@ TEST(Feedback, LastTurnHasNoRequestForAnotherReply) {
 }
 
 TEST(Feedback, NoKernelStates) {
-  EXPECT_TRUE(has(render_no_kernel_feedback("no_code", "ok", "", "no code block in the reply", ctx()), "no C/C++/CUDA code block"));
-  EXPECT_TRUE(has(render_no_kernel_feedback("no_code", "truncated", "", "x", ctx()), "cut off at the output token limit"));
-  EXPECT_TRUE(has(render_no_kernel_feedback("refused", "refused", "content filter", "", ctx()), "refused or filtered by the provider: content filter"));
+  EXPECT_TRUE(has(render_no_kernel_feedback("no_code", "ok", "", "no code block in the reply", ctx()),
+                  "no C/C++/CUDA code block"));
+  EXPECT_TRUE(
+      has(render_no_kernel_feedback("no_code", "truncated", "", "x", ctx()), "cut off at the output token limit"));
+  EXPECT_TRUE(has(render_no_kernel_feedback("refused", "refused", "content filter", "", ctx()),
+                  "refused or filtered by the provider: content filter"));
   EXPECT_TRUE(has(render_no_kernel_feedback("reasoning_only", "reasoning_only", "", "", ctx()), "budget ran out"));
   EXPECT_TRUE(has(render_no_kernel_feedback("request_too_large", "request_too_large", "413", "", ctx()), "too large"));
-  EXPECT_TRUE(has(render_no_kernel_feedback("provider_error", "provider_error", "bad request", "", ctx()), "error: bad request"));
+  EXPECT_TRUE(has(render_no_kernel_feedback("provider_error", "provider_error", "bad request", "", ctx()),
+                  "error: bad request"));
 }
 
 TEST(Feedback, OneLineSummary) {

@@ -64,7 +64,9 @@ TEST(FilesClient, MissingTurnFileIsAReplyWithoutCodeAndMissingFolderIsAnError) {
   EXPECT_NE(e.find("gemm/1"), std::string::npos) << e;
   EXPECT_NE(e.find("numbered from 0"), std::string::npos) << e;
   EXPECT_NE(error_of([&] { client("files:/no/such/dir"); }).find("not a folder"), std::string::npos);
-  EXPECT_NE(error_of([&] { client("files:" + d.path().string(), {{"temperature", 1}}); }).find("unknown model argument 'temperature'"),
+  EXPECT_NE(error_of([&] {
+              client("files:" + d.path().string(), {{"temperature", 1}});
+            }).find("unknown model argument 'temperature'"),
             std::string::npos);
 }
 
@@ -72,7 +74,8 @@ TEST(FilesClient, AMarkdownFileIsTheReplyAsWrittenAndAnAllFolderAnswersEveryTraj
   test::TempDir d;
   std::filesystem::create_directories(d.path() / "gemm/all");
   std::filesystem::create_directories(d.path() / "gemm/2");
-  std::ofstream(d.path() / "gemm/all/0.md") << "The tile was off by one.\n\n```cuda\nextern \"C\" int ptxbench_gemm(int);\n```\n";
+  std::ofstream(d.path() / "gemm/all/0.md")
+      << "The tile was off by one.\n\n```cuda\nextern \"C\" int ptxbench_gemm(int);\n```\n";
   std::ofstream(d.path() / "gemm/2/0.cu") << "int own;";
   auto c = client("files:" + d.path().string());
   for (int traj : {0, 7}) {
@@ -99,13 +102,26 @@ TEST(ReplayClient, ReplaysRecordedRepliesAndNamesAMissingTurn) {
   const auto file = d.path() / "run.jsonl";
   {
     std::ofstream out(file);
-    out << json{{"format", "ptxbench.turn/1"}, {"run", {{"id", "r1"}}}, {"problem", "gemm"}, {"trajectory", 0}, {"turn", 0},
-                {"reply", {{"outcome", "ok"}, {"content", "```cuda\nint a;\n```"}, {"reasoning", "hmm"}, {"finish_reason", "stop"},
-                           {"model", "m-1"}, {"usage", {{"input_tokens", 10}, {"output_tokens", 5}, {"reasoning_tokens", nullptr}}},
-                           {"response_body", "{\"id\":1}"}}}}
+    out << json{{"format", "ptxbench.turn/1"},
+                {"run", {{"id", "r1"}}},
+                {"problem", "gemm"},
+                {"trajectory", 0},
+                {"turn", 0},
+                {"reply",
+                 {{"outcome", "ok"},
+                  {"content", "```cuda\nint a;\n```"},
+                  {"reasoning", "hmm"},
+                  {"finish_reason", "stop"},
+                  {"model", "m-1"},
+                  {"usage", {{"input_tokens", 10}, {"output_tokens", 5}, {"reasoning_tokens", nullptr}}},
+                  {"response_body", "{\"id\":1}"}}}}
                .dump()
         << "\n";
-    out << json{{"format", "ptxbench.turn/1"}, {"run", {{"id", "r1"}}}, {"problem", "gemm"}, {"trajectory", 0}, {"turn", 1},
+    out << json{{"format", "ptxbench.turn/1"},
+                {"run", {{"id", "r1"}}},
+                {"problem", "gemm"},
+                {"trajectory", 0},
+                {"turn", 1},
                 {"reply", {{"outcome", "refused"}, {"content", ""}, {"error", "policy"}}}}
                .dump()
         << "\n";
@@ -126,5 +142,6 @@ TEST(ReplayClient, ReplaysRecordedRepliesAndNamesAMissingTurn) {
   const std::string e = error_of([&] { c->complete(at("gemm", 1, 0), {}); });
   EXPECT_NE(e.find("no recorded turn gemm/1/0"), std::string::npos) << e;
   EXPECT_NE(e.find("trajectories 0-0, turns 0-1"), std::string::npos) << e;
-  EXPECT_NE(error_of([&] { client("replay:" + (d.path() / "none.jsonl").string()); }).find("cannot read"), std::string::npos);
+  EXPECT_NE(error_of([&] { client("replay:" + (d.path() / "none.jsonl").string()); }).find("cannot read"),
+            std::string::npos);
 }

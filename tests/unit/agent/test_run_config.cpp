@@ -83,15 +83,24 @@ output_per_mtok = 10
 
 TEST(RunConfig, BadFilesSayWhatAndWhere) {
   test::TempDir d;
-  EXPECT_NE(error_of([&] { load_run_config_file(write(d, "model = \"x:y\"\ntrajectoris = 3\n")); }).find("run.toml:2: 'trajectoris': unknown key"),
+  EXPECT_NE(error_of([&] {
+              load_run_config_file(write(d, "model = \"x:y\"\ntrajectoris = 3\n"));
+            }).find("run.toml:2: 'trajectoris': unknown key"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { load_run_config_file(write(d, "turns = \"eight\"\n")); }).find("'turns': must be an integer"), std::string::npos);
-  EXPECT_NE(error_of([&] { load_run_config_file(write(d, "[evaluation]\ngpus = true\n")); }).find("'evaluation.gpus': unknown key"),
+  EXPECT_NE(
+      error_of([&] { load_run_config_file(write(d, "turns = \"eight\"\n")); }).find("'turns': must be an integer"),
+      std::string::npos);
+  EXPECT_NE(error_of([&] {
+              load_run_config_file(write(d, "[evaluation]\ngpus = true\n"));
+            }).find("'evaluation.gpus': unknown key"),
             std::string::npos);
   EXPECT_NE(error_of([&] { load_run_config_file(write(d, "turns = [\n")); }).find("run.toml:"), std::string::npos);
-  EXPECT_NE(error_of([&] { load_run_config_file(write(d, "[model_args]\napi_key = \"sk-123\"\n")); }).find("would store a secret"),
+  EXPECT_NE(error_of([&] {
+              load_run_config_file(write(d, "[model_args]\napi_key = \"sk-123\"\n"));
+            }).find("would store a secret"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { load_run_config_file(write(d, "[prices.m]\ninput_per_mtok = 1\n")); }).find("needs both"), std::string::npos);
+  EXPECT_NE(error_of([&] { load_run_config_file(write(d, "[prices.m]\ninput_per_mtok = 1\n")); }).find("needs both"),
+            std::string::npos);
 }
 
 TEST(RunConfig, ModelArgPairs) {

@@ -25,8 +25,9 @@ std::filesystem::path repo() { return PTXBENCH_SOURCE_DIR; }
 
 // A candidate that names the entry point; its verdict (in the fake service) is in a comment.
 std::string kernel(const std::string& verdict, int traj, int turn, const std::string& extra = "") {
-  return "// verdict: " + verdict + "\n// speedup: 0." + std::to_string(5 + turn) + "\n// t" + std::to_string(traj) + "." +
-         std::to_string(turn) + "\n" + extra + "extern \"C\" cudaError_t ptxbench_gemm(const void* A) { return cudaSuccess; }\n";
+  return "// verdict: " + verdict + "\n// speedup: 0." + std::to_string(5 + turn) + "\n// t" + std::to_string(traj) +
+         "." + std::to_string(turn) + "\n" + extra +
+         "extern \"C\" cudaError_t ptxbench_gemm(const void* A) { return cudaSuccess; }\n";
 }
 
 class Agent : public ::testing::Test {
@@ -112,7 +113,8 @@ TEST_F(Agent, RunsEveryTurnOfEveryTrajectoryAndRecordsIt) {
 }
 
 TEST_F(Agent, ContextKeepsTheLastKTurnsAndTheFeedbackSent) {
-  test::ScriptedClient client([](const ChatRequest& r) { return test::cuda_reply(kernel("incorrect", r.at.trajectory, r.at.turn)); });
+  test::ScriptedClient client(
+      [](const ChatRequest& r) { return test::cuda_reply(kernel("incorrect", r.at.trajectory, r.at.turn)); });
   test::FakeCandidateService service;
   RunConfig c = config(1, 4);
   c.context_turns = 1;
@@ -134,19 +136,22 @@ TEST_F(Agent, ContextKeepsTheLastKTurnsAndTheFeedbackSent) {
 
 TEST_F(Agent, RepairNotesFollowAFailingTurnsFeedbackAndTheTurnRecordsWhichWereShown) {
   auto record = [](const std::string& id, const std::string& problem, const std::string& why) {
-    return json{{"format", "ptxbench.fixit/1"},
-                {"id", id},
-                {"template", "fixit"},
-                {"problem", problem},
-                {"split", "train"},
-                {"error", {{"class", "incorrect"}, {"signature", "incorrect/unknown/unknown/mismatch/listed"}}},
-                {"context", {{"system", ""}, {"problem_prompt", "P"}, {"failed_reply", "R"}, {"feedback", "F"}, {"failing_kernel", "k"}}},
-                {"target", {{"explanation", why}, {"kernel", "FIXED " + id + "\n"}, {"message", why}}}};
+    return json{
+        {"format", "ptxbench.fixit/1"},
+        {"id", id},
+        {"template", "fixit"},
+        {"problem", problem},
+        {"split", "train"},
+        {"error", {{"class", "incorrect"}, {"signature", "incorrect/unknown/unknown/mismatch/listed"}}},
+        {"context",
+         {{"system", ""}, {"problem_prompt", "P"}, {"failed_reply", "R"}, {"feedback", "F"}, {"failing_kernel", "k"}}},
+        {"target", {{"explanation", why}, {"kernel", "FIXED " + id + "\n"}, {"message", why}}}};
   };
   fixit::RepairNotes notes({record("b/1", "mha_fwd", "The tile index used the wrong stride."),
                             record("b/2", "gemm", "A note of the problem itself.")},
                            "test");
-  test::ScriptedClient client([](const ChatRequest& r) { return test::cuda_reply(kernel("incorrect", r.at.trajectory, r.at.turn)); });
+  test::ScriptedClient client(
+      [](const ChatRequest& r) { return test::cuda_reply(kernel("incorrect", r.at.trajectory, r.at.turn)); });
   test::FakeCandidateService service;
   RunConfig c = config(1, 2);
   c.repair_notes.source = "test";
@@ -160,14 +165,16 @@ TEST_F(Agent, RepairNotesFollowAFailingTurnsFeedbackAndTheTurnRecordsWhichWereSh
   EXPECT_NE(t[0].feedback.find("## Repair notes from similar failures (1)"), std::string::npos) << t[0].feedback;
   EXPECT_NE(t[0].feedback.find("The tile index used the wrong stride."), std::string::npos);
   EXPECT_NE(t[0].feedback.find("FIXED b/1"), std::string::npos);
-  EXPECT_EQ(t[0].feedback.find("A note of the problem itself."), std::string::npos) << "notes of gemm itself are left out";
+  EXPECT_EQ(t[0].feedback.find("A note of the problem itself."), std::string::npos)
+      << "notes of gemm itself are left out";
   const json& shown = t[0].context["repair_notes"];
   ASSERT_EQ(shown["shown"].size(), 1u) << shown.dump();
   EXPECT_EQ(shown["shown"][0]["id"], "b/1");
   EXPECT_EQ(shown["excluded"]["same_problem"], 1);
   EXPECT_EQ(shown["with_fixed_kernel"], true);
   // The model's next request carries them.
-  EXPECT_NE(client.requests()[1].messages.back().content.find("The tile index used the wrong stride."), std::string::npos);
+  EXPECT_NE(client.requests()[1].messages.back().content.find("The tile index used the wrong stride."),
+            std::string::npos);
   // The notes are part of the run's identity: the same settings without notes are another run.
   RunConfig plain = config(1, 2);
   EXPECT_NE(run_id_for(plain), out.run.id);
@@ -181,7 +188,8 @@ TEST_F(Agent, ProviderStatesAndNoCodeAreCountedTurnsWithTheirOwnState) {
     ChatReply reply = test::cuda_reply(kernel("not_run", r.at.trajectory, r.at.turn));
     if (r.at.turn == 0) reply.outcome = ProviderOutcome::refused, reply.content.clear(), reply.error = "content filter";
     if (r.at.turn == 1) reply.content = "I would use wgmma here.";
-    if (r.at.turn == 2) reply.outcome = ProviderOutcome::truncated, reply.content = "```cuda\n" + kernel("incorrect", 0, 2);
+    if (r.at.turn == 2)
+      reply.outcome = ProviderOutcome::truncated, reply.content = "```cuda\n" + kernel("incorrect", 0, 2);
     if (r.at.turn == 3) reply.outcome = ProviderOutcome::reasoning_only, reply.content.clear();
     return reply;
   });
@@ -219,7 +227,8 @@ TEST_F(Agent, InfraErrorsAreRetriedAndNeverCounted) {
   ASSERT_EQ(out.status, "complete") << out.stop_reason;
   EXPECT_EQ(turns(out.run.id).size(), 2u);
   EXPECT_EQ(calls(out.run.id, 0, 1), 3) << "two infra attempts are stored too";
-  EXPECT_NE(progress_.str().find("infrastructure error 1/5 (model call for gemm/0/1: connection reset)"), std::string::npos)
+  EXPECT_NE(progress_.str().find("infrastructure error 1/5 (model call for gemm/0/1: connection reset)"),
+            std::string::npos)
       << progress_.str();
 }
 
@@ -306,7 +315,8 @@ TEST_F(Agent, IdenticalCandidatesAreJudgedOnceUnlessRejudge) {
 }
 
 TEST_F(Agent, StoredReplyIsJudgedOnResumeWithoutCallingTheModel) {
-  test::ScriptedClient client([](const ChatRequest& r) { return test::cuda_reply(kernel("incorrect", r.at.trajectory, r.at.turn)); });
+  test::ScriptedClient client(
+      [](const ChatRequest& r) { return test::cuda_reply(kernel("incorrect", r.at.trajectory, r.at.turn)); });
   test::FakeCandidateService service;
   RunConfig c = config(1, 2);
   c.limit = 1;
@@ -340,7 +350,8 @@ TEST_F(Agent, StoredReplyIsJudgedOnResumeWithoutCallingTheModel) {
 }
 
 TEST_F(Agent, LimitStopsAfterNNewTurns) {
-  test::ScriptedClient client([](const ChatRequest& r) { return test::cuda_reply(kernel("not_run", r.at.trajectory, r.at.turn)); });
+  test::ScriptedClient client(
+      [](const ChatRequest& r) { return test::cuda_reply(kernel("not_run", r.at.trajectory, r.at.turn)); });
   test::FakeCandidateService service;
   RunConfig c = config(2, 2);
   c.limit = 3;
@@ -368,7 +379,8 @@ TEST_F(Agent, AClientThatThrowsStopsTheRunSayingWhy) {
 }
 
 TEST_F(Agent, HarnessFaultsWhileJudgingAreRetriedAsInfraErrors) {
-  test::ScriptedClient client([](const ChatRequest& r) { return test::cuda_reply(kernel("incorrect", 0, r.at.turn, "// infra-once\n")); });
+  test::ScriptedClient client(
+      [](const ChatRequest& r) { return test::cuda_reply(kernel("incorrect", 0, r.at.turn, "// infra-once\n")); });
   test::FakeCandidateService service;
   const RunOutcome out = run(config(1, 1), client, service);
   ASSERT_EQ(out.status, "complete") << out.stop_reason;
@@ -378,7 +390,8 @@ TEST_F(Agent, HarnessFaultsWhileJudgingAreRetriedAsInfraErrors) {
   ASSERT_TRUE(store_->evaluations().list("", 10, &all).ok);
   EXPECT_EQ(all.size(), 2u) << "the infra_error evaluation is kept";
 
-  test::ScriptedClient thrower([](const ChatRequest&) { return test::cuda_reply(kernel("incorrect", 0, 0, "// throw\n")); });
+  test::ScriptedClient thrower(
+      [](const ChatRequest&) { return test::cuda_reply(kernel("incorrect", 0, 0, "// throw\n")); });
   RunConfig c = config(1, 1);
   c.run_name = "faulty";
   c.max_infra_errors = 1;
@@ -400,7 +413,8 @@ TEST_F(Agent, SameNameWithOtherSettingsIsRefused) {
 }
 
 TEST_F(Agent, RescoreJudgesEachDistinctCandidateOnceAndKeepsTheFeedback) {
-  test::ScriptedClient client([](const ChatRequest& r) { return test::cuda_reply(kernel("not_run", 0, r.at.turn % 2)); });
+  test::ScriptedClient client(
+      [](const ChatRequest& r) { return test::cuda_reply(kernel("not_run", 0, r.at.turn % 2)); });
   test::FakeCandidateService cpu;
   const RunOutcome out = run(config(2, 3), client, cpu);
   ASSERT_EQ(out.status, "complete");

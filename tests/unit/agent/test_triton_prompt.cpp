@@ -33,7 +33,8 @@ TEST(TritonPrompt, EveryProblemRendersWithoutCudaAbiForBothArches) {
       EXPECT_TRUE(has(text, "Import only `triton`"));
       EXPECT_TRUE(has(text, "`stream`: the CUDA stream"));
       EXPECT_TRUE(has(text, "compiled for `" + arch + "`"));
-      for (const char* cuda : {"cudaMalloc", "cudaError_t", "extern \"C\"", "nvcc", "dlopen", "{{", "Write a CUDA C++ file"})
+      for (const char* cuda :
+           {"cudaMalloc", "cudaError_t", "extern \"C\"", "nvcc", "dlopen", "{{", "Write a CUDA C++ file"})
         EXPECT_FALSE(has(text, cuda)) << "left over: " << cuda;
       for (const auto& a : abi->arguments) EXPECT_TRUE(has(text, "- `" + a.name + "`: ")) << a.name;
     }

@@ -42,8 +42,8 @@ inline std::filesystem::path build_host_so(const std::filesystem::path& dir, con
                                            const std::string& source, std::vector<std::string> extra = {}) {
   const auto cpp = write_file(dir / (name + ".cpp"), source);
   const auto so = dir / (name + ".so");
-  std::vector<std::string> argv{host_compiler().string(), "-std=c++20", "-O2", "-shared", "-fPIC", "-o",
-                                so.string(), cpp.string()};
+  std::vector<std::string> argv{
+      host_compiler().string(), "-std=c++20", "-O2", "-shared", "-fPIC", "-o", so.string(), cpp.string()};
   argv.insert(argv.end(), extra.begin(), extra.end());
   const ProcessResult r = run_process(argv);
   EXPECT_TRUE(r.ok()) << join_command(argv) << "\n" << r.err;

@@ -15,11 +15,31 @@ namespace ptxbench {
 namespace {
 
 TEST(ImportAllowlist, WhatKernelsHostCodeNeedsIsAllowed) {
-  for (const char* s : {"cudaMalloc", "cudaLaunchKernelExC", "cudaMallocAsync", "cudaGraphLaunch", "cudaStreamBeginCapture",
-                        "cudaGetDriverEntryPoint", "__cudaRegisterFatBinary", "cuTensorMapEncodeTiled", "cuGetProcAddress_v2",
-                        "malloc", "memcpy", "printf", "fprintf", "stderr", "sqrtf", "expf", "__cxa_guard_acquire",
-                        "_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base", "_Znwm", "_ZdlPvm", "_ZSt4cout",
-                        "_ZSt20__throw_length_errorPKc", "__gxx_personality_v0", "_Unwind_Resume", "__stack_chk_fail"})
+  for (const char* s : {"cudaMalloc",
+                        "cudaLaunchKernelExC",
+                        "cudaMallocAsync",
+                        "cudaGraphLaunch",
+                        "cudaStreamBeginCapture",
+                        "cudaGetDriverEntryPoint",
+                        "__cudaRegisterFatBinary",
+                        "cuTensorMapEncodeTiled",
+                        "cuGetProcAddress_v2",
+                        "malloc",
+                        "memcpy",
+                        "printf",
+                        "fprintf",
+                        "stderr",
+                        "sqrtf",
+                        "expf",
+                        "__cxa_guard_acquire",
+                        "_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base",
+                        "_Znwm",
+                        "_ZdlPvm",
+                        "_ZSt4cout",
+                        "_ZSt20__throw_length_errorPKc",
+                        "__gxx_personality_v0",
+                        "_Unwind_Resume",
+                        "__stack_chk_fail"})
     EXPECT_EQ(import_reason(s, false), "") << s;
   EXPECT_EQ(import_reason("__gmon_start__", true), "");
 }
@@ -51,8 +71,8 @@ TEST(ImportAllowlist, EveryEvasionThatPassedTheDenylistIsForbidden) {
 
 // Issue 30: the driver API by import obeys the allowlist an entry-point lookup obeys at run time.
 TEST(ImportAllowlist, DriverCallsOffTheEntryPointAllowlistAreForbiddenByImportToo) {
-  for (const char* s : {"cuStreamWaitEvent", "cuMemPrefetchAsync_v2", "cuCtxSynchronize", "cuMemAllocManaged", "cuEventRecord",
-                        "cuGraphLaunch", "cuMemcpyDtoDAsync_v2_ptsz", "cuGetExportTable"}) {
+  for (const char* s : {"cuStreamWaitEvent", "cuMemPrefetchAsync_v2", "cuCtxSynchronize", "cuMemAllocManaged",
+                        "cuEventRecord", "cuGraphLaunch", "cuMemcpyDtoDAsync_v2_ptsz", "cuGetExportTable"}) {
     const std::string r = import_reason(s, false);
     EXPECT_NE(r.find("the driver API is limited"), std::string::npos) << s << ": " << r;
   }
@@ -70,8 +90,10 @@ TEST(ImportAllowlist, DriverCallsOffTheEntryPointAllowlistAreForbiddenByImportTo
 }
 
 TEST(MakeDependencies, TargetsContinuationsAndEscapes) {
-  const std::string text = "candidate.o: /a/candidate.cu /usr/include/stdio.h \\\n  /b/my\\ dir/x.h \\\n /a/candidate.cu\n";
-  EXPECT_EQ(parse_make_dependencies(text), (std::vector<std::string>{"/a/candidate.cu", "/usr/include/stdio.h", "/b/my dir/x.h"}));
+  const std::string text =
+      "candidate.o: /a/candidate.cu /usr/include/stdio.h \\\n  /b/my\\ dir/x.h \\\n /a/candidate.cu\n";
+  EXPECT_EQ(parse_make_dependencies(text),
+            (std::vector<std::string>{"/a/candidate.cu", "/usr/include/stdio.h", "/b/my dir/x.h"}));
   EXPECT_TRUE(parse_make_dependencies("").empty());
 }
 
@@ -80,10 +102,11 @@ TEST(IncludeCheck, OutsideFilesAndLibraryHeadersAreForbiddenHoweverReached) {
   roots.readable = {"/work/cand"};
   roots.include_dirs = {"/build/include"};
   roots.system = {"/usr/local/cuda-13.0", "/usr/include"};
-  const auto reasons = check_dependencies({"/work/cand/c.cu", "/work/cand/helper.h", "/usr/include/stdio.h", "/etc/passwd",
-                                           "/usr/local/cuda-13.0/targets/x86_64-linux/include/cublas_v2.h",
-                                           "/work/cand/third/cute/tensor.hpp", "/usr/include/dlfcn.h", "/build/include/interface.h"},
-                                          "/work/cand", roots, "/work/cand/c.cu");
+  const auto reasons =
+      check_dependencies({"/work/cand/c.cu", "/work/cand/helper.h", "/usr/include/stdio.h", "/etc/passwd",
+                          "/usr/local/cuda-13.0/targets/x86_64-linux/include/cublas_v2.h",
+                          "/work/cand/third/cute/tensor.hpp", "/usr/include/dlfcn.h", "/build/include/interface.h"},
+                         "/work/cand", roots, "/work/cand/c.cu");
   ASSERT_EQ(reasons.size(), 4u) << ::testing::PrintToString(reasons);
   EXPECT_NE(reasons[0].find("includes passwd, a file outside"), std::string::npos) << reasons[0];
   EXPECT_EQ(reasons[0].find("/etc"), std::string::npos) << reasons[0];  // no host path
@@ -121,8 +144,9 @@ TEST(LogSanitizer, OutsideFilesAreWithheldAndPathsShownByName) {
 
 TEST(PtxLines, APtxLineMapsToTheLastLocBeforeIt) {
   // As nvcc writes it: the .file directives after the code.
-  const std::string ptx = ".version 8.0\n\n\n.loc\t1 10 3\nmov.u32 a, b;\n.loc 2 4 1\nadd.s32 c, d;\n.loc 1 42 5\nbogus.op.f32 %f;\n"
-                          ".file\t1 \"/work/cand/k.cu\"\n.file 2 \"/usr/include/x.h\"\n";
+  const std::string ptx =
+      ".version 8.0\n\n\n.loc\t1 10 3\nmov.u32 a, b;\n.loc 2 4 1\nadd.s32 c, d;\n.loc 1 42 5\nbogus.op.f32 %f;\n"
+      ".file\t1 \"/work/cand/k.cu\"\n.file 2 \"/usr/include/x.h\"\n";
   auto at = ptx_source_line(ptx, 9);
   ASSERT_TRUE(at);
   EXPECT_EQ(at->file, "/work/cand/k.cu");

@@ -22,8 +22,8 @@ TEST(CubinImage, ReadsTheKernelsOfEachCubinInAnNvccBuiltLibrary) {
     __global__ void visible(float* x) { x[threadIdx.x] *= 2; }
     extern "C" int launch(float* x) { hidden_name<<<1, 32>>>(x); visible<<<1, 32>>>(x); return 0; })");
   const auto so = dir.path() / "k.so";
-  const ProcessResult r = run_process({nvcc.string(), "-shared", "-Xcompiler", "-fPIC", "-gencode=arch=compute_90a,code=sm_90a",
-                                       cu.string(), "-o", so.string()});
+  const ProcessResult r = run_process({nvcc.string(), "-shared", "-Xcompiler", "-fPIC",
+                                       "-gencode=arch=compute_90a,code=sm_90a", cu.string(), "-o", so.string()});
   ASSERT_TRUE(r.ok()) << r.err;
   const auto cubins = integrity::read_fatbin_cubins(so);
   ASSERT_FALSE(cubins.empty());

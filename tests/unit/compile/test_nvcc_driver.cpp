@@ -20,15 +20,17 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
 std::string describe(const std::vector<Diagnostic>& ds) {
   std::string s;
   for (const auto& d : ds)
-    s += d.severity + " " + d.file + ":" + std::to_string(d.line) + ":" + std::to_string(d.column) + " " + d.message + "\n";
+    s += d.severity + " " + d.file + ":" + std::to_string(d.line) + ":" + std::to_string(d.column) + " " + d.message +
+         "\n";
   return s;
 }
 
 // ---- flags ------------------------------------------------------------------------------------
 
 TEST(NvccFlags, HopperAndBlackwellAreExact) {
-  const std::vector<std::string> hopper{"-std=c++17", "-O3", "-shared", "-Xcompiler", "-fPIC", "-cudart", "shared",
-                                        "-gencode=arch=compute_90a,code=sm_90a", "-lineinfo", "-lcuda"};
+  const std::vector<std::string> hopper{"-std=c++17", "-O3",     "-shared", "-Xcompiler",
+                                        "-fPIC",      "-cudart", "shared",  "-gencode=arch=compute_90a,code=sm_90a",
+                                        "-lineinfo",  "-lcuda"};
   EXPECT_EQ(candidate_nvcc_flags("sm_90a"), hopper);
   const auto blackwell = candidate_nvcc_flags("sm_100a");
   EXPECT_TRUE(contains(blackwell, "-gencode=arch=compute_100a,code=sm_100a"));
@@ -198,8 +200,9 @@ TEST(BuildCandidate, TimeoutIsAFailedBuildThatSaysSo) {
 TEST(BuildCandidate, LongLogIsTrimmedAndSaysHowMuch) {
   TempDir tmp;
   BuildOptions options;
-  options.nvcc = fake_nvcc(tmp.path(), "i=0; while [ $i -lt 1000 ]; do echo \"c.cu($i): error: e$i\" >&2; "
-                                       "i=$((i+1)); done; exit 1");
+  options.nvcc = fake_nvcc(tmp.path(),
+                           "i=0; while [ $i -lt 1000 ]; do echo \"c.cu($i): error: e$i\" >&2; "
+                           "i=$((i+1)); done; exit 1");
   const auto r = build_candidate(write_file(tmp.path() / "c.cu", "\n"), tmp.path() / "out", options);
   EXPECT_FALSE(r.ok);
   EXPECT_LE(r.log.size(), 16u * 1024 + 100);
@@ -249,8 +252,9 @@ TEST_F(RealNvcc, CompileErrorNamesFileLineAndMessage) {
 }
 
 TEST_F(RealNvcc, PtxasErrorFromInlineAsmIsCaptured) {
-  const auto source = write_file(tmp_.path() / "badasm.cu",
-                                 "__global__ void k(float* x) { asm volatile(\"bogus.op.f32 %0;\" :: \"f\"(x[0])); }\n");
+  const auto source =
+      write_file(tmp_.path() / "badasm.cu",
+                 "__global__ void k(float* x) { asm volatile(\"bogus.op.f32 %0;\" :: \"f\"(x[0])); }\n");
   const auto r = build_candidate(source, tmp_.path() / "out", BuildOptions{});
   EXPECT_FALSE(r.ok);
   ASSERT_FALSE(r.diagnostics.empty()) << r.log;
@@ -277,8 +281,8 @@ TEST_F(RealNvcc, SuccessfulBuildKeepsPtxAndRecordsTheCommand) {
   EXPECT_EQ(r.ptx, out / "keep" / "good.ptx");
   EXPECT_NE(testing::read_file(r.ptx).find(".target sm_90a"), std::string::npos);
   EXPECT_NE(r.command.find(" -gencode=arch=compute_90a,code=sm_90a -lineinfo -lcuda -I" +
-                           include.parent_path().string() + " --keep --keep-dir " + (out / "keep").string() +
-                           " -o " + (out / "candidate.so").string() + " " + source.string()),
+                           include.parent_path().string() + " --keep --keep-dir " + (out / "keep").string() + " -o " +
+                           (out / "candidate.so").string() + " " + source.string()),
             std::string::npos)
       << r.command;
   EXPECT_GT(r.seconds, 0);

@@ -21,7 +21,8 @@ std::string joined(const std::vector<std::string>& v) {
 }
 
 bool any_contains(const std::vector<std::string>& reasons, const std::string& needle) {
-  return std::any_of(reasons.begin(), reasons.end(), [&](const auto& r) { return r.find(needle) != std::string::npos; });
+  return std::any_of(reasons.begin(), reasons.end(),
+                     [&](const auto& r) { return r.find(needle) != std::string::npos; });
 }
 
 // ---- PTX text ---------------------------------------------------------------------------------
@@ -87,8 +88,8 @@ identifier = cand.cu
         /*01e0*/                   NOP;                                                      /* 0x0000000000007918 */
 		..........
 )sass";
-  const OpcodeCounts expected{{"LDC", 1}, {"ELECT", 1}, {"UTMALDG", 1}, {"BRA", 2},
-                              {"HGMMA", 2}, {"EXIT", 1}, {"NOP", 1}};
+  const OpcodeCounts expected{{"LDC", 1},   {"ELECT", 1}, {"UTMALDG", 1}, {"BRA", 2},
+                              {"HGMMA", 2}, {"EXIT", 1},  {"NOP", 1}};
   EXPECT_EQ(parse_sass_listing(listing), expected);
   EXPECT_TRUE(parse_sass_listing("").empty());
 }
@@ -183,8 +184,7 @@ class Imports : public ::testing::Test {
 TempDir* Imports::dir_ = nullptr;
 
 TEST_F(Imports, CleanObjectHasNoFindings) {
-  const auto so = candidate("clean", "#include <cstdio>\n#include <cmath>",
-                            "std::printf(\"%f\\n\", std::sqrt(2.0));");
+  const auto so = candidate("clean", "#include <cstdio>\n#include <cmath>", "std::printf(\"%f\\n\", std::sqrt(2.0));");
   const auto report = check_imports(so, "ptxbench_gemm");
   EXPECT_TRUE(report.entry_exported);
   EXPECT_TRUE(report.forbidden.empty()) << joined(report.forbidden);
@@ -194,8 +194,7 @@ TEST_F(Imports, CleanObjectHasNoFindings) {
 }
 
 TEST_F(Imports, LibraryKernelIsForbidden) {
-  const auto so = candidate("cublas", "extern \"C\" int cublasCreate_v2(void**);",
-                            "void* h; cublasCreate_v2(&h);");
+  const auto so = candidate("cublas", "extern \"C\" int cublasCreate_v2(void**);", "void* h; cublasCreate_v2(&h);");
   const auto report = check_imports(so, "ptxbench_gemm");
   EXPECT_TRUE(report.entry_exported);
   EXPECT_EQ(report.forbidden,
@@ -237,8 +236,8 @@ TEST_F(Imports, RawFileIoIsForbidden) {
 
 TEST_F(Imports, UnlistedLibraryIsForbidden) {
   const auto lib = build_host_so(dir_->path(), "libhelper", "extern \"C\" int helper() { return 1; }");
-  const auto so = candidate("linked", "extern \"C\" int helper();", "helper();",
-                            {"-L" + dir_->path().string(), "-lhelper"});
+  const auto so =
+      candidate("linked", "extern \"C\" int helper();", "helper();", {"-L" + dir_->path().string(), "-lhelper"});
   ASSERT_FALSE(lib.empty());
   const auto report = check_imports(so, "ptxbench_gemm");
   EXPECT_TRUE(any_contains(report.forbidden, "links libhelper.so: only the CUDA runtime and driver"))
@@ -249,9 +248,9 @@ TEST_F(Imports, MissingOrMangledEntryIsBadAbi) {
   const auto so = candidate("noentry", "", "");
   const auto missing = check_imports(so, "ptxbench_mha_fwd");
   EXPECT_FALSE(missing.entry_exported);
-  EXPECT_EQ(missing.forbidden, std::vector<std::string>{
-                                   "bad ABI: `ptxbench_mha_fwd` is not exported by the shared object (is it "
-                                   "declared extern \"C\" and defined?)"});
+  EXPECT_EQ(missing.forbidden,
+            std::vector<std::string>{"bad ABI: `ptxbench_mha_fwd` is not exported by the shared object (is it "
+                                     "declared extern \"C\" and defined?)"});
 
   const auto mangled = build_host_so(dir_->path(), "mangled", "int ptxbench_gemm(int m) { return m; }");
   const auto report = check_imports(mangled, "ptxbench_gemm");
@@ -277,11 +276,12 @@ TEST(HostSyscalls, RawSyscallInstructionIsForbidden) {
   if (testing::host_compiler().empty()) GTEST_SKIP() << "no host C++ compiler (g++ or c++) on PATH";
   if (find_in_path("objdump").empty()) GTEST_SKIP() << "objdump not found on PATH";
   TempDir tmp;
-  const auto dirty = build_host_so(tmp.path(), "dirty",
-                                   "extern \"C\" long sneaky(long n) { long r;\n"
-                                   "  asm volatile(\"syscall\" : \"=a\"(r) : \"a\"(n) : \"rcx\", \"r11\", \"memory\");\n"
-                                   "  return r; }\n"
-                                   "extern \"C\" int ptxbench_gemm() { return 0; }\n");
+  const auto dirty =
+      build_host_so(tmp.path(), "dirty",
+                    "extern \"C\" long sneaky(long n) { long r;\n"
+                    "  asm volatile(\"syscall\" : \"=a\"(r) : \"a\"(n) : \"rcx\", \"r11\", \"memory\");\n"
+                    "  return r; }\n"
+                    "extern \"C\" int ptxbench_gemm() { return 0; }\n");
   std::string note;
   const auto reasons = scan_host_syscalls(dirty, &note);
   EXPECT_EQ(reasons, std::vector<std::string>{
@@ -335,8 +335,8 @@ class BuiltCandidates : public ::testing::Test {
     dir_ = new TempDir;
     targets_ = new BuildResult(build_candidate(write_file(dir_->path() / "targets.cu", kTargetsKernel),
                                                dir_->path() / "targets", BuildOptions{}));
-    ffma_ = new BuildResult(build_candidate(write_file(dir_->path() / "ffma.cu", kFfmaKernel),
-                                            dir_->path() / "ffma", BuildOptions{}));
+    ffma_ = new BuildResult(
+        build_candidate(write_file(dir_->path() / "ffma.cu", kFfmaKernel), dir_->path() / "ffma", BuildOptions{}));
   }
   static void TearDownTestSuite() {
     delete targets_;
@@ -371,7 +371,8 @@ TEST_F(BuiltCandidates, KeptPtxHoldsTheTargetInstructions) {
 
 TEST_F(BuiltCandidates, SassShowsHgmmaAndUtmaldgOnlyWhereUsed) {
   const auto cuobjdump = find_cuobjdump();
-  if (cuobjdump.empty()) GTEST_SKIP() << "cuobjdump not found ($PTXBENCH_CUOBJDUMP, PATH, CUDA, PyPI nvidia-cuda-cuobjdump)";
+  if (cuobjdump.empty())
+    GTEST_SKIP() << "cuobjdump not found ($PTXBENCH_CUOBJDUMP, PATH, CUDA, PyPI nvidia-cuda-cuobjdump)";
   const auto targets = sass_opcode_counts(targets_->shared_object, cuobjdump);
   EXPECT_GE(targets.count("HGMMA") ? targets.at("HGMMA") : 0, 1);
   EXPECT_GE(targets.count("UTMALDG") ? targets.at("UTMALDG") : 0, 1);
@@ -397,9 +398,9 @@ TEST_F(BuiltCandidates, NvccBuiltObjectsPassImportAndSyscallChecks) {
     const auto report = check_imports(built->shared_object, "ptxbench_gemm");
     EXPECT_TRUE(report.entry_exported);
     EXPECT_TRUE(report.forbidden.empty()) << joined(report.forbidden);
-    EXPECT_TRUE(std::any_of(report.needed.begin(), report.needed.end(),
-                            [](const auto& n) { return n.starts_with("libcudart.so"); }))
-        << joined(report.needed);
+    EXPECT_TRUE(std::any_of(report.needed.begin(), report.needed.end(), [](const auto& n) {
+      return n.starts_with("libcudart.so");
+    })) << joined(report.needed);
     std::string note;
     EXPECT_TRUE(scan_host_syscalls(built->shared_object, &note).empty());
   }

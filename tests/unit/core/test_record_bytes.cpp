@@ -17,7 +17,8 @@ EvaluationRecord record_with(const std::string& bytes) {
   r.arch = "sm_90a";
   r.candidate_path = "c" + bytes + ".cu";
   r.reason = "build: " + bytes;
-  r.add_stage({"build", StageStatus::failed, 1.0, bytes, {{"log", "line 1: " + bytes + "\n"}, {"verdict", "compile_error"}}});
+  r.add_stage(
+      {"build", StageStatus::failed, 1.0, bytes, {{"log", "line 1: " + bytes + "\n"}, {"verdict", "compile_error"}}});
   return r;
 }
 
@@ -57,7 +58,8 @@ TEST(RecordBytes, Utf8AndBase64Primitives) {
   EXPECT_FALSE(is_valid_utf8("\xc0\x80"));          // overlong
   EXPECT_FALSE(is_valid_utf8("\xed\xa0\x80"));      // a surrogate
   EXPECT_FALSE(is_valid_utf8("\xf4\x90\x80\x80"));  // above U+10FFFF
-  for (const std::string& s : {std::string(), std::string("a"), std::string("ab"), std::string("abc"), std::string("\x00\xff\x10", 3)})
+  for (const std::string& s :
+       {std::string(), std::string("a"), std::string("ab"), std::string("abc"), std::string("\x00\xff\x10", 3)})
     EXPECT_EQ(base64_decode(base64_encode(s)), s);
   EXPECT_EQ(base64_encode("hello"), "aGVsbG8=");
   EXPECT_THROW(base64_decode("a"), InputError);

@@ -26,7 +26,8 @@ WorkerJob full_eval_job() {
   j.reference_pool_fd = 5;
   j.accounting = false;
   j.fixed_seed = 7;
-  CorrectnessItem fixed{{{"M", 128}, {"N", 128}, {"K", 64}}, 3, true, false, 2.0 * 128 * 128 * 64, ReferencePoolPlan{{11, 12}, 1}};
+  CorrectnessItem fixed{{{"M", 128}, {"N", 128}, {"K", 64}}, 3, true, false, 2.0 * 128 * 128 * 64,
+                        ReferencePoolPlan{{11, 12}, 1}};
   CorrectnessItem drawn{{{"M", 256}, {"N", 128}, {"K", 64}}, 3, true, true, 4.0e6, std::nullopt};
   j.correctness = {fixed, drawn};
   j.gate_shape = {{"M", 64}, {"N", 64}, {"K", 64}};
@@ -75,7 +76,8 @@ TEST(WorkerProtocol, OptionalPartsStayAbsent) {
   j.fixed_seed.reset();
   j.triton.reset();
   const json out = to_json(j);
-  for (const char* key : {"count", "timing", "timing_config", "fixed_seed", "triton"}) EXPECT_FALSE(out.contains(key)) << key;
+  for (const char* key : {"count", "timing", "timing_config", "fixed_seed", "triton"})
+    EXPECT_FALSE(out.contains(key)) << key;
   const WorkerJob back = parse_worker_job(out);
   EXPECT_FALSE(back.count.has_value());
   EXPECT_FALSE(back.timing.has_value());
@@ -95,8 +97,12 @@ TEST(WorkerProtocol, SingleCallAndSelfTestJobsRoundTrip) {
   EXPECT_EQ(to_json(parse_worker_job(c)), c);
 
   // As the GPU tests write it: no candidate, the protocol stamped by the launch.
-  const json self_test = stamped_job({{"mode", "self_test"}, {"workload", "gemm"}, {"seed", 1}, {"device", 0},
-                                      {"fp64_shapes", json::array({{{"M", 128}}})}, {"baseline_shapes", json::array()},
+  const json self_test = stamped_job({{"mode", "self_test"},
+                                      {"workload", "gemm"},
+                                      {"seed", 1},
+                                      {"device", 0},
+                                      {"fp64_shapes", json::array({{{"M", 128}}})},
+                                      {"baseline_shapes", json::array()},
                                       {"tolerances", json::object()}});
   const WorkerJob t = parse_worker_job(self_test);
   EXPECT_FALSE(t.candidate.has_value());

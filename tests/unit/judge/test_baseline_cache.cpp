@@ -21,8 +21,8 @@ json items(std::initializer_list<int> ms) {
 }
 
 json measured(int m, double median_ms) {
-  return {{"type", "baseline_alone"}, {"shape", {{"M", m}}}, {"median_ms", median_ms}, {"median_error", 0.001},
-          {"samples", 20},            {"sm_clock_mhz", 1980}};
+  return {{"type", "baseline_alone"}, {"shape", {{"M", m}}}, {"median_ms", median_ms},
+          {"median_error", 0.001},    {"samples", 20},       {"sm_clock_mhz", 1980}};
 }
 
 std::string key(int m) { return json{{"M", m}}.dump(); }
@@ -31,7 +31,8 @@ std::string key(int m) { return json{{"M", m}}.dump(); }
 
 TEST(BaselineCache, FindsWhatWasStoredForTheSameGpuAndScopeOnly) {
   BaselineCache cache;
-  cache.store("gemm|H200", 0, {measured(128, 0.5), {{"type", "baseline_alone"}, {"shape", {{"M", 256}}}, {"cached", true}}});
+  cache.store("gemm|H200", 0,
+              {measured(128, 0.5), {{"type", "baseline_alone"}, {"shape", {{"M", 256}}}, {"cached", true}}});
   const json hit = cache.lookup("gemm|H200", 0, items({128, 256}));
   ASSERT_TRUE(hit.contains(key(128)));
   EXPECT_DOUBLE_EQ(hit[key(128)].value("median_ms", 0.0), 0.5);

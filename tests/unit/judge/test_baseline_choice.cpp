@@ -13,8 +13,12 @@ json timing_event(double candidate_ms, double beside_ms, json alone) {
   const json stats = [](double ms) {
     return json{{"median_ms", ms}, {"p10_ms", ms}, {"p90_ms", ms}, {"spread", 0.0}, {"samples", 30}};
   }(candidate_ms);
-  json t = {{"shape", {{"M", 4096}}}, {"flops", 1e12}, {"candidate", stats},
-            {"baseline", {{"median_ms", beside_ms}, {"p10_ms", beside_ms}, {"p90_ms", beside_ms}, {"spread", 0.0}, {"samples", 30}}}};
+  json t = {
+      {"shape", {{"M", 4096}}},
+      {"flops", 1e12},
+      {"candidate", stats},
+      {"baseline",
+       {{"median_ms", beside_ms}, {"p10_ms", beside_ms}, {"p90_ms", beside_ms}, {"spread", 0.0}, {"samples", 30}}}};
   if (!alone.is_null()) t["baseline_alone"] = alone;
   return t;
 }

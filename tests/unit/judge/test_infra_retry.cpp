@@ -21,7 +21,9 @@ TEST(InfraRetry, AnInfraErrorRunsAgainAndTheEarlierReasonsStayInTheRecord) {
   int runs = 0;
   std::vector<int> told;
   const EvaluationRecord r = evaluate_with_infra_retries(
-      [&] { return ++runs < 3 ? with(Verdict::infra_error, "drift " + std::to_string(runs)) : with(Verdict::correct, ""); },
+      [&] {
+        return ++runs < 3 ? with(Verdict::infra_error, "drift " + std::to_string(runs)) : with(Verdict::correct, "");
+      },
       3, [&](int attempt, const std::string&) { told.push_back(attempt); });
   EXPECT_EQ(runs, 3);
   EXPECT_EQ(r.verdict, Verdict::correct);
@@ -31,7 +33,12 @@ TEST(InfraRetry, AnInfraErrorRunsAgainAndTheEarlierReasonsStayInTheRecord) {
 
 TEST(InfraRetry, TheBoundEndsItAsInfraError) {
   int runs = 0;
-  const EvaluationRecord r = evaluate_with_infra_retries([&] { ++runs; return with(Verdict::infra_error, "probe"); }, 2);
+  const EvaluationRecord r = evaluate_with_infra_retries(
+      [&] {
+        ++runs;
+        return with(Verdict::infra_error, "probe");
+      },
+      2);
   EXPECT_EQ(runs, 2);
   EXPECT_EQ(r.verdict, Verdict::infra_error);
   EXPECT_EQ(r.environment.at("earlier_infra_errors").size(), 1u);
@@ -40,7 +47,12 @@ TEST(InfraRetry, TheBoundEndsItAsInfraError) {
 TEST(InfraRetry, ACandidatesOwnVerdictIsNeverRunAgain) {
   for (Verdict v : {Verdict::incorrect, Verdict::forbidden, Verdict::runtime_error, Verdict::correct}) {
     int runs = 0;
-    const EvaluationRecord r = evaluate_with_infra_retries([&] { ++runs; return with(v, "x"); }, 3);
+    const EvaluationRecord r = evaluate_with_infra_retries(
+        [&] {
+          ++runs;
+          return with(v, "x");
+        },
+        3);
     EXPECT_EQ(runs, 1) << to_string(v);
     EXPECT_FALSE(r.environment.contains("earlier_infra_errors"));
   }

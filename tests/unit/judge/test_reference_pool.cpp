@@ -121,7 +121,9 @@ std::string first_byte(int fd) {
 
 TEST(ReferenceSession, TheHarnessPutsSealsAndGetsEachSetOnce) {
   std::vector<std::pair<std::string, uint64_t>> pooled;
-  ReferenceSession session({{"S", {}, 1}}, [&](const std::string& shape, const PooledSet& set, double) { pooled.push_back({shape, set.seed}); });
+  ReferenceSession session({{"S", {}, 1}}, [&](const std::string& shape, const PooledSet& set, double) {
+    pooled.push_back({shape, set.seed});
+  });
   WorkerEnd w(session);
   auto file = sealed_file(32, 9);
   EXPECT_TRUE(w.ask({{"op", "put"}, {"shape", "S"}, {"seed", 77u}, {"bytes", 32u}}, file.get()).value("ok", false));
@@ -158,7 +160,7 @@ TEST(ReferenceSession, AReferenceTakenBeforeTheHarnessAsksIsAViolation) {
   ASSERT_TRUE(w.ask({{"op", "seal"}}).value("ok", false));
   ASSERT_TRUE(w.ask({{"op", "get"}, {"shape", "S"}, {"seed", 6u}}).value("ok", false));  // the candidate
   EXPECT_EQ(first_byte(w.last_fd.get()), "4");
-  EXPECT_TRUE(w.ask({{"op", "get"}, {"shape", "S"}, {"seed", 5u}}).value("ok", false));   // the harness, call 1
+  EXPECT_TRUE(w.ask({{"op", "get"}, {"shape", "S"}, {"seed", 5u}}).value("ok", false));  // the harness, call 1
   const json refused = w.ask({{"op", "get"}, {"shape", "S"}, {"seed", 6u}});             // the harness, call 2
   EXPECT_FALSE(refused.value("ok", true));
   EXPECT_FALSE(w.last_fd);

@@ -55,11 +55,13 @@ TEST(TargetCounts, CountsAreReadAsOpcodesFamiliesAndTheTensorShare) {
   // A 128x256x64 GEMM tile on one warpgroup: 4 k-steps of m64n256k16 per 64 rows, so the
   // HGMMA at 0x20 executes 2 (row halves) x 4 (k) x 4 warps = 32 times.
   const double flops = 2.0 * 128 * 256 * 64;
-  const json ev = {{"flops", flops}, {"check_passed", true},
-                   {"functions", json::array({{{"function", "_Z6kernelPf"},
-                                               {"pcs", json::array({json::array({0x0, 4}), json::array({0x10, 1}),
-                                                                    json::array({0x20, 32}), json::array({0x70, 9})})}},
-                                              {{"function", "_Z7unknownv"}, {"pcs", json::array({json::array({0, 5})})}}})}};
+  const json ev = {
+      {"flops", flops},
+      {"check_passed", true},
+      {"functions", json::array({{{"function", "_Z6kernelPf"},
+                                  {"pcs", json::array({json::array({0x0, 4}), json::array({0x10, 1}),
+                                                       json::array({0x20, 32}), json::array({0x70, 9})})}},
+                                 {{"function", "_Z7unknownv"}, {"pcs", json::array({json::array({0, 5})})}}})}};
   const ExecutedTargets t = executed_targets(ev, l, {{"*GMMA"}, {"UTMALDG", "UTMASTG"}});
   EXPECT_EQ(t.opcodes.at("HGMMA"), 32);
   EXPECT_EQ(t.opcodes.at("UTMALDG"), 1);
@@ -111,13 +113,18 @@ TEST(TargetCounts, CallsGoUncountedOnlyWhenTheSassHoldsNoTargetAndNoTensorInstru
                                  groups),
             "")
       << "one target group of two";
-  EXPECT_EQ(why_no_counted_calls(listing("        /*0000*/                   HMMA.16816.F32.BF16 R4, R8, R12, R4 ;\n"), groups), "")
-      << "an older tensor instruction";
-  EXPECT_EQ(why_no_counted_calls(listing("        /*0000*/                   IMMA.16832.S8.S8 R4, R8, R12, R4 ;\n"), groups), "")
-      << "a tensor instruction whose FLOPs the listing does not price";
-  EXPECT_EQ(why_no_counted_calls(listing("        /*0000*/                   UTCHMMA gdesc[UR4], gdesc[UR6], tmem[UR8] ;\n"),
-                                 {{"UTC*MMA"}}),
+  EXPECT_EQ(why_no_counted_calls(listing("        /*0000*/                   HMMA.16816.F32.BF16 R4, R8, R12, R4 ;\n"),
+                                 groups),
             "")
+      << "an older tensor instruction";
+  EXPECT_EQ(
+      why_no_counted_calls(listing("        /*0000*/                   IMMA.16832.S8.S8 R4, R8, R12, R4 ;\n"), groups),
+      "")
+      << "a tensor instruction whose FLOPs the listing does not price";
+  EXPECT_EQ(
+      why_no_counted_calls(listing("        /*0000*/                   UTCHMMA gdesc[UR4], gdesc[UR6], tmem[UR8] ;\n"),
+                           {{"UTC*MMA"}}),
+      "")
       << "Blackwell's tensor instructions";
   // No listing, or one with no instruction, proves nothing.
   EXPECT_EQ(why_no_counted_calls({}, groups), "");
@@ -130,9 +137,12 @@ TEST(TargetCounts, TmaBytesUseTheKernelsSmallestKnownBoxAndTheWorkNeedsBothShare
   const SassListing l = parse_sass_functions(kListing);
   const double flops = 2.0 * 128 * 256 * 64;
   auto event = [&](long long copies, long long mmas, json maps) {
-    return json{{"flops", flops}, {"check_passed", true}, {"tensor_maps", std::move(maps)},
-                {"functions", json::array({{{"function", "_Z6kernelPf"},
-                                            {"pcs", json::array({json::array({0x10, copies}), json::array({0x20, mmas})})}}})}};
+    return json{
+        {"flops", flops},
+        {"check_passed", true},
+        {"tensor_maps", std::move(maps)},
+        {"functions", json::array({{{"function", "_Z6kernelPf"},
+                                    {"pcs", json::array({json::array({0x10, copies}), json::array({0x20, mmas})})}}})}};
   };
   const std::vector<std::vector<std::string>> groups{{"*GMMA"}, {"UTMALDG", "UTMASTG", "UTMAREDG"}};
   const json box16k = {{"_Z6kernelPf", {{"min_box_bytes", 16384}, {"maps", 2}}}};
@@ -177,10 +187,14 @@ TEST(TargetCounts, TheSummaryOverShapesGivesBothFlagsAndTheShares) {
   const SassListing l = parse_sass_functions(kListing);
   const double flops = 2.0 * 128 * 256 * 64;
   auto event = [&](int m, long long copies, long long mmas) {
-    return json{{"flops", flops}, {"check_passed", true}, {"shape", {{"M", m}}}, {"when", "checked call"},
-                {"tensor_maps", {{"_Z6kernelPf", {{"min_box_bytes", 16384}, {"maps", 2}}}}},
-                {"functions", json::array({{{"function", "_Z6kernelPf"},
-                                            {"pcs", json::array({json::array({0x10, copies}), json::array({0x20, mmas})})}}})}};
+    return json{
+        {"flops", flops},
+        {"check_passed", true},
+        {"shape", {{"M", m}}},
+        {"when", "checked call"},
+        {"tensor_maps", {{"_Z6kernelPf", {{"min_box_bytes", 16384}, {"maps", 2}}}}},
+        {"functions", json::array({{{"function", "_Z6kernelPf"},
+                                    {"pcs", json::array({json::array({0x10, copies}), json::array({0x20, mmas})})}}})}};
   };
   const std::vector<std::vector<std::string>> groups{{"*GMMA"}, {"UTMALDG", "UTMASTG", "UTMAREDG"}};
   auto operands = [](const json&) { return 49152.0; };
@@ -221,17 +235,20 @@ TEST(TargetCounts, ACountNamingItsCubinIsReadInThatCubinsListing) {
   l["_Z6kernelPf"] = {{0x20, {"NOP", "NOP"}}};  // another specialization: 0x20 is no HGMMA there
   l["spec_1.cubin/_Z6kernelPf"] = one.at("_Z6kernelPf");
   auto event = [](json function) {
-    return json{{"flops", 2.0 * 128 * 256 * 64}, {"check_passed", true}, {"functions", json::array({std::move(function)})}};
+    return json{
+        {"flops", 2.0 * 128 * 256 * 64}, {"check_passed", true}, {"functions", json::array({std::move(function)})}};
   };
   const json pcs = json::array({json::array({0x20, 32})});
   const auto groups = std::vector<std::vector<std::string>>{{"*GMMA"}};
-  const ExecutedTargets named = executed_targets(event({{"function", "_Z6kernelPf"}, {"image", "spec_1.cubin"}, {"pcs", pcs}}), l, groups);
+  const ExecutedTargets named =
+      executed_targets(event({{"function", "_Z6kernelPf"}, {"image", "spec_1.cubin"}, {"pcs", pcs}}), l, groups);
   EXPECT_EQ(named.opcodes.at("HGMMA"), 32);
   EXPECT_DOUBLE_EQ(named.warpgroup_mma_flops, 32 * 2.0 * 64 * 256 * 16 / 4);
   const ExecutedTargets unnamed = executed_targets(event({{"function", "_Z6kernelPf"}, {"pcs", pcs}}), l, groups);
   EXPECT_FALSE(unnamed.opcodes.contains("HGMMA")) << "without an image the kernel's name decides the listing";
   // An image the judge has no listing of: read by the kernel's name.
-  const ExecutedTargets unknown = executed_targets(event({{"function", "_Z6kernelPf"}, {"image", "other.cubin"}, {"pcs", pcs}}), l, groups);
+  const ExecutedTargets unknown =
+      executed_targets(event({{"function", "_Z6kernelPf"}, {"image", "other.cubin"}, {"pcs", pcs}}), l, groups);
   EXPECT_EQ(unknown.opcodes.at("NOP"), 32);
 }
 
@@ -243,20 +260,24 @@ TEST(TargetCounts, MathOffTheTargetFamilyBeyondTheBoundIsNotTheWork) {
   const std::vector<std::vector<std::string>> groups{{"*GMMA"}, {"UTMALDG", "UTMASTG", "UTMAREDG"}};
   const json box16k = {{"_Z6kernelPf", {{"min_box_bytes", 16384}, {"maps", 2}}}};
   auto event = [&](long long hmmas) {
-    return json{{"flops", flops}, {"check_passed", true}, {"tensor_maps", box16k},
+    return json{{"flops", flops},
+                {"check_passed", true},
+                {"tensor_maps", box16k},
                 {"functions", json::array({{{"function", "_Z6kernelPf"},
                                             {"pcs", json::array({json::array({0x10, 8}), json::array({0x20, 32}),
                                                                  json::array({0x40, hmmas})})}}})}};
   };
   const double operands = 2.0 * (128 * 64 + 256 * 64);
   // The same math again on mma.sync (4096 FLOPs a warp execution): the HGMMAs' results are not the output.
-  TargetWorkCheck w = check_target_work(executed_targets(event(static_cast<long long>(flops / 4096)), l, groups), operands, groups, 0.5, 0.5);
+  TargetWorkCheck w = check_target_work(executed_targets(event(static_cast<long long>(flops / 4096)), l, groups),
+                                        operands, groups, 0.5, 0.5);
   EXPECT_TRUE(w.seen);
   EXPECT_FALSE(w.does_the_work);
   EXPECT_NEAR(w.other_math_flop_share, 1.0, 1e-12);
   EXPECT_NE(w.shortfall.find("SIMT and older tensor instructions did up to 100%"), std::string::npos) << w.shortfall;
   // A little of it (an epilogue's worth) is allowed.
-  w = check_target_work(executed_targets(event(static_cast<long long>(flops / 4096 / 10)), l, groups), operands, groups, 0.5, 0.5);
+  w = check_target_work(executed_targets(event(static_cast<long long>(flops / 4096 / 10)), l, groups), operands, groups,
+                        0.5, 0.5);
   EXPECT_TRUE(w.does_the_work) << w.shortfall;
   EXPECT_NEAR(w.other_math_flop_share, 0.1, 0.01);
   EXPECT_EQ(other_math_flops_per_warp("FFMA"), 64);

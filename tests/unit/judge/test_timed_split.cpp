@@ -65,9 +65,14 @@ TEST(TimedSplit, WithoutTheCountedSampleTheTimedPartCountsNothing) {
 
 TEST(TimedSplit, TheCountedCallsKernelsGoToTheTimedPart) {
   WorkerRun r;
-  r.events = {{{"type", "target_counts"}, {"when", "checked call"}, {"shape", {{"M", 128}}},
-               {"functions", json::array({{{"function", "k1"}, {"pcs", json::array()}}, {{"function", "k2"}, {"pcs", json::array()}}})}},
-              {{"type", "target_counts"}, {"when", "timed sample 3"}, {"shape", {{"M", 4096}}},
+  r.events = {{{"type", "target_counts"},
+               {"when", "checked call"},
+               {"shape", {{"M", 128}}},
+               {"functions", json::array({{{"function", "k1"}, {"pcs", json::array()}},
+                                          {{"function", "k2"}, {"pcs", json::array()}}})}},
+              {{"type", "target_counts"},
+               {"when", "timed sample 3"},
+               {"shape", {{"M", 4096}}},
                {"functions", json::array({{{"function", "k3"}}})}}};
   const std::vector<CountedKernels> k = counted_kernels_of(r);
   ASSERT_EQ(k.size(), 1u) << "a counted timed sample is the timed worker's own";
@@ -77,11 +82,14 @@ TEST(TimedSplit, TheCountedCallsKernelsGoToTheTimedPart) {
 
 TEST(TimedSplit, TimingRunsOnlyAfterASharedPartThatPassed) {
   const json ok = {{"status", "ok"}};
-  auto named = [](const char* n, json s) { s["name"] = n; return s; };
-  EXPECT_TRUE(shared_part_passed(run_with({named("integrity", ok), named("stream_discipline", ok), named("correctness", ok),
-                                           named("target_run", ok)})));
-  EXPECT_TRUE(shared_part_passed(run_with({named("correctness", ok),
-                                           named("target_run", {{"status", "failed"}, {"tool_failure", true}})})))
+  auto named = [](const char* n, json s) {
+    s["name"] = n;
+    return s;
+  };
+  EXPECT_TRUE(shared_part_passed(run_with(
+      {named("integrity", ok), named("stream_discipline", ok), named("correctness", ok), named("target_run", ok)})));
+  EXPECT_TRUE(shared_part_passed(
+      run_with({named("correctness", ok), named("target_run", {{"status", "failed"}, {"tool_failure", true}})})))
       << "a counting tool failure is not the candidate's";
   EXPECT_FALSE(shared_part_passed(run_with({named("correctness", {{"status", "failed"}})})));
   EXPECT_FALSE(shared_part_passed(run_with({named("integrity", {{"status", "failed"}}), named("correctness", ok)})));

@@ -13,7 +13,11 @@ namespace {
 constexpr double kFlops = 1000, kOperands = 100;
 
 json work(double ops, double load, double store = 0, std::vector<std::string> unreadable = {}) {
-  return {{"tensor_ops", ops}, {"tensor_insts", ops / 64}, {"tma_load_bytes", load}, {"tma_store_bytes", store}, {"unreadable", unreadable}};
+  return {{"tensor_ops", ops},
+          {"tensor_insts", ops / 64},
+          {"tma_load_bytes", load},
+          {"tma_store_bytes", store},
+          {"unreadable", unreadable}};
 }
 
 // A shape's timing event: `calls` candidate calls doing `cand_ops` and `cand_bytes` in all, and
@@ -24,24 +28,26 @@ json timing_event(int calls, double cand_ops, double cand_bytes, int lib_calls =
                   double harness_bytes = 0) {
   const double lib_ops = kFlops / kTensorFlopsPerOp, lib_bytes = 3 * kOperands;
   const int n = calls + lib_calls;
-  return {{"shape", {{"M", m}}},
-          {"flops", kFlops},
-          {"timed_work",
-           {{"chip", "GH100"},
-            {"uncounted_types", {"sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum"}},
-            {"candidate_calls", calls},
-            {"library_calls", lib_calls},
-            {"samples", work(cand_ops + lib_calls * lib_ops + n * harness_ops,
-                             cand_bytes + lib_calls * lib_bytes * 0.75 + n * harness_bytes, lib_calls * lib_bytes * 0.25)},
-            {"library", {{"calls", 2}, {"work", work(2 * lib_ops, 2 * lib_bytes * 0.75, 2 * lib_bytes * 0.25)}}},
-            {"library_samples",
-             {{"samples", 2},
-              {"work", work(2 * (lib_ops + harness_ops), 2 * (lib_bytes * 0.75 + harness_bytes), 2 * lib_bytes * 0.25)}}}}}};
+  return {
+      {"shape", {{"M", m}}},
+      {"flops", kFlops},
+      {"timed_work",
+       {{"chip", "GH100"},
+        {"uncounted_types", {"sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum"}},
+        {"candidate_calls", calls},
+        {"library_calls", lib_calls},
+        {"samples", work(cand_ops + lib_calls * lib_ops + n * harness_ops,
+                         cand_bytes + lib_calls * lib_bytes * 0.75 + n * harness_bytes, lib_calls * lib_bytes * 0.25)},
+        {"library", {{"calls", 2}, {"work", work(2 * lib_ops, 2 * lib_bytes * 0.75, 2 * lib_bytes * 0.25)}}},
+        {"library_samples",
+         {{"samples", 2},
+          {"work",
+           work(2 * (lib_ops + harness_ops), 2 * (lib_bytes * 0.75 + harness_bytes), 2 * lib_bytes * 0.25)}}}}}};
 }
 
 TimedWorkCheck check(const std::vector<json>& events) {
-  return check_timed_work(events, 0.5, 0.5, [](const json&) { return kOperands; },
-                          [](const json& s) { return "M=" + s.at("M").dump(); });
+  return check_timed_work(
+      events, 0.5, 0.5, [](const json&) { return kOperands; }, [](const json& s) { return "M=" + s.at("M").dump(); });
 }
 
 }  // namespace
@@ -75,7 +81,8 @@ TEST(TimedWork, TheLibrarysWorkIsNeverTheCandidates) {
 }
 
 TEST(TimedWork, TheSmallestShapeDecides) {
-  const auto c = check({timing_event(10, 10 * kFlops, 10 * kOperands), timing_event(10, 4 * kFlops, 10 * kOperands, 4, 16)});
+  const auto c =
+      check({timing_event(10, 10 * kFlops, 10 * kOperands), timing_event(10, 4 * kFlops, 10 * kOperands, 4, 16)});
   ASSERT_TRUE(c.counted);
   EXPECT_FALSE(c.does_the_work);
   EXPECT_NEAR(*c.tensor_flop_share, 0.4, 1e-9);
@@ -135,7 +142,8 @@ TEST(TimedWork, AMalformedObjectIsAnInputError) {
 TEST(TimedWork, TheWorkerSideCountsNothingWithoutCounters) {
   TimedWork w(nullptr);
   EXPECT_FALSE(w.on());
-  w.open(2, [] { FAIL() << "no library call without counters"; }, [] { FAIL() << "no library sample either"; }, nullptr);
+  w.open(
+      2, [] { FAIL() << "no library call without counters"; }, [] { FAIL() << "no library sample either"; }, nullptr);
   w.close(10, 10, nullptr);
   EXPECT_TRUE(w.result().is_null());
   const json j = call_work_json({"samples", 1, 2, 3, 4, 5, {"x"}});

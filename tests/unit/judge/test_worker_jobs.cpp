@@ -34,7 +34,8 @@ TEST(WorkerJobs, DrawnShapesAreNeverOnesTheFixedListsAlreadyCheck) {
     for (const auto& item : job.correctness) (item.drawn ? drawn : fixed).push_back(item.shape.get<Shape>());
     ASSERT_EQ(drawn.size(), 2u);
     for (const auto& d : drawn) {
-      EXPECT_EQ(std::count(fixed.begin(), fixed.end(), d), 0) << "seed " << seed << " drew a fixed shape " << json(d).dump();
+      EXPECT_EQ(std::count(fixed.begin(), fixed.end(), d), 0)
+          << "seed " << seed << " drew a fixed shape " << json(d).dump();
       seen_drawn.insert(d);
     }
     EXPECT_NE(drawn[0], drawn[1]) << "seed " << seed << " drew one shape twice";

@@ -9,13 +9,18 @@ using namespace ptxbench;
 // The shape of ncu 2025.3's CSV (seen on the H200): thousands separators inside the value.
 static const char* kNcu =
     "==PROF== Connected to process 547\n"
-    "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg\","
-    "\"Id:Domain:Start/Stop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\","
+    "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"thread "
+    "Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg\","
+    "\"Id:Domain:Start/Stop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg\",\"Kernel "
+    "Name\",\"Context\",\"Stream\",\"Block Size\","
     "\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
-    "\"0\",\"547\",\"python3.12\",\"127.0.0.1\",\"547  \"\"<default domain>:ptxbench_candidate:none\"\" \",\"\",\"gemm_kernel\",\"1\",\"7\","
-    "\"(384, 1, 1)\",\"(8, 12, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\",\"sass__inst_executed_per_opcode\",\"\","
+    "\"0\",\"547\",\"python3.12\",\"127.0.0.1\",\"547  \"\"<default domain>:ptxbench_candidate:none\"\" "
+    "\",\"\",\"gemm_kernel\",\"1\",\"7\","
+    "\"(384, 1, 1)\",\"(8, 12, 1)\",\"0\",\"9.0\",\"Command line profiler "
+    "metrics\",\"sass__inst_executed_per_opcode\",\"\","
     "\"373,683 (UIADD3: 64,780; HGMMA: 12,288; UTMALDG: 1,536; EXIT: 1,509)\"\n"
-    "\"1\",\"547\",\"python3.12\",\"127.0.0.1\",\"\",\"\",\"epilogue(float*)\",\"1\",\"7\",\"(256, 1, 1)\",\"(4, 1, 1)\",\"0\",\"9.0\","
+    "\"1\",\"547\",\"python3.12\",\"127.0.0.1\",\"\",\"\",\"epilogue(float*)\",\"1\",\"7\",\"(256, 1, 1)\",\"(4, 1, "
+    "1)\",\"0\",\"9.0\","
     "\"Command line profiler metrics\",\"sass__inst_executed_per_opcode\",\"\",\"448 (STG: 32; EXIT: 64)\"\n";
 
 TEST(NcuParser, SumsOpcodesOverKernels) {
@@ -38,7 +43,8 @@ TEST(NcuParser, NoRowsOrNoHeaderIsAnError) {
 TEST(NcuParser, CommandNeverControlsClocksAndFiltersToTheCandidateRange) {
   auto cmd = ncu_command_prefix("/usr/local/cuda/bin/ncu");
   auto has = [&](const std::string& a, const std::string& b) {
-    for (size_t i = 0; i + 1 < cmd.size(); ++i) if (cmd[i] == a && cmd[i + 1] == b) return true;
+    for (size_t i = 0; i + 1 < cmd.size(); ++i)
+      if (cmd[i] == a && cmd[i + 1] == b) return true;
     return false;
   };
   EXPECT_TRUE(has("--clock-control", "none"));

@@ -35,14 +35,42 @@ Shape gqa(long long b, long long hkv, long long g, long long s, long long d) {
 Shape mnk(long long m, long long n, long long k) { return {{"M", m}, {"N", n}, {"K", k}}; }
 
 const std::vector<Expected> kProblems = {
-    {"gqa_fwd", "ptxbench_gqa_fwd", "cudnn", {"B", "Hkv", "G", "S", "D"}, {"LSE", "O"}, "*GMMA", "UTC*",
-     gqa(2, 8, 4, 4096, 128), 2.0 * 2 * 32 * 4096.0 * 4096 * 128},
-    {"gqa_bwd", "ptxbench_gqa_bwd", "cudnn", {"B", "Hkv", "G", "S", "D"}, {"dK", "dQ", "dV"}, "*GMMA", "UTC*",
-     gqa(2, 8, 4, 4096, 128), 5.0 * 2 * 32 * 4096.0 * 4096 * 128},
-    {"gemm_fp8", "ptxbench_gemm_fp8", "cublaslt", {"M", "N", "K"}, {"C"}, "QGMMA", "UTCQMMA", mnk(4096, 4096, 4096),
+    {"gqa_fwd",
+     "ptxbench_gqa_fwd",
+     "cudnn",
+     {"B", "Hkv", "G", "S", "D"},
+     {"LSE", "O"},
+     "*GMMA",
+     "UTC*",
+     gqa(2, 8, 4, 4096, 128),
+     2.0 * 2 * 32 * 4096.0 * 4096 * 128},
+    {"gqa_bwd",
+     "ptxbench_gqa_bwd",
+     "cudnn",
+     {"B", "Hkv", "G", "S", "D"},
+     {"dK", "dQ", "dV"},
+     "*GMMA",
+     "UTC*",
+     gqa(2, 8, 4, 4096, 128),
+     5.0 * 2 * 32 * 4096.0 * 4096 * 128},
+    {"gemm_fp8",
+     "ptxbench_gemm_fp8",
+     "cublaslt",
+     {"M", "N", "K"},
+     {"C"},
+     "QGMMA",
+     "UTCQMMA",
+     mnk(4096, 4096, 4096),
      2.0 * 4096 * 4096 * 4096},
-    {"gemm_bias_gelu", "ptxbench_gemm_bias_gelu", "cublaslt", {"M", "N", "K"}, {"C"}, "*GMMA", "UTC*",
-     mnk(4096, 16384, 4096), 2.0 * 4096 * 16384 * 4096},
+    {"gemm_bias_gelu",
+     "ptxbench_gemm_bias_gelu",
+     "cublaslt",
+     {"M", "N", "K"},
+     {"C"},
+     "*GMMA",
+     "UTC*",
+     mnk(4096, 16384, 4096),
+     2.0 * 4096 * 16384 * 4096},
 };
 
 }  // namespace
@@ -97,7 +125,9 @@ TEST(ExtendedSpecs, GqaShapesCoverMhaMqaAndGroupsThatAreNotPowersOfTwo) {
     SCOPED_TRACE(name);
     const auto p = reg.load(name);
     EXPECT_EQ(p.workload_options.dump(), json({{"causal", true}}).dump());
-    auto listed = [&](const Shape& s) { return std::find(p.benchmark_shapes.begin(), p.benchmark_shapes.end(), s) != p.benchmark_shapes.end(); };
+    auto listed = [&](const Shape& s) {
+      return std::find(p.benchmark_shapes.begin(), p.benchmark_shapes.end(), s) != p.benchmark_shapes.end();
+    };
     EXPECT_TRUE(listed(gqa(2, 8, 4, 4096, 128)));
     EXPECT_TRUE(listed(gqa(1, 8, 4, 8192, 128)));
     bool mha = false, mqa = false, odd_group = false, odd_s = false, d64 = false, d128 = false;
@@ -111,7 +141,8 @@ TEST(ExtendedSpecs, GqaShapesCoverMhaMqaAndGroupsThatAreNotPowersOfTwo) {
       d128 |= s.at("D") == 128;
     }
     EXPECT_TRUE(mha && mqa && odd_group && odd_s && d64 && d128);
-    for (const auto& s : p.benchmark_shapes) EXPECT_EQ(s.at("G") & (s.at("G") - 1), 0) << "listed groups are powers of two";
+    for (const auto& s : p.benchmark_shapes)
+      EXPECT_EQ(s.at("G") & (s.at("G") - 1), 0) << "listed groups are powers of two";
     EXPECT_NE(p.check_shape(gqa(1, 1, 17, 128, 64)), "") << "G above 16";
     EXPECT_NE(p.check_shape(gqa(1, 1, 2, 192, 64)), "") << "S not a multiple of 128";
   }

@@ -8,9 +8,13 @@ using namespace ptxbench::attention;
 
 namespace {
 
-const std::string kFprop = "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x128_4x1x1_cga1x1x1_kernel0_0";
-const std::string kBprop = "cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_f16_knob_26_64x64x128_1x4x1_cga1x1x1_kernel0_0";
-const std::string kDotDoO = "_ZN5cudnn6fusion28compute_dot_do_o_specializedILb1ELi128EEEvPKvS3_PvS4_jjjjjjjjjjjjjjjjjfS3_S3_S3_S3_S3_bS3_S4_S3_iiiiiiiii";
+const std::string kFprop =
+    "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x128_4x1x1_cga1x1x1_kernel0_0";
+const std::string kBprop =
+    "cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_f16_knob_26_64x64x128_1x4x1_cga1x1x1_kernel0_0";
+const std::string kDotDoO =
+    "_ZN5cudnn6fusion28compute_dot_do_o_specializedILb1ELi128EEEvPKvS3_PvS4_jjjjjjjjjjjjjjjjjfS3_S3_S3_S3_S3_bS3_S4_S3_"
+    "iiiiiiiii";
 const std::string kReduceHead = "_ZN5cudnn6fusion16fmha_reduce_headILb1EEEvPKvPvjjjjjjjjjjjPKfS6_S6_PfS4_bS4_b";
 const std::string kConvertDq = "_ZN5cudnn6fusion20convert_dq_to_16bitsILb1EEEvPKvPvjjjjjjjjjjPKfS6_S6_PfS3_S4_S4_bb";
 
@@ -23,8 +27,9 @@ TEST(FusedAttentionCheck, AcceptsCudnnsFusedForwardAndBackwardPlans) {
 }
 
 TEST(FusedAttentionCheck, RejectsADecomposedPlan) {
-  const std::vector<std::string> decomposed{"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1",
-                                            "cudnn::softmax_fw_kernel", kFprop};
+  const std::vector<std::string> decomposed{
+      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1", "cudnn::softmax_fw_kernel",
+      kFprop};
   EXPECT_NE(why_not_fused_attention(decomposed).find("GEMM or softmax"), std::string::npos);
   EXPECT_NE(why_not_fused_attention({"cudnn::ops::softmax_fw_kernel<float>"}), "");
 }

@@ -93,7 +93,8 @@ TEST(ProblemSpec, HiddenShapesAreNotInThePrompt) {
   std::ifstream in(p.prompt_file());
   std::string prompt((std::istreambuf_iterator<char>(in)), {});
   for (const auto& s : p.hidden_shapes) {
-    std::string row = "| " + std::to_string(s.at("M")) + " | " + std::to_string(s.at("N")) + " | " + std::to_string(s.at("K")) + " |";
+    std::string row =
+        "| " + std::to_string(s.at("M")) + " | " + std::to_string(s.at("N")) + " | " + std::to_string(s.at("K")) + " |";
     EXPECT_EQ(prompt.find(row), std::string::npos) << row;
   }
 }
@@ -107,16 +108,21 @@ TEST(ProblemSpec, ValidToyLoads) {
 
 TEST(ProblemSpec, ErrorsNameTheFileAndTheField) {
   EXPECT_NE(load_error(replaced(kValid, "entry = \"ptxbench_toy\"\n", "")).find("'entry': missing"), std::string::npos);
-  EXPECT_NE(load_error(replaced(kValid, "flops = \"2*M*K\"", "flops = \"2*M*Q\"")).find("unknown name 'Q'"), std::string::npos);
+  EXPECT_NE(load_error(replaced(kValid, "flops = \"2*M*K\"", "flops = \"2*M*Q\"")).find("unknown name 'Q'"),
+            std::string::npos);
   EXPECT_NE(load_error(replaced(kValid, "benchmark = [{ M = 128, K = 32 }]", "benchmark = [{ M = 100, K = 32 }]"))
                 .find("shapes.benchmark[0]': violates the constraints: M=100 is not a multiple of 64"),
             std::string::npos);
-  EXPECT_NE(load_error(replaced(kValid, "sanitize = { M = 64, K = 16 }", "sanitize = { M = 64 }")).find("lacks dim 'K'"),
+  EXPECT_NE(
+      load_error(replaced(kValid, "sanitize = { M = 64, K = 16 }", "sanitize = { M = 64 }")).find("lacks dim 'K'"),
+      std::string::npos);
+  EXPECT_NE(load_error(replaced(kValid, "name = \"toy\"", "name = \"other\"")).find("folder is 'toy'"),
             std::string::npos);
-  EXPECT_NE(load_error(replaced(kValid, "name = \"toy\"", "name = \"other\"")).find("folder is 'toy'"), std::string::npos);
-  EXPECT_NE(load_error(replaced(kValid, "rtol = 0.01", "rtol = \"tight\"")).find("'tolerance.Y.rtol': must be a finite number"),
+  EXPECT_NE(load_error(replaced(kValid, "rtol = 0.01", "rtol = \"tight\""))
+                .find("'tolerance.Y.rtol': must be a finite number"),
             std::string::npos);
-  EXPECT_NE(load_error(replaced(kValid, "multiple_of = 64", "multiple_by = 64")).find("unknown constraint"), std::string::npos);
+  EXPECT_NE(load_error(replaced(kValid, "multiple_of = 64", "multiple_by = 64")).find("unknown constraint"),
+            std::string::npos);
   auto syntax = load_error(replaced(kValid, "title = \"Toy\"", "title = \"Toy"));
   EXPECT_NE(syntax.find("problem.toml:3:"), std::string::npos) << syntax;  // file:line:column
 }
@@ -125,17 +131,21 @@ TEST(ProblemSpec, ErrorsNameTheFileAndTheField) {
 TEST(ProblemSpec, UnknownKeysAreRejectedWithFileLineAndKeyPath) {
   const std::string root = load_error(replaced(kValid, "title = \"Toy\"", "title = \"Toy\"\nshapez = 3"));
   EXPECT_NE(root.find("problem.toml:4: 'shapez': unknown key"), std::string::npos) << root;
-  EXPECT_NE(load_error(replaced(kValid, "rtol = 0.01", "rtoll = 0.01")).find("'tolerance.Y.rtoll': unknown key"), std::string::npos);
+  EXPECT_NE(load_error(replaced(kValid, "rtol = 0.01", "rtoll = 0.01")).find("'tolerance.Y.rtoll': unknown key"),
+            std::string::npos);
   EXPECT_NE(load_error(replaced(kValid, "probe = { M = 64, K = 16 }", "probe = { M = 64, K = 16 }\nhiden = []"))
                 .find("'shapes.hiden': unknown key"),
             std::string::npos);
-  EXPECT_NE(load_error(replaced(kValid, "groups = [[\"*GMMA\"]]", "groups = [[\"*GMMA\"]]\nptxx = []")).find("'targets.sm_90a.ptxx'"),
+  EXPECT_NE(load_error(replaced(kValid, "groups = [[\"*GMMA\"]]", "groups = [[\"*GMMA\"]]\nptxx = []"))
+                .find("'targets.sm_90a.ptxx'"),
             std::string::npos);
-  EXPECT_NE(load_error(std::string(kValid) + "[correctness]\nseed = 2\n").find("'correctness.seed': unknown key"), std::string::npos);
+  EXPECT_NE(load_error(std::string(kValid) + "[correctness]\nseed = 2\n").find("'correctness.seed': unknown key"),
+            std::string::npos);
   EXPECT_NE(load_error(std::string(kValid) + "[shapes.random]\ncount = 1\nmax = { M = 64, K = 16 }\nmin = 1\n")
                 .find("'shapes.random.min': unknown key"),
             std::string::npos);
-  EXPECT_NE(load_error(replaced(kValid, "[targets.sm_90a]", "[targets.sm_91]")).find("'targets.sm_91'"), std::string::npos);
+  EXPECT_NE(load_error(replaced(kValid, "[targets.sm_90a]", "[targets.sm_91]")).find("'targets.sm_91'"),
+            std::string::npos);
 }
 
 // Found by tests/fuzz/fuzz_problem_toml: a line that starts a key with a byte no key may start with
@@ -163,7 +173,9 @@ TEST(ProblemSpec, WorkloadAndBaselineNamesAreCheckedWithoutAGpu) {
   const std::string w = load_error(replaced(kValid, "baseline = \"none\"", "baseline = \"none\"\nworkload = \"toi\""));
   EXPECT_NE(w.find("'workload': 'toi' is not a workload of the worker (known: gemm, toy)"), std::string::npos) << w;
   const std::string b = load_error(replaced(kValid, "baseline = \"none\"", "baseline = \"cublas\""));
-  EXPECT_NE(b.find("'baseline': 'cublas' is not a baseline the workload 'toy' implements (known: none)"), std::string::npos) << b;
+  EXPECT_NE(b.find("'baseline': 'cublas' is not a baseline the workload 'toy' implements (known: none)"),
+            std::string::npos)
+      << b;
   // The real registry (generated from problems/*/workload.cu at configure time).
   EXPECT_TRUE(known_workloads().count("gemm"));
   EXPECT_EQ(known_workloads().at("gemm"), std::vector<std::string>{"cublaslt"});
@@ -176,19 +188,23 @@ TEST(ProblemSpec, EveryDimIsBounded) {
   EXPECT_NE(load_error(replaced(no_k, "benchmark = [{ M = 128, K = 32 }]", "benchmark = [{ M = 128, K = -32 }]"))
                 .find("'shapes.benchmark[0]': violates the constraints: K=-32 outside [1, 1048576]"),
             std::string::npos);
-  EXPECT_NE(load_error(replaced(no_k, "benchmark = [{ M = 128, K = 32 }]", "benchmark = [{ M = 128, K = 4600000000000000000 }]"))
+  EXPECT_NE(load_error(replaced(no_k, "benchmark = [{ M = 128, K = 32 }]",
+                                "benchmark = [{ M = 128, K = 4600000000000000000 }]"))
                 .find("K=4600000000000000000 outside [1, 1048576]"),
             std::string::npos);
   EXPECT_NE(load_error(replaced(no_k, "benchmark = [{ M = 128, K = 32 }]", "benchmark = [{ M = 128, K = 4.6e18 }]"))
                 .find("'shapes.benchmark[0].K': must be an integer"),
             std::string::npos);
-  EXPECT_NE(load_error(replaced(kValid, "M = { multiple_of = 64, min = 64 }", "M = { multiple_of = 64, min = 64, max = 9999999999 }"))
+  EXPECT_NE(load_error(replaced(kValid, "M = { multiple_of = 64, min = 64 }",
+                                "M = { multiple_of = 64, min = 64, max = 9999999999 }"))
                 .find("'constraints.M.max': must be between 1 and 1048576"),
             std::string::npos);
-  EXPECT_NE(load_error(replaced(kValid, "M = { multiple_of = 64, min = 64 }", "M = { multiple_of = 64, min = 640, max = 64 }"))
+  EXPECT_NE(load_error(
+                replaced(kValid, "M = { multiple_of = 64, min = 64 }", "M = { multiple_of = 64, min = 640, max = 64 }"))
                 .find("min 640 is above max 64"),
             std::string::npos);
-  EXPECT_NE(load_error(replaced(kValid, "K = { one_of = [16, 32] }", "K = { one_of = [16, -32] }")).find("'constraints.K.one_of[1]'"),
+  EXPECT_NE(load_error(replaced(kValid, "K = { one_of = [16, 32] }", "K = { one_of = [16, -32] }"))
+                .find("'constraints.K.one_of[1]'"),
             std::string::npos);
 }
 
@@ -196,10 +212,12 @@ TEST(ProblemSpec, CountsAreBounded) {
   EXPECT_NE(load_error(std::string(kValid) + "[shapes.random]\ncount = -1\nmax = { M = 64, K = 16 }\n")
                 .find("'shapes.random.count': must be between 0 and 64, got -1"),
             std::string::npos);
-  EXPECT_NE(load_error(std::string(kValid) + "[correctness]\nseeds = 0\n").find("'correctness.seeds': must be between 1 and 64"),
+  EXPECT_NE(load_error(std::string(kValid) + "[correctness]\nseeds = 0\n")
+                .find("'correctness.seeds': must be between 1 and 64"),
             std::string::npos);
-  EXPECT_NE(load_error(replaced(kValid, "rtol = 0.01", "rtol = nan")).find("'tolerance.Y.rtol': must be a finite number"),
-            std::string::npos);
+  EXPECT_NE(
+      load_error(replaced(kValid, "rtol = 0.01", "rtol = nan")).find("'tolerance.Y.rtol': must be a finite number"),
+      std::string::npos);
 }
 
 TEST(ProblemRegistry, OneBadSpecSpoilsNoOther) {
@@ -224,21 +242,25 @@ TEST(ProblemRegistry, EveryProblemInTheRepositoryLoads) {
 
 // Issue 30: strict target execution is stated per problem: the work the targets must do.
 TEST(ProblemSpec, TheTargetsWorkAndTheOperandBytesAreReadAndChecked) {
-  const std::string with_work = replaced(replaced(kValid, "flops = \"2*M*K\"", "flops = \"2*M*K\"\noperand_bytes = \"2*M*K\""),
-                                         "groups = [[\"*GMMA\"]]",
-                                         "groups = [[\"*GMMA\"]]\nwork = { tensor_flop_share = 0.5, tma_byte_share = 0.25 }");
+  const std::string with_work = replaced(
+      replaced(kValid, "flops = \"2*M*K\"", "flops = \"2*M*K\"\noperand_bytes = \"2*M*K\""), "groups = [[\"*GMMA\"]]",
+      "groups = [[\"*GMMA\"]]\nwork = { tensor_flop_share = 0.5, tma_byte_share = 0.25 }");
   ASSERT_EQ(load_error(with_work), "");
   const auto p = load_problem(write_problem("toy", with_work), kToyWorkloads);
   EXPECT_DOUBLE_EQ(p.targets_for("sm_90a")->work.tensor_flop_share, 0.5);
   EXPECT_DOUBLE_EQ(p.targets_for("sm_90a")->work.tma_byte_share, 0.25);
   EXPECT_DOUBLE_EQ(p.operand_byte_count({{"M", 128}, {"K", 32}}), 2.0 * 128 * 32);
-  EXPECT_NE(load_error(replaced(with_work, "tensor_flop_share = 0.5", "tensor_flop_share = 1.5")).find("must lie in [0, 1]"),
+  EXPECT_NE(
+      load_error(replaced(with_work, "tensor_flop_share = 0.5", "tensor_flop_share = 1.5")).find("must lie in [0, 1]"),
+      std::string::npos);
+  EXPECT_NE(load_error(replaced(with_work, "tma_byte_share = 0.25", "tma_bytes = 0.25"))
+                .find("'targets.sm_90a.work.tma_bytes': unknown key"),
             std::string::npos);
-  EXPECT_NE(load_error(replaced(with_work, "tma_byte_share = 0.25", "tma_bytes = 0.25")).find("'targets.sm_90a.work.tma_bytes': unknown key"),
-            std::string::npos);
-  EXPECT_NE(load_error(replaced(with_work, "operand_bytes = \"2*M*K\"\n", "")).find("needs the problem's operand_bytes"),
-            std::string::npos);
-  EXPECT_NE(load_error(replaced(with_work, "operand_bytes = \"2*M*K\"", "operand_bytes = \"2*M*Q\"")).find("unknown name 'Q'"),
+  EXPECT_NE(
+      load_error(replaced(with_work, "operand_bytes = \"2*M*K\"\n", "")).find("needs the problem's operand_bytes"),
+      std::string::npos);
+  EXPECT_NE(load_error(replaced(with_work, "operand_bytes = \"2*M*K\"", "operand_bytes = \"2*M*Q\""))
+                .find("unknown name 'Q'"),
             std::string::npos);
   // Without [work], no share is required (the strict flag is then the loose one).
   const auto plain = load_problem(write_problem("toy", kValid), kToyWorkloads);
@@ -270,7 +292,8 @@ TEST(ProblemRegistry, UnknownNameListsKnownProblems) {
 }
 
 TEST(FlopExpr, ArithmeticAndErrors) {
-  EXPECT_DOUBLE_EQ(eval_flop_expr("4*B*H*S*S*D / 2 + 1", {{"B", 2}, {"H", 3}, {"S", 4}, {"D", 5}}), 4 * 2 * 3 * 16 * 5 / 2.0 + 1);
+  EXPECT_DOUBLE_EQ(eval_flop_expr("4*B*H*S*S*D / 2 + 1", {{"B", 2}, {"H", 3}, {"S", 4}, {"D", 5}}),
+                   4 * 2 * 3 * 16 * 5 / 2.0 + 1);
   EXPECT_DOUBLE_EQ(eval_flop_expr("2.5*(M+N)", {{"M", 1}, {"N", 3}}), 10);
   EXPECT_THROW(eval_flop_expr("2*(M", {{"M", 1}}), InputError);
   EXPECT_THROW(eval_flop_expr("M/0", {{"M", 1}}), InputError);

@@ -58,7 +58,8 @@ TEST(Suites, ShippedSuitesAreThePapersSetsWithGemmHeldOut) {
   const SuiteSpec eight = suites.load("8ops", registry());
   EXPECT_EQ(eight.problems.size(), 8u);
   for (const auto& p : kAttention) EXPECT_EQ(eight.splits().at(p), kTrainSplit) << p;
-  for (const std::string p : {"gqa_fwd", "gqa_bwd", "gemm_fp8", "gemm_bias_gelu"}) EXPECT_EQ(eight.splits().at(p), kTrainSplit) << p;
+  for (const std::string p : {"gqa_fwd", "gqa_bwd", "gemm_fp8", "gemm_bias_gelu"})
+    EXPECT_EQ(eight.splits().at(p), kTrainSplit) << p;
   EXPECT_EQ(eight.held_out, std::vector<std::string>{"gemm"});
   EXPECT_EQ(eight.evaluated().size(), 9u);
   const json j = eight.to_json();
@@ -82,13 +83,18 @@ TEST(Suites, MalformedFilesAreRefusedNamingTheFileAndKey) {
     std::string name, text, expect;
   };
   const std::vector<Case> cases{
-      {"a", "name = \"a\"\n" + ok_tail + "held = [\"gemm\"]\n", "a.toml: 'held': unknown key (known: name, title, problems, held_out)"},
-      {"b", "name = \"b\"\ntitle = \"t\"\nproblems = [\"mha_fwd\", \"fft\"]\nheld_out = []\n", "b.toml: 'problems[1]': unknown problem 'fft' (known: "},
-      {"c", "name = \"c\"\ntitle = \"t\"\nproblems = [\"mha_fwd\"]\nheld_out = [\"mha_fwd\"]\n", "'held_out[0]': 'mha_fwd' is already listed as problems[0]"},
-      {"d", "name = \"d\"\ntitle = \"t\"\nproblems = [\"gemm\", \"gemm\"]\nheld_out = []\n", "'problems[1]': 'gemm' is already listed"},
+      {"a", "name = \"a\"\n" + ok_tail + "held = [\"gemm\"]\n",
+       "a.toml: 'held': unknown key (known: name, title, problems, held_out)"},
+      {"b", "name = \"b\"\ntitle = \"t\"\nproblems = [\"mha_fwd\", \"fft\"]\nheld_out = []\n",
+       "b.toml: 'problems[1]': unknown problem 'fft' (known: "},
+      {"c", "name = \"c\"\ntitle = \"t\"\nproblems = [\"mha_fwd\"]\nheld_out = [\"mha_fwd\"]\n",
+       "'held_out[0]': 'mha_fwd' is already listed as problems[0]"},
+      {"d", "name = \"d\"\ntitle = \"t\"\nproblems = [\"gemm\", \"gemm\"]\nheld_out = []\n",
+       "'problems[1]': 'gemm' is already listed"},
       {"e", "name = \"other\"\n" + ok_tail, "e.toml: 'name': is 'other' but the file is 'e.toml'"},
       {"f", "name = \"f\"\ntitle = \"t\"\nproblems = [\"mha_fwd\"]\n", "'held_out': missing"},
-      {"g", "name = \"g\"\ntitle = \"t\"\nproblems = []\nheld_out = []\n", "'problems': must name at least one problem"},
+      {"g", "name = \"g\"\ntitle = \"t\"\nproblems = []\nheld_out = []\n",
+       "'problems': must name at least one problem"},
       {"h", "name = \"h\"\ntitle = \"t\"\nproblems = \"mha_fwd\"\nheld_out = []\n", "'problems': must be an array"},
       {"i", "name = \"i\"\ntitle = \"t\"\nproblems = [1]\nheld_out = []\n", "'problems[0]': must be a string"},
       {"j", "name = \"j\"\nproblems = [\"mha_fwd\"]\nheld_out = []\n", "'title': missing"},

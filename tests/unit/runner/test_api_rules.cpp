@@ -29,17 +29,18 @@ TEST(ApiRules, StreamsContextsModulesAndLibrariesDoNotResolve) {
 
 TEST(ApiRules, StateChangingCallsAreForbiddenEvenThroughTheRuntime) {
   for (const char* s : {"cuStreamCreate", "cudaStreamCreateWithFlags", "cuCtxSetLimit", "cudaDeviceSetLimit",
-                        "cudaLaunchHostFunc", "cuStreamAddCallback", "cudaStreamSetAttribute", "cuCtxResetPersistingL2Cache",
-                        "cudaDeviceReset", "cuCtxPushCurrent_v2", "cuIpcGetMemHandle"}) {
+                        "cudaLaunchHostFunc", "cuStreamAddCallback", "cudaStreamSetAttribute",
+                        "cuCtxResetPersistingL2Cache", "cudaDeviceReset", "cuCtxPushCurrent_v2", "cuIpcGetMemHandle"}) {
     EXPECT_FALSE(forbidden_api_reason(s, true).empty()) << s;
     EXPECT_FALSE(forbidden_api_reason(s, false).empty()) << s;
   }
 }
 
 TEST(ApiRules, OrdinaryCallsAreAllowed) {
-  for (const char* s : {"cudaLaunchKernel", "cuLaunchKernel", "cudaMallocAsync", "cudaFreeAsync", "cudaStreamBeginCapture",
-                        "cudaGraphLaunch", "cuLibraryLoadData", "cudaFuncSetAttribute", "cudaMemsetAsync",
-                        "cudaStreamSynchronize", "cudaGetDriverEntryPoint", "cuTensorMapEncodeTiled"})
+  for (const char* s :
+       {"cudaLaunchKernel", "cuLaunchKernel", "cudaMallocAsync", "cudaFreeAsync", "cudaStreamBeginCapture",
+        "cudaGraphLaunch", "cuLibraryLoadData", "cudaFuncSetAttribute", "cudaMemsetAsync", "cudaStreamSynchronize",
+        "cudaGetDriverEntryPoint", "cuTensorMapEncodeTiled"})
     EXPECT_TRUE(forbidden_api_reason(s, true).empty()) << s;
 }
 

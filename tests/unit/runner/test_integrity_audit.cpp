@@ -151,10 +151,12 @@ TEST(IntegrityAudit, ALaunchWithoutItsRecordMeansTracingWasTamperedWith) {
 TEST(IntegrityAudit, CapturedAndCountedLaunchesNeedNoRecord) {
   Builder b;
   const int c = b.call(Actor::candidate_call, "correctness");
-  b.o.launches.push_back({b.next_corr++, Actor::candidate_call, c, "cuLaunchKernel", "cand_kernel", false, true, true, false});
+  b.o.launches.push_back(
+      {b.next_corr++, Actor::candidate_call, c, "cuLaunchKernel", "cand_kernel", false, true, true, false});
   const int counted = b.call(Actor::candidate_call, "target_run", "M=1", true);
   b.o.calls.back().counted_kernels = {"cand_kernel"};
-  b.o.launches.push_back({b.next_corr++, Actor::candidate_call, counted, "cuLaunchKernel", "cand_kernel", true, true, false, true});
+  b.o.launches.push_back(
+      {b.next_corr++, Actor::candidate_call, counted, "cuLaunchKernel", "cand_kernel", true, true, false, true});
   const auto v = audit(b.o);
   EXPECT_TRUE(v.empty()) << dump(v);
 }
@@ -162,7 +164,8 @@ TEST(IntegrityAudit, CapturedAndCountedLaunchesNeedNoRecord) {
 TEST(IntegrityAudit, ACountedLaunchOnAnotherStreamIsForeign) {
   Builder b;
   const int c = b.call(Actor::candidate_call, "target_run", "M=1", true);
-  b.o.launches.push_back({b.next_corr++, Actor::candidate_call, c, "cuLaunchKernel", "cand_kernel", true, false, false, true});
+  b.o.launches.push_back(
+      {b.next_corr++, Actor::candidate_call, c, "cuLaunchKernel", "cand_kernel", true, false, false, true});
   EXPECT_TRUE(has(audit(b.o), "foreign_stream"));
 }
 
@@ -172,7 +175,8 @@ TEST(IntegrityAudit, AnyCallOnAnotherStreamIsForeignEvenWithoutAWorkRecord) {
   Builder b;
   const int c = b.call(Actor::candidate_call, "correctness");
   b.kernel(Actor::candidate_call, c, "cand_kernel");
-  b.o.launches.push_back({b.next_corr++, Actor::candidate_call, c, "cuMemPrefetchAsync_v2_ptsz", "", false, false, false, false});
+  b.o.launches.push_back(
+      {b.next_corr++, Actor::candidate_call, c, "cuMemPrefetchAsync_v2_ptsz", "", false, false, false, false});
   const auto v = audit(b.o);
   ASSERT_TRUE(has(v, "foreign_stream")) << dump(v);
   EXPECT_NE(dump(v).find("cuMemPrefetchAsync_v2_ptsz"), std::string::npos) << dump(v);
@@ -198,7 +202,8 @@ TEST(IntegrityAudit, ACountedCallThatRanOtherKernelsThanTheTimedOnesDiffers) {
   const int counted = b.call(Actor::candidate_call, "target_run", "M=1", true);
   b.o.calls[counted].counted_kernels = {"cand_kernel"};
   b.kernel(Actor::candidate_call, b.call(Actor::candidate_call, "timing", "M=1"), "simt_kernel");
-  b.kernel(Actor::candidate_call, b.call(Actor::candidate_call, "timing", "M=2"), "cand_kernel");  // another shape: fine
+  b.kernel(Actor::candidate_call, b.call(Actor::candidate_call, "timing", "M=2"),
+           "cand_kernel");  // another shape: fine
   const auto v = audit(b.o);
   ASSERT_TRUE(has(v, "counted_call_differs")) << dump(v);
   EXPECT_NE(dump(v).find("simt_kernel"), std::string::npos);
@@ -213,7 +218,8 @@ TEST(IntegrityAudit, TimedCallsMustRunTheKernelsAnEarlierWorkerCounted) {
   b.o.modules.front().functions.push_back("simt_kernel");
   b.o.earlier_counted.push_back({"M=1", {"cand_kernel"}});
   b.kernel(Actor::candidate_call, b.call(Actor::candidate_call, "timing", "M=1"), "cand_kernel");
-  b.kernel(Actor::candidate_call, b.call(Actor::candidate_call, "timing", "M=2"), "simt_kernel");  // not counted there: fine
+  b.kernel(Actor::candidate_call, b.call(Actor::candidate_call, "timing", "M=2"),
+           "simt_kernel");  // not counted there: fine
   EXPECT_FALSE(has(audit(b.o), "counted_call_differs")) << dump(audit(b.o));
   b.kernel(Actor::candidate_call, b.call(Actor::candidate_call, "timing", "M=1"), "simt_kernel");
   const auto v = audit(b.o);

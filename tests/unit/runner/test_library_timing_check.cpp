@@ -31,7 +31,7 @@ TEST(LibraryTimingCheck, ACheckWithinTheToleranceIsAcceptedAndOneOutsideIsNot) {
   EXPECT_FALSE(v.accepted);
   v = judge_library_check(stored, 1.9, 5);  // -5%
   EXPECT_FALSE(v.accepted);
-  EXPECT_FALSE(judge_library_check(stored, 0, 5).accepted);     // no time
+  EXPECT_FALSE(judge_library_check(stored, 0, 5).accepted);          // no time
   EXPECT_FALSE(judge_library_check({0, 0.001, 30}, 2, 5).accepted);  // a stored value no timing has
 }
 
@@ -41,8 +41,10 @@ const json kCudnnInfo = {
     {"version", 90100},
     {"loaded_from", "/usr/lib/libcudnn.so.9"},
     {"plans",
-     {{"fwd B=2 H=16 S=4096 D=128", {{"plan", "eng0_k2=1"}, {"attention_kernel", "sm90_flash"}, {"build_seconds", 0.4}}},
-      {"fwd B=2 H=16 S=8192 D=128", {{"plan", "eng0_k2=3"}, {"attention_kernel", "sm90_flash"}, {"build_seconds", 0.5}}}}},
+     {{"fwd B=2 H=16 S=4096 D=128",
+       {{"plan", "eng0_k2=1"}, {"attention_kernel", "sm90_flash"}, {"build_seconds", 0.4}}},
+      {"fwd B=2 H=16 S=8192 D=128",
+       {{"plan", "eng0_k2=3"}, {"attention_kernel", "sm90_flash"}, {"build_seconds", 0.5}}}}},
     {"kernels", {{"fwd B=2 H=16 S=4096 D=128", {"sm90_flash"}}, {"fwd B=2 H=16 S=8192 D=128", {"sm90_flash"}}}}};
 
 TEST(LibraryTimingCheck, ThePlanIsTheShapesOwnEntriesWithoutBuildSeconds) {
@@ -57,14 +59,18 @@ TEST(LibraryTimingCheck, ThePlanIsTheShapesOwnEntriesWithoutBuildSeconds) {
   later["plans"]["fwd B=2 H=16 S=4096 D=128"]["plan"] = "eng1_k2=1";
   EXPECT_NE(library_plan_identity(later, "B=2 H=16 S=4096 D=128"), plan);
   // cuBLASLt: the shape's algorithm and kernels.
-  const json lt = {{"library", "cuBLASLt"}, {"version", 130000}, {"compute", "CUBLAS_COMPUTE_32F"},
-                   {"shapes", {{"M=4096 N=4096 K=4096", {{"algorithm", "heuristic result 0 of 8"}, {"kernels", {"sm90_xmma"}}}}}},
-                   {"plan_seconds", {{"M=4096 N=4096 K=4096", 0.2}}}};
+  const json lt = {
+      {"library", "cuBLASLt"},
+      {"version", 130000},
+      {"compute", "CUBLAS_COMPUTE_32F"},
+      {"shapes", {{"M=4096 N=4096 K=4096", {{"algorithm", "heuristic result 0 of 8"}, {"kernels", {"sm90_xmma"}}}}}},
+      {"plan_seconds", {{"M=4096 N=4096 K=4096", 0.2}}}};
   // The worker labels a shape by its sorted dims (shape_label), the workload in its own order.
   const json p = library_plan_identity(lt, "K=4096 M=4096 N=4096");
   EXPECT_EQ(p["shapes"]["M=4096 N=4096 K=4096"]["algorithm"], "heuristic result 0 of 8") << p.dump();
   EXPECT_FALSE(p.contains("plan_seconds"));
-  EXPECT_FALSE(library_plan_identity(lt, "K=4096 M=8192 N=4096").contains("shapes"));  // another shape: none of its entries
+  EXPECT_FALSE(
+      library_plan_identity(lt, "K=4096 M=8192 N=4096").contains("shapes"));  // another shape: none of its entries
   const json sorted = library_plan_identity(kCudnnInfo, "B=2 D=128 H=16 S=8192");
   ASSERT_EQ(sorted["plans"].size(), 1u) << sorted.dump();
   EXPECT_EQ(sorted["plans"]["fwd B=2 H=16 S=8192 D=128"]["plan"], "eng0_k2=3");
@@ -80,9 +86,11 @@ TEST(LibraryTimingCheck, AStoredTimingMatchesOnlyTheSameGpuDriverClocksLibraryAn
   row["median_ms"] = 1.0;
   std::string why;
   EXPECT_EQ(matching_stored_timing(json::array({row}), key, &why), 0);
-  for (const auto& [field, other] : std::vector<std::pair<std::string, json>>{
-           {"gpu_uuid", "GPU-2"}, {"driver", "580.2"}, {"clocks", {{"power_limit_w", 500}}},
-           {"library_version", "90200"}, {"plan", json::object()}}) {
+  for (const auto& [field, other] : std::vector<std::pair<std::string, json>>{{"gpu_uuid", "GPU-2"},
+                                                                              {"driver", "580.2"},
+                                                                              {"clocks", {{"power_limit_w", 500}}},
+                                                                              {"library_version", "90200"},
+                                                                              {"plan", json::object()}}) {
     json r = row;
     r[field] = other;
     EXPECT_EQ(matching_stored_timing(json::array({r}), key, &why), -1) << field;

@@ -55,12 +55,14 @@ TEST(ChannelMac, Rfc4231AndOpenSslAgree) {
   // RFC 4231 test case 2: key "Jefe", data "what do ya want for nothing?".
   char hex[64];
   const std::string key = "Jefe", data = "what do ya want for nothing?";
-  hmac_sha256_hex(reinterpret_cast<const uint8_t*>(key.data()), key.size(), data.data(), 10, data.data() + 10, data.size() - 10, hex);
+  hmac_sha256_hex(reinterpret_cast<const uint8_t*>(key.data()), key.size(), data.data(), 10, data.data() + 10,
+                  data.size() - 10, hex);
   EXPECT_EQ(std::string(hex, 64), "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
   EXPECT_EQ(hmac_sha256_hex("4a656665", data), std::string(hex, 64));
   // A key longer than the block (RFC 4231 case 6) and a long message, against OpenSSL.
   const std::string long_key(131, '\xaa'), msg(1000, 'x');
-  hmac_sha256_hex(reinterpret_cast<const uint8_t*>(long_key.data()), long_key.size(), msg.data(), msg.size(), "", 0, hex);
+  hmac_sha256_hex(reinterpret_cast<const uint8_t*>(long_key.data()), long_key.size(), msg.data(), msg.size(), "", 0,
+                  hex);
   std::string key_hex;
   for (int i = 0; i < 131; ++i) key_hex += "aa";
   EXPECT_EQ(std::string(hex, 64), hmac_sha256_hex(key_hex, msg));
@@ -75,7 +77,8 @@ TEST(ResultLines, TheWorkersOwnLinesVerify) {
 
 TEST(ResultLines, AnUnsignedLineIsTampering) {
   std::string bytes = channel_bytes({honest()[0]});
-  bytes += R"({"type":"stage","name":"correctness","status":"ok"})" "\n";
+  bytes += R"({"type":"stage","name":"correctness","status":"ok"})"
+           "\n";
   const auto r = read_result_lines(bytes, kKey, kEvalStages, false);
   ASSERT_TRUE(r.tampered);
   EXPECT_NE(r.tampered->find("line 2"), std::string::npos) << *r.tampered;

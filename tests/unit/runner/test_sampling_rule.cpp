@@ -78,7 +78,8 @@ TEST(SamplingRule, MaxSamplesEndsAShapeThatNeverSettles) {
 }
 
 TEST(SamplingRule, TheSlowRuleCanBeTurnedOffAndIsReadFromTheJob) {
-  const TimingConfig cfg = TimingConfig::from_json({{"slow_min_samples", 30}, {"slow_candidate_seconds", 2.5}, {"min_samples", 30}});
+  const TimingConfig cfg =
+      TimingConfig::from_json({{"slow_min_samples", 30}, {"slow_candidate_seconds", 2.5}, {"min_samples", 30}});
   EXPECT_EQ(cfg.slow_min_samples, 30);
   EXPECT_DOUBLE_EQ(cfg.slow_candidate_seconds, 2.5);
   EXPECT_EQ(sampling_stop(progress(16, 86.0), cfg), "");

@@ -19,7 +19,8 @@ std::string image(char fill) { return std::string(kTensorMapBytes, fill); }
 TEST(TensorMaps, TheBoxBytesFollowTheTypeTheBoxAndTheElementStrides) {
   EXPECT_DOUBLE_EQ(*tiled_box_bytes(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, {64, 128}, {1, 1}), 64 * 128 * 2);
   EXPECT_DOUBLE_EQ(*tiled_box_bytes(CU_TENSOR_MAP_DATA_TYPE_FLOAT32, {64, 128}, {}), 64 * 128 * 4);
-  EXPECT_DOUBLE_EQ(*tiled_box_bytes(CU_TENSOR_MAP_DATA_TYPE_UINT8, {128, 64, 2}, {2, 1, 1}), 64 * 64 * 2);  // every 2nd element
+  EXPECT_DOUBLE_EQ(*tiled_box_bytes(CU_TENSOR_MAP_DATA_TYPE_UINT8, {128, 64, 2}, {2, 1, 1}),
+                   64 * 64 * 2);  // every 2nd element
   EXPECT_DOUBLE_EQ(*im2col_box_bytes(CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 64, 32), 64 * 32 * 2);
   EXPECT_FALSE(tiled_box_bytes(99, {64}, {}));
   EXPECT_FALSE(tiled_box_bytes(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, {}, {}));
@@ -31,7 +32,8 @@ TEST(TensorMaps, TheBoxBytesFollowTheTypeTheBoxAndTheElementStrides) {
 TEST(TensorMaps, TheBoxIsClippedByTheTensorsOwnDims) {
   EXPECT_DOUBLE_EQ(*tiled_box_bytes(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, {256, 256}, {}, {8, 4}), 8 * 4 * 2);
   EXPECT_DOUBLE_EQ(*tiled_box_bytes(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, {64, 128}, {1, 1}, {4096, 4096}), 64 * 128 * 2);
-  EXPECT_DOUBLE_EQ(*tiled_box_bytes(CU_TENSOR_MAP_DATA_TYPE_UINT8, {128, 64}, {2, 1}, {10, 4096}), 5 * 64);  // clip, then stride
+  EXPECT_DOUBLE_EQ(*tiled_box_bytes(CU_TENSOR_MAP_DATA_TYPE_UINT8, {128, 64}, {2, 1}, {10, 4096}),
+                   5 * 64);                                                             // clip, then stride
   EXPECT_FALSE(tiled_box_bytes(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, {64, 64}, {}, {64}));  // ranks disagree
 }
 

@@ -20,9 +20,9 @@ namespace fs = std::filesystem;
 fs::path repo() { return PTXBENCH_SOURCE_DIR; }
 
 // The toolchain's interpreter, or a skip saying why there is none.
-#define REQUIRE_PYTHON_LIBRARY(tc)                                                                  \
-  const TritonToolchain& tc = find_triton_toolchain(repo() / "problems");                         \
-  if (!tc.usable()) GTEST_SKIP() << "no Triton toolchain (triton_track/setup.sh): " << tc.error;    \
+#define REQUIRE_PYTHON_LIBRARY(tc)                                                               \
+  const TritonToolchain& tc = find_triton_toolchain(repo() / "problems");                        \
+  if (!tc.usable()) GTEST_SKIP() << "no Triton toolchain (triton_track/setup.sh): " << tc.error; \
   if (!tc.library_error.empty()) GTEST_SKIP() << tc.library_error
 
 // One interpreter per process: every test of it shares this one, whose sys.path has a module of
@@ -31,13 +31,13 @@ triton_embed::PythonLibrary& python(const TritonToolchain& tc) {
   static test::TempDir dir("ptxbench-embed");
   static triton_embed::PythonLibrary* py = [&] {
     std::ofstream(dir.path() / "probe_module.py") << "import sys\n"
-                                                      "def total(values):\n"
-                                                      "    s = sum(values)\n"
-                                                      "    return None if s == 6 else 'sum %d' % s\n"
-                                                      "def where(_):\n"
-                                                      "    return sys.prefix\n"
-                                                      "def pair(a, b):\n"
-                                                      "    raise ValueError('pair %d %d' % (a, b))\n";
+                                                     "def total(values):\n"
+                                                     "    s = sum(values)\n"
+                                                     "    return None if s == 6 else 'sum %d' % s\n"
+                                                     "def where(_):\n"
+                                                     "    return sys.prefix\n"
+                                                     "def pair(a, b):\n"
+                                                     "    raise ValueError('pair %d %d' % (a, b))\n";
     std::vector<std::string> path = {dir.path().string(), tc.root.string()};
     path.insert(path.end(), tc.python_path.begin(), tc.python_path.end());
     return new triton_embed::PythonLibrary(tc.python_library, tc.python_home, path);
@@ -73,7 +73,8 @@ TEST(TritonEmbedding, TheWorkersModuleImportsWithTritonFromTheToolchainsPath) {
   auto& py = python(tc);
   // The functions the session binds (triton_session.cpp); importing the module imports nothing of
   // Triton's GPU side yet, so this runs without a GPU.
-  for (const char* f : {"load", "warm", "call", "set_scratch"}) EXPECT_NO_THROW(py.function("ptxbench_triton.worker_side", f)) << f;
+  for (const char* f : {"load", "warm", "call", "set_scratch"})
+    EXPECT_NO_THROW(py.function("ptxbench_triton.worker_side", f)) << f;
   // A configuration without its keys is the harness's error, told as such.
   const std::string loaded = py.call_text(py.function("ptxbench_triton.worker_side", "load"), "{}");
   EXPECT_EQ(loaded.rfind("harness: ", 0), 0u) << loaded;
@@ -122,7 +123,8 @@ TEST(TritonShim, ForwardsEveryArgumentAndTheStreamInOrder) {
       "ptxbench_gemm", {{"const __nv_bfloat16*", "A"}, {"int", "M"}, {"size_t", "bytes"}, {"cudaStream_t", "stream"}});
   const auto a = src.find("A"), m = src.find("M", a), b = src.find("bytes", m), s = src.find("stream", b);
   EXPECT_NE(src.find("ptxbench_triton_call"), std::string::npos) << src;
-  EXPECT_TRUE(a != std::string::npos && m != std::string::npos && b != std::string::npos && s != std::string::npos) << src;
+  EXPECT_TRUE(a != std::string::npos && m != std::string::npos && b != std::string::npos && s != std::string::npos)
+      << src;
 }
 
 }  // namespace

@@ -42,10 +42,12 @@ ChildOutcome in_filtered_child(const std::function<void()>& body, bool after_loa
     ResultChannel channel(fds[1]);
     channel.set_key(kKey);
     install_sigsys_reporter(channel);
-    const json sandbox = {{"candidate_filters", true}, {"deny_exec_mappings", true}, {"deny_file_opens", deny_file_opens}};
+    const json sandbox = {
+        {"candidate_filters", true}, {"deny_exec_mappings", true}, {"deny_file_opens", deny_file_opens}};
     json before = confine_before_candidate_load(sandbox), after = json::object();
     if (after_load) after = confine_after_candidate_load(sandbox);
-    if (before.value("seccomp", "") != "installed" || (after_load && after.value("seccomp", "") != "installed")) _exit(99);
+    if (before.value("seccomp", "") != "installed" || (after_load && after.value("seccomp", "") != "installed"))
+      _exit(99);
     body();
     _exit(0);
   }
@@ -80,7 +82,8 @@ void expect_allowed(const ChildOutcome& o) {
 class CandidateFilters : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!sandbox::seccomp_available()) GTEST_SKIP() << "seccomp is not available here (or this build has no libseccomp)";
+    if (!sandbox::seccomp_available())
+      GTEST_SKIP() << "seccomp is not available here (or this build has no libseccomp)";
   }
 };
 
@@ -99,17 +102,21 @@ TEST_F(CandidateFilters, WhatTheDriverNeedsStaysAllowed) {
     if (write(1, "", 0) != 0) _exit(5);
   }));
   // With file_opens switched off (PTXBENCH_SANDBOX_DISABLE=file_opens), reading a file is allowed.
-  expect_allowed(in_filtered_child([&] {
-    if (open(existing.c_str(), O_RDWR) < 0) _exit(3);
-  }, true, false));
+  expect_allowed(in_filtered_child(
+      [&] {
+        if (open(existing.c_str(), O_RDWR) < 0) _exit(3);
+      },
+      true, false));
 }
 
 TEST_F(CandidateFilters, OpeningAnyFileAfterTheLoadIsForbidden) {
   expect_forbidden(in_filtered_child([] { open("/etc/passwd", O_RDONLY); }), "openat");
   // Before the load (the driver opens its device nodes, libraries load) opens are allowed.
-  expect_allowed(in_filtered_child([] {
-    if (open("/etc/passwd", O_RDONLY) < 0) _exit(3);
-  }, false));
+  expect_allowed(in_filtered_child(
+      [] {
+        if (open("/etc/passwd", O_RDONLY) < 0) _exit(3);
+      },
+      false));
 }
 
 TEST_F(CandidateFilters, SocketsAreForbidden) {
@@ -139,7 +146,9 @@ TEST_F(CandidateFilters, PassingForAnOutsideKillIsForbidden) {
 }
 
 TEST_F(CandidateFilters, ExecutableMappingsAfterTheLoadAreForbidden) {
-  expect_forbidden(in_filtered_child([] { mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0); }), "mmap");
+  expect_forbidden(
+      in_filtered_child([] { mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0); }),
+      "mmap");
   expect_forbidden(in_filtered_child([] {
                      void* p = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
                      mprotect(p, 4096, PROT_READ | PROT_EXEC);
@@ -156,7 +165,7 @@ TEST_F(CandidateFilters, CreatingFilesAfterTheLoadIsForbidden) {
 
 TEST_F(CandidateFilters, TheSigsysHandlerCannotBeReplaced) {
   expect_allowed(in_filtered_child([] {
-    struct sigaction sa{};
+    struct sigaction sa {};
     sa.sa_handler = SIG_IGN;
     if (sigaction(SIGSYS, &sa, nullptr) == 0) _exit(6);
   }));

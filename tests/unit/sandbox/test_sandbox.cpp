@@ -22,7 +22,8 @@ using namespace ptxbench::sandbox;
 namespace {
 
 const Capabilities& caps() {
-  static const Capabilities c = probe_capabilities("", std::filesystem::path(PTXBENCH_BIN_DIR) / "ptxbench-sandbox-exec");
+  static const Capabilities c =
+      probe_capabilities("", std::filesystem::path(PTXBENCH_BIN_DIR) / "ptxbench-sandbox-exec");
   return c;
 }
 
@@ -74,10 +75,11 @@ Policy basic(const std::filesystem::path& scratch) {
 }  // namespace
 
 TEST(EnvAllowlist, KeysNeverReachTheChild) {
-  const auto env = scrubbed_environment({"OPENAI_API_KEY=sk-1", "CUDA_VISIBLE_DEVICES=0", "LD_LIBRARY_PATH=/x", "HOME=/root",
-                                         "AWS_SECRET_ACCESS_KEY=2", "PATH=/bin", "LC_ALL=C"},
+  const auto env = scrubbed_environment({"OPENAI_API_KEY=sk-1", "CUDA_VISIBLE_DEVICES=0", "LD_LIBRARY_PATH=/x",
+                                         "HOME=/root", "AWS_SECRET_ACCESS_KEY=2", "PATH=/bin", "LC_ALL=C"},
                                         {"HOME=/scratch"});
-  EXPECT_EQ(env, (std::vector<std::string>{"CUDA_VISIBLE_DEVICES=0", "HOME=/scratch", "LC_ALL=C", "LD_LIBRARY_PATH=/x"}));
+  EXPECT_EQ(env,
+            (std::vector<std::string>{"CUDA_VISIBLE_DEVICES=0", "HOME=/scratch", "LC_ALL=C", "LD_LIBRARY_PATH=/x"}));
   EXPECT_TRUE(looks_like_secret("GITHUB_TOKEN"));
   EXPECT_TRUE(looks_like_secret("anthropic_api_key"));
   EXPECT_FALSE(looks_like_secret("CUDA_VISIBLE_DEVICES"));
@@ -94,9 +96,10 @@ TEST(Sandbox, TheChildSeesNoKeyNoFileOutsideItsViewAndNoNetwork) {
   { std::ofstream(outside.path() / "secret.txt") << "do not read"; }
   setenv("PTXBENCH_TEST_API_KEY", "sk-secret", 1);
   Listener l;
-  const std::string script = "env; cat " + (outside.path() / "secret.txt").string() +
-                             " && echo READ-OUTSIDE; python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", " +
-                             std::to_string(l.port) + "), timeout=2); print(\"CONNECTED\")'";
+  const std::string script =
+      "env; cat " + (outside.path() / "secret.txt").string() +
+      " && echo READ-OUTSIDE; python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", " +
+      std::to_string(l.port) + "), timeout=2); print(\"CONNECTED\")'";
   const auto r = run_sandboxed(basic(scratch.path()), {"/bin/sh", "-c", script});
   unsetenv("PTXBENCH_TEST_API_KEY");
   EXPECT_EQ(r.out.find("sk-secret"), std::string::npos) << r.out;
@@ -113,11 +116,13 @@ TEST(Sandbox, EachMechanismAloneKeepsTheFileViewAndTheNetworkClosed) {
   test::TempDir scratch, outside;
   { std::ofstream(outside.path() / "secret.txt") << "do not read"; }
   Listener l;
-  const auto r = run_sandboxed(basic(scratch.path()),
-                               {"/bin/sh", "-c", "cat " + (outside.path() / "secret.txt").string() +
-                                                     " && echo READ-OUTSIDE; python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", " +
-                                                     std::to_string(l.port) + "), timeout=2); print(\"CONNECTED\")'"},
-                               no_bwrap);
+  const auto r =
+      run_sandboxed(basic(scratch.path()),
+                    {"/bin/sh", "-c",
+                     "cat " + (outside.path() / "secret.txt").string() +
+                         " && echo READ-OUTSIDE; python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", " +
+                         std::to_string(l.port) + "), timeout=2); print(\"CONNECTED\")'"},
+                    no_bwrap);
   EXPECT_EQ(r.out.find("READ-OUTSIDE"), std::string::npos) << r.out << r.err;
   EXPECT_EQ(r.out.find("CONNECTED"), std::string::npos) << r.out << r.err;
 }
@@ -163,7 +168,8 @@ TEST(Sandbox, OnlyTheProgramItselfMayWriteItsProcEntries) {
       "echo renamed > /proc/$$/task/$$/comm && echo OWN-WRITTEN; "
       "/bin/sh -c 'echo child > /proc/self/comm && echo CHILD-WRITTEN'; "
       // the same value back: harmless should the test fail
-      "v=$(cat /proc/sys/kernel/core_uses_pid); echo $v > /proc/sys/kernel/core_uses_pid 2>/dev/null && echo SYSCTL-WRITTEN; true";
+      "v=$(cat /proc/sys/kernel/core_uses_pid); echo $v > /proc/sys/kernel/core_uses_pid 2>/dev/null && echo "
+      "SYSCTL-WRITTEN; true";
   p.own_proc_writable = true;
   const auto allowed = run_sandboxed(p, {"/bin/sh", "-c", script}, landlock_only);
   EXPECT_NE(allowed.out.find("OWN-WRITTEN"), std::string::npos) << allowed.out << allowed.err;

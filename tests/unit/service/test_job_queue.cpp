@@ -152,7 +152,8 @@ TEST(SqliteJobQueue, FailuresRequeueUntilTheAttemptsBoundThenInfraErrorWithTheRe
     ASSERT_TRUE(job) << "attempt " << attempt;
     EXPECT_EQ(job->attempts, attempt);
     bool requeued = false;
-    ASSERT_TRUE(q.fail("flaky", "lane", "GPU health probe failed (attempt " + std::to_string(attempt) + ")", &requeued).ok);
+    ASSERT_TRUE(
+        q.fail("flaky", "lane", "GPU health probe failed (attempt " + std::to_string(attempt) + ")", &requeued).ok);
     EXPECT_EQ(requeued, attempt < 3);
   }
   EXPECT_FALSE(lease(q, "lane"));

@@ -77,7 +77,7 @@ TEST(ServiceFactory, EngineOptionsFromTheEngineFlags) {
   EXPECT_EQ(o.heartbeat_interval, std::chrono::milliseconds(2000));
   EXPECT_NE(std::getenv("CUDA_DEVICE_ORDER"), nullptr);
   EXPECT_GE(engine_options(EngineFlags{}).cpu_jobs, 1);  // 0: one per core
-  if (!order_was_set) unsetenv("CUDA_DEVICE_ORDER");  // as the other tests found it
+  if (!order_was_set) unsetenv("CUDA_DEVICE_ORDER");     // as the other tests found it
 }
 
 TEST(ServiceFactory, DevicePicksTheEnginesGpuOnlyWhenDevicesIsLeftAtItsDefault) {

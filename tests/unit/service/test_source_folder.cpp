@@ -20,7 +20,8 @@ TEST(SourceFolder, ATrustedQueuesFolderResolvesTheIncludesAnUntrustedOnesDoesNot
   EvalOptions o;
   o.workspace = ws.path();
   o.use_gpu = false;
-  EvaluatorExecutor executor(o, [&](const std::string&) -> const ProblemSpec& { return gemm; }, {}, false);
+  EvaluatorExecutor executor(
+      o, [&](const std::string&) -> const ProblemSpec& { return gemm; }, {}, false);
   const LeasedJob job{"j1", candidate_payload("gemm", source, "beside", folder.path()), 1, "test", 0};
   auto build_status = [&] {
     PreparedJob p = executor.prepare(job);

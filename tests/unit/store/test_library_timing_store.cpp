@@ -25,18 +25,22 @@ void exec(const std::filesystem::path& file, const std::string& sql) {
 }
 
 LibraryTimingScope scope(const std::string& uuid = "GPU-1") {
-  return {"gemm", {{"workload", "gemm"}, {"options", json::object()}}, json::object(),
+  return {"gemm",
+          {{"workload", "gemm"}, {"options", json::object()}},
+          json::object(),
           {{"gpu_uuid", uuid}, {"driver", "580.1"}, {"clocks", {{"power_limit_w", 700}}}}};
 }
 
 const json kShape = {{"M", 4096}, {"N", 4096}, {"K", 4096}};
 
 json key(const std::string& uuid = "GPU-1", const std::string& version = "130000") {
-  return {{"gpu_uuid", uuid}, {"driver", "580.1"}, {"clocks", {{"power_limit_w", 700}}}, {"library", "cuBLASLt"},
-          {"library_version", version}, {"plan", {{"algorithm", "heuristic result 0 of 8"}}}};
+  return {{"gpu_uuid", uuid},      {"driver", "580.1"},          {"clocks", {{"power_limit_w", 700}}},
+          {"library", "cuBLASLt"}, {"library_version", version}, {"plan", {{"algorithm", "heuristic result 0 of 8"}}}};
 }
 
-json measured(double ms) { return {{"median_ms", ms}, {"median_error", 0.001}, {"samples", 20}, {"sm_clock_mhz", 1980}}; }
+json measured(double ms) {
+  return {{"median_ms", ms}, {"median_error", 0.001}, {"samples", 20}, {"sm_clock_mhz", 1980}};
+}
 
 TEST(LibraryTimingStore, ATimingIsFoundByItsKeyAndReplacedByTheNextOfTheSameKey) {
   test::TempDir dir;
@@ -50,7 +54,8 @@ TEST(LibraryTimingStore, ATimingIsFoundByItsKeyAndReplacedByTheNextOfTheSameKey)
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_TRUE(ignored.empty());
   EXPECT_DOUBLE_EQ(rows[0]["median_ms"].get<double>(), 1.5);
-  for (const char* f : {"gpu_uuid", "driver", "clocks", "library", "library_version", "plan"}) EXPECT_EQ(rows[0][f], key()[f]) << f;
+  for (const char* f : {"gpu_uuid", "driver", "clocks", "library", "library_version", "plan"})
+    EXPECT_EQ(rows[0][f], key()[f]) << f;
   // The same key again: replaced, not added.
   ASSERT_TRUE(source->put(scope(), kShape, key(), measured(1.6), &error)) << error;
   rows.clear();
@@ -102,7 +107,10 @@ TEST(LibraryTimingStore, ACorruptOrOldFormatRowIsIgnoredWithItsReason) {
 TEST(LibraryTimingStore, AWorkspaceWithoutTheTableGetsItByItsMigration) {
   test::TempDir dir;
   const auto file = dir.path() / "ptxbench.db";
-  { WorkspaceDb db(file); ASSERT_TRUE(db.status().ok) << db.status().error; }  // an eval-only workspace
+  {
+    WorkspaceDb db(file);
+    ASSERT_TRUE(db.status().ok) << db.status().error;
+  }  // an eval-only workspace
   LibraryTimingStore store(file);
   ASSERT_TRUE(store.status().ok) << store.status().error;
   LibraryTimingLookup found;

@@ -308,7 +308,8 @@ TEST(RunLock, OneHolderPerRunAndReleasedWithTheHolder) {
     ASSERT_TRUE(first.held()) << first.error();
     RunLock second(d.path(), "r1");
     EXPECT_FALSE(second.held());
-    EXPECT_NE(second.error().find("in use by another ptxbench process (pid " + std::to_string(getpid()) + ")"), std::string::npos)
+    EXPECT_NE(second.error().find("in use by another ptxbench process (pid " + std::to_string(getpid()) + ")"),
+              std::string::npos)
         << second.error();
     RunLock other(d.path(), "r2");
     EXPECT_TRUE(other.held()) << "another run is not blocked";

@@ -58,12 +58,14 @@ TEST(SchemaMigrations, AWorkspaceFromBeforeTheNumberingOpensAndIsBroughtUpToDate
   const auto file = dir.path() / "ptxbench.db";
   exec(file, kLegacyEvaluations);
   exec(file, test::kAgentRunStoreSchema);  // runs, trajectories, candidates, turns: no model_calls, blobs, events
-  exec(file, "INSERT INTO runs VALUES ('old', '2026-01-01', '2026-01-01', 'stopped', '', 'files:x', 'sm_90a', 'params', "
-             "'gemm,mha_fwd', 1, 2, 'abc', '{\"k\": 1}', '{}');"
-             "INSERT INTO trajectories VALUES ('old', 'gemm', 0, 1, 'open');"
-             "INSERT INTO turns VALUES ('old', 'gemm', 0, 0, 'done', 'compile_error', 'ok', 1, NULL, '{}', NULL, 0, "
-             "'compile_error', NULL, NULL, NULL, NULL, 'fix it', 'feedback/1', '{}', 10, 20, NULL, 7, NULL, 1, 0, 0, 0, 0, 0, "
-             "'', '', '');");
+  exec(
+      file,
+      "INSERT INTO runs VALUES ('old', '2026-01-01', '2026-01-01', 'stopped', '', 'files:x', 'sm_90a', 'params', "
+      "'gemm,mha_fwd', 1, 2, 'abc', '{\"k\": 1}', '{}');"
+      "INSERT INTO trajectories VALUES ('old', 'gemm', 0, 1, 'open');"
+      "INSERT INTO turns VALUES ('old', 'gemm', 0, 0, 'done', 'compile_error', 'ok', 1, NULL, '{}', NULL, 0, "
+      "'compile_error', NULL, NULL, NULL, NULL, 'fix it', 'feedback/1', '{}', 10, 20, NULL, 7, NULL, 1, 0, 0, 0, 0, 0, "
+      "'', '', '');");
   EXPECT_EQ(recorded(file), "");
   {
     RunStore store(file);
@@ -89,11 +91,20 @@ TEST(SchemaMigrations, AWorkspaceFromBeforeTheNumberingOpensAndIsBroughtUpToDate
   EXPECT_EQ(recorded(file), "1,2");  // evaluations and the run store; the Fixit and queue parts were not opened
   { RunStore again(file); }
   EXPECT_EQ(recorded(file), "1,2");
-  { FixitStore fixit(file); ASSERT_TRUE(fixit.status().ok) << fixit.status().error; }
+  {
+    FixitStore fixit(file);
+    ASSERT_TRUE(fixit.status().ok) << fixit.status().error;
+  }
   EXPECT_EQ(recorded(file), "1,2,3");
-  { SqliteJobQueue queue(file); ASSERT_TRUE(queue.status().ok) << queue.status().error; }
+  {
+    SqliteJobQueue queue(file);
+    ASSERT_TRUE(queue.status().ok) << queue.status().error;
+  }
   EXPECT_EQ(recorded(file), "1,2,3,4");
-  { LibraryTimingStore timings(file); ASSERT_TRUE(timings.status().ok) << timings.status().error; }
+  {
+    LibraryTimingStore timings(file);
+    ASSERT_TRUE(timings.status().ok) << timings.status().error;
+  }
   EXPECT_EQ(recorded(file), "1,2,3,4,5");
   EXPECT_EQ(latest_schema_migration(), 5);
   // The report reads it too.
@@ -105,7 +116,10 @@ TEST(SchemaMigrations, AWorkspaceFromBeforeTheNumberingOpensAndIsBroughtUpToDate
 TEST(SchemaMigrations, AnEvalOnlyWorkspaceHoldsTheEvaluationsAlone) {
   test::TempDir dir;
   const auto file = dir.path() / "ptxbench.db";
-  { WorkspaceDb db(file); ASSERT_TRUE(db.status().ok) << db.status().error; }
+  {
+    WorkspaceDb db(file);
+    ASSERT_TRUE(db.status().ok) << db.status().error;
+  }
   EXPECT_EQ(recorded(file), "1");
   try {
     metrics::load_workspace(file);
@@ -118,8 +132,12 @@ TEST(SchemaMigrations, AnEvalOnlyWorkspaceHoldsTheEvaluationsAlone) {
 TEST(SchemaMigrations, AWorkspaceANewerPtxbenchWroteIsRefusedSayingWhy) {
   test::TempDir dir;
   const auto file = dir.path() / "ptxbench.db";
-  { RunStore store(file); ASSERT_TRUE(store.status().ok) << store.status().error; }
-  exec(file, "INSERT INTO schema_migrations (number, description, applied_at) VALUES (99, 'a table from the future', '');");
+  {
+    RunStore store(file);
+    ASSERT_TRUE(store.status().ok) << store.status().error;
+  }
+  exec(file,
+       "INSERT INTO schema_migrations (number, description, applied_at) VALUES (99, 'a table from the future', '');");
   auto says_why = [](const std::string& error) {
     EXPECT_NE(error.find("written by a newer ptxbench"), std::string::npos) << error;
     EXPECT_NE(error.find("migration 99 (a table from the future)"), std::string::npos) << error;

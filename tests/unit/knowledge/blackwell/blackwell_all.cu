@@ -176,7 +176,8 @@ __global__ void k_cta_group_1(uint32_t* out, int k_steps) {
     umma_ss<1, MmaKind::TF32>(d, da, db, idesc_tf32, true);
     umma_ts<1, MmaKind::TF32>(d, d + 128, db, idesc_tf32, true);
     umma_ss<1, MmaKind::F8F6F4>(d, da, db, make_idesc(128, 64, MmaFormat::F16, MmaFormat::F16, AccFormat::F32), true);
-    umma_ss<1, MmaKind::I8>(d, da, db, make_idesc(128, 64, MmaFormat::BF16, MmaFormat::BF16, AccFormat::F32) | (2u << 4), true);
+    umma_ss<1, MmaKind::I8>(d, da, db,
+                            make_idesc(128, 64, MmaFormat::BF16, MmaFormat::BF16, AccFormat::F32) | (2u << 4), true);
     umma_ss_scaled<1, 3>(d, da, db, make_idesc_bf16_f32(128, 256), true);
     umma_ss_scaled<1, 1, MmaKind::TF32>(d, da, db, idesc_tf32, true);
     const uint32_t mask[4] = {0u, 0u, 0u, 0xffffffffu};

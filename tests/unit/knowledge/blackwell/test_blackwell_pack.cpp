@@ -67,8 +67,8 @@ const Tools& tools() {
   return t;
 }
 
-#define SKIP_WITHOUT_TOOLS()                                                        \
-  do {                                                                              \
+#define SKIP_WITHOUT_TOOLS()                                                             \
+  do {                                                                                   \
     if (!tools().missing.empty()) GTEST_SKIP() << "Blackwell pack: " << tools().missing; \
   } while (0)
 
@@ -106,8 +106,14 @@ TEST(BlackwellPack, EveryHelperAssemblesToTheTargetSassFamilies) {
   ScratchDir dir;
   ASSERT_FALSE(dir.path().empty());
   const fs::path cubin = dir.path() / "blackwell_all.cubin";
-  const std::vector<std::string> argv{tools().nvcc.string(), "-gencode=arch=compute_100a,code=sm_100a",
-                                      "-I", kPack.string(), "-cubin", "-o", cubin.string(), kAllHelpers.string()};
+  const std::vector<std::string> argv{tools().nvcc.string(),
+                                      "-gencode=arch=compute_100a,code=sm_100a",
+                                      "-I",
+                                      kPack.string(),
+                                      "-cubin",
+                                      "-o",
+                                      cubin.string(),
+                                      kAllHelpers.string()};
   const ProcessResult built = run(argv);
   ASSERT_TRUE(built.ok()) << join_command(argv) << "\n" << built.out << built.err;
 
@@ -116,16 +122,16 @@ TEST(BlackwellPack, EveryHelperAssemblesToTheTargetSassFamilies) {
 
   // Group checks in the same form as problem.toml's targets.
   EXPECT_TRUE(groups_satisfied(counts, {{"UTC*"}})) << "no tcgen05 (UTC*) SASS";
-  for (const char* op : {"UTCHMMA", "UTCBAR", "UTCCP", "UTCSHIFT", "UTCATOMSWS", "LDTM", "STTM", "UTMALDG",
-                         "UTMASTG", "UTMAREDG", "UTMAPF"}) {
+  for (const char* op : {"UTCHMMA", "UTCBAR", "UTCCP", "UTCSHIFT", "UTCATOMSWS", "LDTM", "STTM", "UTMALDG", "UTMASTG",
+                         "UTMAREDG", "UTMAPF"}) {
     EXPECT_GT(counts.count(op) ? counts.at(op) : 0, 0) << op << " missing from the SASS";
   }
   // Forms that only exist if the corresponding helper emitted the right qualifiers.
   const std::string sass = sass_listing(cubin);
-  for (const char* form : {"UTCHMMA.2CTA", "UTCBAR.2CTA.MULTICAST", "UTCBAR.MULTICAST", "UTCCP.T.S.2CTA",
-                           "UTCSHIFT.2CTA.DOWN", "UTCATOMSWS.2CTA", "UTCQMMA", "UTCIMMA", "LDTM.x128",
-                           "LDTM.x128.PACK16BIT", "STTM.x128", "STTM.x128.EXPAND16BIT", "LDTM.16", "STTM.16",
-                           "UTMALDG.5D", "UTMASTG.5D", "UTMAREDG.5D"}) {
+  for (const char* form :
+       {"UTCHMMA.2CTA", "UTCBAR.2CTA.MULTICAST", "UTCBAR.MULTICAST", "UTCCP.T.S.2CTA", "UTCSHIFT.2CTA.DOWN",
+        "UTCATOMSWS.2CTA", "UTCQMMA", "UTCIMMA", "LDTM.x128", "LDTM.x128.PACK16BIT", "STTM.x128",
+        "STTM.x128.EXPAND16BIT", "LDTM.16", "STTM.16", "UTMALDG.5D", "UTMASTG.5D", "UTMAREDG.5D"}) {
     EXPECT_TRUE(listing_has(sass, form)) << form << " missing from the SASS listing";
   }
 }

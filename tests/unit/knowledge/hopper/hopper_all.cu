@@ -84,7 +84,8 @@ __global__ void __launch_bounds__(128, 1) wgmma_helpers_kernel(uint64_t* descs, 
 
 // ---------------------------------------------------------------------------------------- TMA
 
-__global__ void __launch_bounds__(128, 1) tma_kernel(const __grid_constant__ CUtensorMap map, const void* gsrc, void* gdst) {
+__global__ void __launch_bounds__(128, 1)
+    tma_kernel(const __grid_constant__ CUtensorMap map, const void* gsrc, void* gdst) {
   __shared__ __align__(1024) uint8_t buf[4096];
   __shared__ __align__(8) uint64_t bar;
   const uint32_t dst = smem_u32(buf);
@@ -232,13 +233,14 @@ CUresult host_helpers(void* gmem) {
   const uint64_t dims[5] = {64, 64, 4, 4, 4};
   const uint64_t strides[4] = {128, 128 * 64, 128 * 64 * 4, 128 * 64 * 16};
   const uint32_t box[5] = {64, 8, 1, 1, 1};
-  CUresult r = make_tensor_map(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 5, gmem, dims, strides, box,
-                               tma_swizzle(Swizzle::B128));
+  CUresult r =
+      make_tensor_map(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 5, gmem, dims, strides, box, tma_swizzle(Swizzle::B128));
   if (r != CUDA_SUCCESS) return r;
   r = make_tensor_map(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 1, gmem, dims, nullptr, box);
   if (r != CUDA_SUCCESS) return r;
   return make_tensor_map_2d(&map, CU_TENSOR_MAP_DATA_TYPE_UINT8, gmem, 64, 128, 128, 32, 128,
-                            CU_TENSOR_MAP_SWIZZLE_128B) == CUDA_SUCCESS && tma_elem_bytes(CU_TENSOR_MAP_DATA_TYPE_FLOAT64) == 8
+                            CU_TENSOR_MAP_SWIZZLE_128B) == CUDA_SUCCESS &&
+                 tma_elem_bytes(CU_TENSOR_MAP_DATA_TYPE_FLOAT64) == 8
              ? CUDA_SUCCESS
              : CUDA_ERROR_INVALID_VALUE;
 }

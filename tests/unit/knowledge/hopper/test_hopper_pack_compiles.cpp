@@ -68,8 +68,9 @@ const Compiled& compiled_pack() {
   static const Compiled c = [] {
     Compiled r;
     const fs::path cubin = dir.path() / "hopper_all.cubin";
-    r.nvcc = run({tools().nvcc.string(), "-std=c++17", "-gencode=arch=compute_90a,code=sm_90a", "-I", pack_dir().string(),
-                  "-Xptxas", "-warn-spills", "-cubin", "-o", cubin.string(), all_source().string()});
+    r.nvcc =
+        run({tools().nvcc.string(), "-std=c++17", "-gencode=arch=compute_90a,code=sm_90a", "-I", pack_dir().string(),
+             "-Xptxas", "-warn-spills", "-cubin", "-o", cubin.string(), all_source().string()});
     if (!r.nvcc.ok()) {
       r.error = "nvcc failed (" + r.nvcc.describe() + "):\n" + r.nvcc.err + r.nvcc.out;
       return r;
@@ -121,7 +122,7 @@ TEST_F(HopperPackCompiles, EveryWgmmaShapeAndTmaRankReachesSass) {
     const std::string s = std::to_string(n);
     // f16 inputs print without a type suffix: HGMMA.64xNx16.F32
     for (const std::string& want : {"HGMMA.64x" + s + "x16.F32.BF16", "HGMMA.64x" + s + "x16.F32",
-                                   "QGMMA.64x" + s + "x32.F32.E4M3.E4M3", "QGMMA.64x" + s + "x32.F32.E5M2.E5M2"})
+                                    "QGMMA.64x" + s + "x32.F32.E4M3.E4M3", "QGMMA.64x" + s + "x32.F32.E5M2.E5M2"})
       EXPECT_TRUE(seen.count(want)) << want << " not in the SASS";
   }
   // Register-A (RS) forms: the A operand is a register, not a gdesc.
@@ -132,9 +133,9 @@ TEST_F(HopperPackCompiles, EveryWgmmaShapeAndTmaRankReachesSass) {
     EXPECT_NE(c.sass.find(modifier), std::string::npos) << modifier;
   for (int rank = 1; rank <= 5; ++rank) {
     const std::string d = std::to_string(rank) + "D";
-    for (const std::string& want : {"UTMALDG." + d + " ", "UTMALDG." + d + ".MULTICAST", "UTMASTG." + d,
-                                   "UTMAREDG." + d + ".ADD", "UTMAREDG." + d + ".MIN", "UTMAREDG." + d + ".MAX",
-                                   "UTMAPF.L2." + d})
+    for (const std::string& want :
+         {"UTMALDG." + d + " ", "UTMALDG." + d + ".MULTICAST", "UTMASTG." + d, "UTMAREDG." + d + ".ADD",
+          "UTMAREDG." + d + ".MIN", "UTMAREDG." + d + ".MAX", "UTMAPF.L2." + d})
       EXPECT_NE(c.sass.find(want), std::string::npos) << want << " not in the SASS";
   }
 }
@@ -144,8 +145,8 @@ TEST_F(HopperPackCompiles, CompilesAsACandidateSharedObject) {
   ScratchDir dir;
   std::vector<std::string> argv{tools().nvcc.string()};
   for (const auto& flag : candidate_nvcc_flags("sm_90a")) argv.push_back(flag);
-  for (const std::string& extra : std::vector<std::string>{"-I", pack_dir().string(), "-o", (dir.path() / "pack.so").string(),
-                                                            all_source().string()})
+  for (const std::string& extra : std::vector<std::string>{"-I", pack_dir().string(), "-o",
+                                                           (dir.path() / "pack.so").string(), all_source().string()})
     argv.push_back(extra);
   const ProcessResult r = run(argv);
   ASSERT_TRUE(r.ok()) << join_command(argv) << "\n" << r.describe() << "\n" << r.err << r.out;
@@ -163,8 +164,9 @@ TEST_F(HopperPackCompiles, InvalidTemplateArgumentsAreCompileErrors) {
     const std::string& what = message;
     const fs::path cu = dir.path() / "bad.cu";
     std::ofstream(cu) << "#include \"ptx.cuh\"\n__global__ void k() { " << body << " }\n";
-    const ProcessResult r = run({tools().nvcc.string(), "-std=c++17", "-gencode=arch=compute_90a,code=sm_90a", "-I",
-                                 pack_dir().string(), "-cubin", "-o", (dir.path() / "bad.cubin").string(), cu.string()});
+    const ProcessResult r =
+        run({tools().nvcc.string(), "-std=c++17", "-gencode=arch=compute_90a,code=sm_90a", "-I", pack_dir().string(),
+             "-cubin", "-o", (dir.path() / "bad.cubin").string(), cu.string()});
     EXPECT_FALSE(r.ok()) << what << ": compiled, but should not have";
     EXPECT_NE(r.err.find(message), std::string::npos) << "expected the static_assert \"" << what << "\": " << r.err;
   }
