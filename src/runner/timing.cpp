@@ -160,6 +160,16 @@ void warm_up(WorkerContext& ctx, const std::string& label, double flops, int cal
   synchronize();
 }
 
+// Two library samples taken the way timed samples are (inputs, poison, L2 flush, call, regenerated
+// inputs, timed check, input guard), their timings and checks discarded.
+void discarded_library_samples(WorkerContext& ctx, const std::string& label, double flops) {
+  Sampler sm(ctx, label, flops, 2);
+  sm.sample(Side::baseline);
+  sm.sample(Side::baseline);
+  (void)ctx.workload.timed_check_results(sm.slots);
+  (void)ctx.guard.changed(ctx.workload, sm.slots);
+}
+
 json stats_json(const SampleStats& c, const std::vector<double>& v) {
   return {{"median_ms", c.median}, {"p10_ms", c.p10},
           {"p90_ms", c.p90},       {"min_ms", c.min},
@@ -179,11 +189,7 @@ void warm_baseline_alone(WorkerContext& ctx, const json& shape, double flops, co
   // inputs, the timed check, NVML's clocks) runs once before the candidate loads, as it does when
   // the library is timed alone (seen on the H200: with only the library's warm-up calls, a cached
   // mha_bwd shape met a file creation after the load and the reference was judged forbidden).
-  Sampler sm(ctx, label, flops, 2);
-  sm.sample(Side::baseline);
-  sm.sample(Side::baseline);
-  (void)ctx.workload.timed_check_results(sm.slots);
-  (void)ctx.guard.changed(ctx.workload, sm.slots);
+  discarded_library_samples(ctx, label, flops);
   (void)ctx.nvml.read();
 }
 
@@ -257,15 +263,7 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, const Timin
           integrity::CallScope call(integrity::Actor::baseline, "warm-up", label);
           ctx.workload.call_baseline(s);
         },
-        [&] {
-          Sampler library(ctx, label, flops, 2);
-          library.sample(Side::baseline);
-          library.sample(Side::baseline);
-          (void)library.harness_json();
-          (void)ctx.workload.timed_check_results(library.slots);
-          (void)ctx.guard.changed(ctx.workload, library.slots);
-        },
-        s);
+        [&] { discarded_library_samples(ctx, label, flops); }, s);
   } else {
     work.open(0, {}, {}, s);
   }
