@@ -48,18 +48,21 @@ case "${1:-}" in
     for port in 8101 8102; do
       for _ in $(seq 1 120); do curl -sf "http://127.0.0.1:$port/v1/models" >/dev/null && break; sleep 1; done
     done
-    common=(--suite 4ops --trajectories 1 --turns 2 --knowledge none --service --lanes 3 --model-arg max_tokens=512
+    common=(--suite 4ops --trajectories 1 --turns 2 --knowledge none --service --lanes 3 --model-arg max_tokens=${MAX_TOKENS:-512} --model-arg max_concurrency=${MAX_CONCURRENCY:-2}
             --model-arg temperature=0.7 --model-arg timeout_s=300)
     base=(--model llamacpp:smollm2-135m-fixit-base --model-arg base_url=http://127.0.0.1:8102/v1)
     t0=$(date +%s)
-    # One after another: each run's engine holds the GPU's timing lane for itself.
-    "$BIN/ptxbench" --workspace "$WS" run "${base[@]}" "${common[@]}" --run-name base > /dev/null 2>"$OUT/run-base.err" || true
-    "$BIN/ptxbench" --workspace "$WS" run --model llamacpp:smollm2-135m-fixit --model-arg base_url=http://127.0.0.1:8101/v1 \
-      "${common[@]}" --run-name tuned > /dev/null 2>"$OUT/run-tuned.err" || true
-    "$BIN/ptxbench" --workspace "$WS" run "${base[@]}" "${common[@]}" --repair-notes "$notes" --notes-k 2 --run-name base-notes \
-      > /dev/null 2>"$OUT/run-base-notes.err" || true
-    "$BIN/ptxbench" --workspace "$WS" run "${base[@]}" "${common[@]}" --repair-notes "$notes" --notes-k 1 --with-fixed-kernel \
-      --run-name base-notes-kernel > /dev/null 2>"$OUT/run-base-notes-kernel.err" || true
+    # One after another: each run's engine holds the GPU's timing lane for itself. RUN_TIMEOUT (seconds,
+    # default none) caps each run so that one call still ends with the report; a capped run keeps the
+    # turns it stored and says so in its .err.
+    cap=(); [ -n "${RUN_TIMEOUT:-}" ] && cap=(timeout -k 10 "$RUN_TIMEOUT")
+    run() { local name=$1; shift; local t=$(date +%s)
+      "${cap[@]}" "$BIN/ptxbench" --workspace "$WS" run "$@" "${common[@]}" --run-name "$name" > /dev/null 2>"$OUT/run-$name.err"
+      echo "run $name: exit $? in $(( $(date +%s) - t )) s"; }
+    run base "${base[@]}"
+    run tuned --model llamacpp:smollm2-135m-fixit --model-arg base_url=http://127.0.0.1:8101/v1
+    run base-notes "${base[@]}" --repair-notes "$notes" --notes-k 2
+    run base-notes-kernel "${base[@]}" --repair-notes "$notes" --notes-k 1 --with-fixed-kernel
     echo "four runs: $(( $(date +%s) - t0 )) s"
     for r in base tuned base-notes base-notes-kernel; do tail -2 "$OUT/run-$r.err"; done
     "$BIN/ptxbench" --workspace "$WS" report --group-by model,knowledge,split,problem --format md -o "$OUT/report.md"

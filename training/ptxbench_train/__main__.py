@@ -48,6 +48,7 @@ def main(argv=None) -> int:
     h.add_argument("--no-adapter", action="store_true", help="serve the base alone (the comparison run)")
     h.add_argument("--unmerged", action="store_true", help="keep the adapter beside the base (PEFT's wrapper) "
                                                            "instead of merging it in")
+    h.add_argument("--max-batch", type=int, default=8, help="requests generated together at most (1: one at a time)")
 
     v = sub.add_parser("verify", help="adapter round trip; with --base-url, the served log-probs against PEFT's")
     v.add_argument("--run", required=True)

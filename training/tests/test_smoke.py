@@ -86,6 +86,37 @@ def test_adapter_round_trips(run_dir, manifest):
     assert v["max_abs"] <= v["tolerance"] and v["tokens"] > 100
 
 
+def test_serve_hf_batches_concurrent_requests_as_it_answers_single_ones(run_dir):
+    """serve-hf's batching (the GPU runs' server): concurrent requests are generated as one left-padded
+    batch, and each greedy reply is the one the request gets alone, cut at its own max_tokens."""
+    import threading
+
+    from ptxbench_train import serve_hf
+
+    model, tok, _ = serve_hf.load(run_dir, "cpu", no_adapter=False)
+    prompts = [tok.apply_chat_template([{"role": "user", "content": c}], add_generation_prompt=True, tokenize=True,
+                                       return_dict=True)["input_ids"]
+               for c in ("Write a CUDA kernel that adds two vectors.", "What does TMA do on Hopper?", "hi")]
+    limits = [12, 5, 12]
+    single = serve_hf.BatchedGenerator(model, tok, "cpu", max_batch=1)
+    alone = [single.generate(p, n, 0.0) for p, n in zip(prompts, limits)]
+    assert single.batch_sizes == [1, 1, 1]
+    assert len({len(p) for p in prompts}) == 3  # the batch needs padding
+
+    batched = serve_hf.BatchedGenerator(model, tok, "cpu", max_batch=8, window_s=2.0)
+    together = [None] * 3
+    threads = [threading.Thread(target=lambda i=i: together.__setitem__(i, batched.generate(prompts[i], limits[i], 0.0)))
+               for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=600)
+    assert batched.batch_sizes == [3]
+    assert together == alone
+    assert all(len(tokens) <= n for (tokens, _), n in zip(together, limits))
+    assert together[1][1] == "length" or tok.eos_token_id not in together[1][0]
+
+
 def test_example_without_trained_tokens_fails(tmp_path):
     cfg = tmp_path / "short.toml"
     cfg.write_text(TINY.read_text().replace("max_length = 1024", "max_length = 400"))
