@@ -48,7 +48,7 @@ case "${1:-}" in
     for port in 8101 8102; do
       for _ in $(seq 1 120); do curl -sf "http://127.0.0.1:$port/v1/models" >/dev/null && break; sleep 1; done
     done
-    common=(--suite 4ops --trajectories 1 --turns 2 --knowledge none --service --lanes 3 --model-arg max_tokens=${MAX_TOKENS:-512} --model-arg max_concurrency=${MAX_CONCURRENCY:-2}
+    common=(--suite 4ops --trajectories 1 --turns 2 --knowledge none --service --lanes 3 --model-arg max_tokens=${MAX_TOKENS:-512} --model-arg max_concurrency=${MAX_CONCURRENCY:-5}
             --model-arg temperature=0.7 --model-arg timeout_s=300)
     base=(--model llamacpp:smollm2-135m-fixit-base --model-arg base_url=http://127.0.0.1:8102/v1)
     t0=$(date +%s)
