@@ -87,6 +87,7 @@ struct WorkerJob {
   std::optional<json> sandbox;
   int exclusive_gpu_fd = -1;
   int reference_pool_fd = -1;
+  int pause_fd = -1;  // a shared worker's pause socket (core/shared_pause.h)
 
   // single_call: one call on `shape` (under compute-sanitizer or ncu).
   json shape = json::object();
