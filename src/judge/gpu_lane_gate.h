@@ -53,6 +53,8 @@ class GpuLaneGate {
     use.reset();
     return "";
   }
+  // While an exclusive use is held: how many shared workers are paused for it (their processes stay).
+  virtual int paused_workers() const { return 0; }
 };
 
 // The timed worker's use of its GPU: shared while the worker starts (sandbox, CUDA context,
@@ -95,6 +97,7 @@ class TimedWorkerUse {
     return untrusted_;
   }
   bool exclusive() const { return exclusive_ || ended_exclusive_; }
+  int paused_beside() const { return exclusive_ ? gate_.paused_workers() : 0; }
   // Seconds with the GPU alone: every exclusive period, the current one up to now.
   double exclusive_seconds() const {
     return held_before_ +

@@ -19,7 +19,8 @@ std::vector<PauseOverlap> overlaps_with_window(const ExclusiveWindow& window, ui
   if (window.end_ns <= window.start_ns) return out;
   for (const auto& s : report.work) {
     const uint64_t end = s.end_ns > s.start_ns ? s.end_ns : s.start_ns + 1;  // a record without a length
-    if (s.start_ns < window.end_ns && end > window.start_ns) out.push_back({s, end > acked_ns});
+    if (s.start_ns + kPauseClockSlackNs < window.end_ns && end > window.start_ns + kPauseClockSlackNs)
+      out.push_back({s, end > acked_ns});
   }
   return out;
 }

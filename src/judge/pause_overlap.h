@@ -26,8 +26,14 @@ struct PauseOverlap {
   bool caused_by_worker = false;  // ran after the harness had the worker's acknowledgement
 };
 
-// Every span of `report` that overlaps `window`. `acked_ns`: when the harness received the
-// worker's acknowledgement (its own clock reading, not the worker's word).
+// How far a span may reach into either edge of the window without counting: CUPTI converts the
+// GPU's timestamps to the CPU clock, and an honest worker's last kernel before its acknowledgement
+// (or first after its resume) lies just outside the window; a kernel inside it is caught whatever
+// its length.
+inline constexpr uint64_t kPauseClockSlackNs = 200'000;
+
+// Every span of `report` that overlaps `window` by more than the slack at its edges. `acked_ns`: when the harness
+// received the worker's acknowledgement (its own clock reading, not the worker's word).
 std::vector<PauseOverlap> overlaps_with_window(const ExclusiveWindow& window, uint64_t acked_ns,
                                                const PauseReport& report);
 

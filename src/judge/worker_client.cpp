@@ -207,7 +207,7 @@ WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const 
   std::optional<ExclusiveHandshake> handshake;
   WorkerRun run;
   if (launch.exclusive_gpu) {
-    handshake.emplace(launch.exclusive_gpu, launch.shared_gpu_again);
+    handshake.emplace(launch.exclusive_gpu, launch.shared_gpu_again, launch.paused_beside);
     job["exclusive_gpu_fd"] = kExclusiveGpuFd;
   }
   ReferenceSession* references = tool ? nullptr : launch.reference_session;

@@ -69,6 +69,8 @@ struct WorkerLaunch {
   // holds shared use again (unset: the run keeps the GPU alone).
   std::function<void()> exclusive_gpu;
   std::function<void()> shared_gpu_again;
+  // Once exclusive use is granted: how many paused shared workers stay on the GPU (unset: none).
+  std::function<int()> paused_beside;
   // Set for an eval worker whose correctness checks use the service's reference pool: its socket
   // is passed to the worker (the job says where), and the session is finished once the worker ended.
   ReferenceSession* reference_session = nullptr;

@@ -322,7 +322,7 @@ int stage(const json& job) {
     int kept = -1;  // timing.lock, held from the clean timings to the timed samples
     const int clean_ms = job.value("clean_baseline_ms", 0);
     if (clean_ms > 0) {
-      char answer[1 + ptxbench::kGrantTokenLength] = {};
+      char answer[ptxbench::kGrantAnswerLength] = {};
       size_t got = 0;
       if (::send(gate_fd, &ptxbench::kAskForCleanBaseline, 1, MSG_NOSIGNAL) == 1)
         for (ssize_t n; got < sizeof answer && (n = ::read(gate_fd, answer + got, sizeof answer - got)) > 0;) {
@@ -370,9 +370,10 @@ int stage(const json& job) {
     // the GPU back once granted for timing (so that other lanes' work would run beside its samples).
     const std::string grant_fault = job.value("grant", "");
     std::string token(ptxbench::kGrantTokenLength, 'f');  // not the harness's
+    int paused_beside = 0;                                // the grant's paused count (core/exclusive_grant.h)
     if (grant_fault != "faked") {
       const char ask = ptxbench::kAskForTiming;
-      char answer[1 + ptxbench::kGrantTokenLength] = {};
+      char answer[ptxbench::kGrantAnswerLength] = {};
       size_t got = 0;
       if (::send(gate_fd, &ask, 1, MSG_NOSIGNAL) == 1)
         for (ssize_t n; got < sizeof answer && (n = ::read(gate_fd, answer + got, sizeof answer - got)) > 0;) {
@@ -387,6 +388,7 @@ int stage(const json& job) {
         return 6;
       }
       if (grant_fault != "other_token") token.assign(answer + 1, ptxbench::kGrantTokenLength);
+      paused_beside = std::atoi(std::string(answer + 1 + ptxbench::kGrantTokenLength, 2).c_str());
       if (grant_fault == "give_back_after_timing") {
         (void)!::send(gate_fd, &ptxbench::kGiveBack, 1, MSG_NOSIGNAL);
         std::this_thread::sleep_for(std::chrono::milliseconds(50));  // time for the harness to (not) act on it
@@ -394,7 +396,7 @@ int stage(const json& job) {
     }
     ::close(gate_fd);
     if (kept >= 0) ::close(kept);  // taken again below, as by a worker that asked only now
-    emit({{"type", "exclusive_gpu"}, {"waited_seconds", 0.0}, {"grant", token}});
+    emit({{"type", "exclusive_gpu"}, {"waited_seconds", 0.0}, {"grant", token}, {"paused_beside", paused_beside}});
     // As the real worker waits for NVML to list no other process: a shared stage killed just
     // before the grant may still be exiting, its lock not yet released (up to 5 s).
     // Said in the result: after a clean stage it never happens (a gate that granted too early would).

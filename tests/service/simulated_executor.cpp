@@ -2,6 +2,8 @@
 
 #include <signal.h>
 
+#include <algorithm>
+
 #include <cstdlib>
 #include <optional>
 #include <thread>
@@ -68,6 +70,7 @@ json SimulatedExecutor::run_on_gpu(const LeasedJob& job, PreparedJob&, GpuLaneGa
     if (timed_use) {
       launch.exclusive_gpu = [timed_use] { timed_use->become_exclusive(); };
       launch.shared_gpu_again = [timed_use] { timed_use->become_shared(); };
+      launch.paused_beside = [timed_use] { return timed_use->paused_beside(); };
     }
     launch.pause_link = pause;
     return run_worker(launch, stage);
@@ -144,6 +147,8 @@ json SimulatedExecutor::run_on_gpu(const LeasedJob& job, PreparedJob&, GpuLaneGa
   result["setup_beside_shared"] = timing.front().value("setup_beside_shared", false);
   result["settled_after_grant"] = timing.front().value("settled_after_grant", false);
   result["clean_baseline_beside_shared"] = timing.front().value("clean_baseline_beside_shared", false);
+  for (const auto& g : run.of_type("exclusive_gpu"))
+    result["paused_beside"] = std::max(result.value("paused_beside", 0), g.value("paused_beside", 0));
   return result;
 }
 

@@ -211,7 +211,7 @@ TEST(SharedPause, InTheEngineAnHonestPauseGivesTheVerdictsOfTheDrain) {
     jobs["job-" + std::to_string(i)] = p;
   }
   std::map<std::string, std::string> verdicts[2];
-  int pauses = 0;
+  int pauses = 0, paused_beside[2] = {0, 0};
   for (const bool pausing : {false, true}) {
     test::TempDir dir("ptxbench-pause-engine");
     FakeGpus gpus(dir.path());
@@ -221,8 +221,11 @@ TEST(SharedPause, InTheEngineAnHonestPauseGivesTheVerdictsOfTheDrain) {
       EXPECT_FALSE(o.result.value("overlap", false)) << id << ": a shared stage ran while the GPU was timing";
       EXPECT_FALSE(o.result.contains("timing_taken_again")) << id << ": " << o.result.dump();
       pauses += o.result.value("shared_pauses", 0);
+      paused_beside[pausing] += o.result.value("paused_beside", 0);
     }
   }
   EXPECT_EQ(verdicts[0], verdicts[1]);
   EXPECT_GT(pauses, 0) << "no shared stage was ever paused: the test compared the drain with itself";
+  EXPECT_EQ(paused_beside[0], 0) << "the drain's grants said workers were paused beside them";
+  EXPECT_GT(paused_beside[1], 0) << "no timing grant told its worker of the paused workers it should expect";
 }

@@ -66,6 +66,7 @@ StageStop run_timed_worker(GpuStageRun& c) {
     TimedWorkerUse use(*o.lane_gate, /*draining=*/attempt > 0);
     launch.exclusive_gpu = [&use] { use.become_exclusive(); };
     launch.shared_gpu_again = [&use] { use.become_shared(); };
+    launch.paused_beside = [&use] { return use.paused_beside(); };
     c.timed_run = run_worker(launch, to_json(timed_job));
     const std::string untrusted = use.end();
     c.timed_exclusive_seconds += use.exclusive_seconds();

@@ -158,6 +158,11 @@ std::string GpuGate::end_exclusive_use(std::shared_ptr<void>& use) {
   return why;
 }
 
+int GpuGate::paused_workers() const {
+  std::lock_guard lock(mu_);
+  return paused_count_;
+}
+
 void GpuGate::release_shared(PausableSharedWorker* pausable) {
   std::unique_lock lock(mu_);
   // A registered worker outlives its use; the gate may be pausing or resuming it right now.

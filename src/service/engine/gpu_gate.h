@@ -51,6 +51,7 @@ class GpuGate final : public GpuLaneGate {
   std::shared_ptr<void> exclusive_use() override;
   std::shared_ptr<void> exclusive_use_draining() override;
   std::string end_exclusive_use(std::shared_ptr<void>& use) override;
+  int paused_workers() const override;
 
   int device() const { return device_; }
   void set_paused(bool paused, const std::string& reason = "");
