@@ -17,6 +17,9 @@ void add_engine_flags(CLI::App* cmd, EngineFlags& f) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--no-pipelining", f.no_pipelining,
                 "One candidate at a time through build, static checks and GPU stages");
+  cmd->add_flag("--no-pause", f.no_pause,
+                "Timing waits for every shared stage to end instead of pausing the eval workers at a call "
+                "boundary (their GPU activity checked against its window)");
   cmd->add_option(
          "--max-attempts", f.max_attempts,
          "Runs of a job (eval --sequential: of a file) that infra faults interrupt before it ends as infra_error")

@@ -155,6 +155,7 @@ json to_json(const WorkerJob& job) {
   if (job.sandbox) j["sandbox"] = *job.sandbox;
   if (job.exclusive_gpu_fd >= 0) j["exclusive_gpu_fd"] = job.exclusive_gpu_fd;
   if (job.reference_pool_fd >= 0) j["reference_pool_fd"] = job.reference_pool_fd;
+  if (job.pause_fd >= 0) j["pause_fd"] = job.pause_fd;
   if (job.mode == "single_call") {
     j["shape"] = job.shape;
     j["flops"] = job.flops;
@@ -212,6 +213,7 @@ WorkerJob parse_worker_job(const json& j) {
   if (r.has("sandbox")) job.sandbox = r.object("sandbox");
   if (r.has("exclusive_gpu_fd")) job.exclusive_gpu_fd = r.integer("exclusive_gpu_fd");
   if (r.has("reference_pool_fd")) job.reference_pool_fd = r.integer("reference_pool_fd");
+  if (r.has("pause_fd")) job.pause_fd = r.integer("pause_fd");
   if (r.has("watchdog_scale")) job.watchdog_scale = r.number("watchdog_scale");
 
   if (job.mode == "single_call") {
@@ -267,9 +269,10 @@ const std::vector<std::string_view>& worker_event_types() {
   // "health": the health probe's report (service/health/probe_main.cu), on the same channel.
   // "reference_pool": what the eval worker put to the service's pool before its candidate loaded.
   // "shared_gpu": the timed worker gave the GPU back after the library's clean timings.
+  // "paused": a shared worker paused at a call boundary for another worker's timing (core/shared_pause.h).
   static const std::vector<std::string_view> types{
-      "hello",  "gpu_state", "progress", "check", "target_counts", "exclusive_gpu", "shared_gpu",    "baseline_alone",
-      "timing", "stage",     "done",     "fatal", "sandbox",       "health",        "reference_pool"};
+      "hello",  "gpu_state", "progress", "check", "target_counts", "exclusive_gpu", "shared_gpu",     "baseline_alone",
+      "timing", "stage",     "done",     "fatal", "sandbox",       "health",        "reference_pool", "paused"};
   return types;
 }
 

@@ -21,7 +21,7 @@
 
 namespace ptxbench {
 
-inline constexpr int kWorkerProtocolVersion = 1;
+inline constexpr int kWorkerProtocolVersion = 2;
 inline constexpr const char* kWorkerProtocolKey = "protocol";
 
 // A job or an event that does not follow the protocol: the key (with its path) is in the message.
@@ -87,6 +87,7 @@ struct WorkerJob {
   std::optional<json> sandbox;
   int exclusive_gpu_fd = -1;
   int reference_pool_fd = -1;
+  int pause_fd = -1;  // a shared worker's pause socket (core/shared_pause.h)
 
   // single_call: one call on `shape` (under compute-sanitizer or ncu).
   json shape = json::object();

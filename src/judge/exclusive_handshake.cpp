@@ -3,6 +3,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -13,8 +14,9 @@
 
 namespace ptxbench {
 
-ExclusiveHandshake::ExclusiveHandshake(std::function<void()> take, std::function<void()> give_back)
-    : take_(std::move(take)), give_back_(std::move(give_back)) {
+ExclusiveHandshake::ExclusiveHandshake(std::function<void()> take, std::function<void()> give_back,
+                                       std::function<int()> paused)
+    : take_(std::move(take)), give_back_(std::move(give_back)), paused_(std::move(paused)) {
   int fds[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
     fail(std::string("socketpair for the timed worker's handshake: ") + std::strerror(errno));
@@ -46,7 +48,8 @@ std::string ExclusiveHandshake::grant() {
   pause_.end();
   const std::string token = new_grant_token();
   tokens_.push_back(token);
-  return "g" + token;
+  const int paused = std::clamp(paused_ ? paused_() : 0, 0, 99);
+  return "g" + token + char('0' + paused / 10) + char('0' + paused % 10);
 }
 
 void ExclusiveHandshake::listen() {

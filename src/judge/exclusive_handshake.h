@@ -29,8 +29,10 @@ namespace ptxbench {
 
 class ExclusiveHandshake {
  public:
-  // `give_back` may be empty: the worker is then answered 's' and keeps the GPU alone.
-  ExclusiveHandshake(std::function<void()> take, std::function<void()> give_back);
+  // `give_back` may be empty: the worker is then answered 's' and keeps the GPU alone. `paused`
+  // (may be empty: none): once granted, how many shared workers' processes were paused for it.
+  ExclusiveHandshake(std::function<void()> take, std::function<void()> give_back,
+                     std::function<int()> paused = nullptr);
   ~ExclusiveHandshake();
   ExclusiveHandshake(const ExclusiveHandshake&) = delete;
   ExclusiveHandshake& operator=(const ExclusiveHandshake&) = delete;
@@ -54,6 +56,7 @@ class ExclusiveHandshake {
   void listen();
   std::string grant();  // runs take_ (unless the GPU is already held alone) and answers
   std::function<void()> take_, give_back_;
+  std::function<int()> paused_;
   int parent_ = -1, child_ = -1;
   State state_ = State::shared;
   bool stopped_ = false;

@@ -17,6 +17,7 @@
 #include "core/worker_protocol.h"
 #include "judge/exclusive_handshake.h"
 #include "judge/reference_session.h"
+#include "judge/shared_pause_link.h"
 #include "judge/result_lines.h"
 #include "judge/worker_sandbox.h"
 #include "sandbox/capabilities.h"
@@ -144,6 +145,7 @@ const sandbox::Capabilities& gpu_worker_capabilities(const WorkerLaunch& launch)
     info.tool_log = false;
     info.exclusive_gpu = nullptr;  // the probe times nothing
     info.reference_session = nullptr;
+    info.pause_link = nullptr;  // its socket is the real run's
     info.timeout = std::chrono::seconds(60);
     info.extra_args.clear();
     // Asked twice before Landlock is given up: one failed start (a busy GPU, a slow driver) must
@@ -205,11 +207,16 @@ WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const 
   std::optional<ExclusiveHandshake> handshake;
   WorkerRun run;
   if (launch.exclusive_gpu) {
-    handshake.emplace(launch.exclusive_gpu, launch.shared_gpu_again);
+    handshake.emplace(launch.exclusive_gpu, launch.shared_gpu_again, launch.paused_beside);
     job["exclusive_gpu_fd"] = kExclusiveGpuFd;
   }
   ReferenceSession* references = tool ? nullptr : launch.reference_session;
   if (references) job["reference_pool_fd"] = kReferencePoolFd;
+  SharedPauseLink* pause_link = tool || launch.exclusive_gpu ? nullptr : launch.pause_link;
+  if (pause_link) {
+    job["pause_fd"] = kSharedPauseFd;
+    pause_link->set_channel_key(key);
+  }
   const fs::path job_file = dir / "job.json";
   write_private_file(job_file, job.dump());
 
@@ -231,6 +238,10 @@ WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const 
     opt.pause = handshake->pause();  // the wait for exclusive use is not the worker's time
   }
   if (references) opt.pass_fds.push_back({references->child_end(), kReferencePoolFd});
+  if (pause_link) {
+    opt.pass_fds.push_back({pause_link->child_end(), kSharedPauseFd});
+    opt.pause = pause_link->pause();  // paused for another worker's timing: not this worker's time
+  }
   std::vector<std::string> argv = command;
   bool under_bwrap = false;
   if (launch.sandbox) {
@@ -253,6 +264,7 @@ WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const 
   if (launch.tool_log) run.tool_log = read_all(tool_log);
   std::error_code ec;
   fs::remove_all(dir, ec);
+  if (pause_link) pause_link->close_child_end();
   if (references) {
     references->close_child_end();
     references->finish();

@@ -28,6 +28,10 @@ struct WorkerRun {
   std::string exclusive_grant_token;
   std::vector<std::string> exclusive_grant_tokens;
   std::string exclusive_handshake_misuse;  // bytes on its socket the worker never sends (ExclusiveHandshake::misuse)
+  // A shared worker that paused for other workers' timing (judge/shared_pause_link.h): how often, and
+  // why its candidate is forbidden ("": nothing found), e.g. its GPU work ran in an exclusive window.
+  int shared_pauses = 0;
+  std::string pause_violation;
 
   std::optional<json> stage(const std::string& name) const;
   std::vector<json> of_type(const std::string& type) const;
@@ -39,8 +43,10 @@ struct WorkerRun {
 inline constexpr int kResultFd = 3;
 inline constexpr int kExclusiveGpuFd = 4;   // the timed worker's handshake (judge/exclusive_handshake.h)
 inline constexpr int kReferencePoolFd = 5;  // the eval worker's reference pool socket (judge/reference_session.h)
+inline constexpr int kSharedPauseFd = 6;    // a shared worker's pause socket (judge/shared_pause_link.h)
 
 class ReferenceSession;
+class SharedPauseLink;
 
 struct WorkerLaunch {
   std::filesystem::path worker;
@@ -63,9 +69,15 @@ struct WorkerLaunch {
   // holds shared use again (unset: the run keeps the GPU alone).
   std::function<void()> exclusive_gpu;
   std::function<void()> shared_gpu_again;
+  // Once exclusive use is granted: how many paused shared workers stay on the GPU (unset: none).
+  std::function<int()> paused_beside;
   // Set for an eval worker whose correctness checks use the service's reference pool: its socket
   // is passed to the worker (the job says where), and the session is finished once the worker ended.
   ReferenceSession* reference_session = nullptr;
+  // Set for a shared-lane worker that pauses when a timed worker wants the GPU alone: its socket is
+  // passed to the worker (the job's `pause_fd`), its report is checked with the run's channel key,
+  // and its pauses do not count against the deadline.
+  SharedPauseLink* pause_link = nullptr;
 };
 
 // The stage events a job may report (each once), from its mode and what it asks for.

@@ -55,6 +55,14 @@ void ResultChannel::set_key(const std::string& hex) {
   key_len_ = hex.size() / 2;
 }
 
+std::string ResultChannel::sign(std::string_view prefix, std::string_view text) {
+  std::lock_guard lock(mu_);
+  if (!key_len_) return "-";
+  char hex[64];
+  hmac_sha256_hex(key_, key_len_, prefix.data(), prefix.size(), text.data(), text.size(), hex);
+  return std::string(hex, sizeof hex);
+}
+
 void ResultChannel::write_line(const char* json_text, size_t len) {
   // "<hmac> <seq> <json>\n"; the HMAC covers "<seq> <json>".
   char head[96];

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "core/json.h"
 
@@ -25,6 +26,9 @@ class ResultChannel {
   // One signed line from a signal handler (no allocation, no lock); `json` is a complete object.
   void emit_from_signal(const char* json_text, size_t len);
   int descriptor() const { return fd_; }
+  // HMAC-SHA256 of `prefix` + `text` with the job's key, as 64 hex digits ("-" before the key is set):
+  // for what the worker signs beside this channel (a shared worker's pause report, core/shared_pause.h).
+  std::string sign(std::string_view prefix, std::string_view text);
 
  private:
   void write_line(const char* json_text, size_t len);

@@ -32,8 +32,8 @@ void WorkerContext::take_exclusive_gpu() {
   if (!before_load) exclusive_gpu_fd = -1;  // closed below: the timing grant is the last request
   const auto t0 = std::chrono::steady_clock::now();
   const char ask = before_load ? kAskForCleanBaseline : kAskForTiming;
-  // 'g' and the grant's token (core/exclusive_grant.h), or 'n'.
-  char answer[1 + kGrantTokenLength] = {};
+  // 'g', the grant's token and the paused count (core/exclusive_grant.h), or 'n'.
+  char answer[kGrantAnswerLength] = {};
   size_t got = 0;
   if (::send(fd, &ask, 1, MSG_NOSIGNAL) == 1)
     while (got < sizeof answer) {
@@ -60,14 +60,18 @@ void WorkerContext::take_exclusive_gpu() {
                            6);
   }
   if (before_load) clean_baseline_exclusive = true;
-  const std::string grant(answer + 1, sizeof answer - 1);
+  const std::string grant(answer + 1, kGrantTokenLength);
+  const char* digits = answer + 1 + kGrantTokenLength;
+  const bool digits_ok = digits[0] >= '0' && digits[0] <= '9' && digits[1] >= '0' && digits[1] <= '9';
+  const int paused_beside = digits_ok ? (digits[0] - '0') * 10 + (digits[1] - '0') : 0;
   const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // Granted once the other lanes' workers were reaped; a killed one's context may still be going
   // away (its kernels with it). The first sample waits, up to 5 s, until NVML lists no compute
-  // process on this GPU but this one; what it saw is kept.
+  // process on this GPU but this one and the shared workers paused for it (idle, their pause
+  // checked by the harness afterwards: core/shared_pause.h); what it saw is kept.
   const auto t1 = std::chrono::steady_clock::now();
   std::optional<int> seen = nvml.compute_processes();
-  while (seen && *seen > 1 && std::chrono::steady_clock::now() - t1 < std::chrono::seconds(5)) {
+  while (seen && *seen > 1 + paused_beside && std::chrono::steady_clock::now() - t1 < std::chrono::seconds(5)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
     seen = nvml.compute_processes();
   }
@@ -76,6 +80,7 @@ void WorkerContext::take_exclusive_gpu() {
              {"waited_seconds", waited},
              {"grant", grant},
              {"settle_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count()}};
+  ev["paused_beside"] = paused_beside;
   if (seen) ev["other_gpu_processes"] = std::max(0, *seen - 1);
   else ev["other_gpu_processes"] = "unknown (NVML cannot list them)";
   channel.emit(ev);

@@ -62,6 +62,9 @@ struct WorkerContext {
   // shape: a drawn shape can be one of the fixed ones, and each set's reference is handed over once.
   int reference_fd = -1;
   std::map<size_t, std::vector<uint64_t>> pooled_seeds;
+  // A shared worker's pause socket (runner/shared_pause.h); -1: it never pauses. pauses: how often it did.
+  int pause_fd = -1;
+  int pauses = 0;
   // Asks for the GPU alone and waits for the answer: before the candidate loads, for the library's
   // clean timings (given back with give_back_exclusive_gpu); once it loaded, for the timed samples,
   // and then closes the socket (later calls return at once). A refusal ends the worker as

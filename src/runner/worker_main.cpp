@@ -180,6 +180,12 @@ int run(const Args& args, ResultChannel& channel) {
   // candidate's reach: the grant's token says whose answer it was (judge/timed_grant.h). A
   // worker that times nothing closes it now.
   if (!job.timing && ctx.exclusive_gpu_fd >= 0) ::close(std::exchange(ctx.exclusive_gpu_fd, -1));
+  // A shared worker pauses between its calls when a timed worker on its GPU asks for it alone
+  // (runner/shared_pause.h); only with the activity monitor, whose records its report is made of.
+  if (job.pause_fd >= 0) {
+    if (mode == "eval" && !job.timing && ctx.accounting) ctx.pause_fd = job.pause_fd;
+    else ::close(job.pause_fd);
+  }
   std::optional<CandidateLibrary> lib;
   if (job.candidate) {
     const std::filesystem::path so = *job.candidate;

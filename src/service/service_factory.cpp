@@ -37,6 +37,7 @@ EngineOptions engine_options(const EngineFlags& f) {
   o.shared_lanes = f.lanes;
   o.cpu_jobs = f.cpu_jobs > 0 ? f.cpu_jobs : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   o.pipelining = !f.no_pipelining;
+  if (f.no_pause) o.shared_pause_timeout = std::chrono::milliseconds(0);
   o.lease_ttl = std::chrono::seconds(f.lease_seconds);
   o.heartbeat_interval = std::chrono::milliseconds(f.lease_seconds * 250);
   return o;

@@ -42,6 +42,7 @@ struct EngineFlags {
   int lanes = 3;     // shared lanes per GPU
   int cpu_jobs = 0;  // 0: one per core
   bool no_pipelining = false;
+  bool no_pause = false;  // --no-pause: timing drains the shared lanes (engine/gpu_gate.h)
   int max_attempts = 3;
   int lease_seconds = 120;   // a dead owner's jobs are re-leased after this
   std::string queue;         // empty: the workspace's SQLite queue; redis://HOST:PORT/[DB][?stream=NAME]

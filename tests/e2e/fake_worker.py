@@ -25,7 +25,7 @@ import socket
 import sys
 
 # The worker protocol this stand-in speaks (src/core/worker_protocol.h, kWorkerProtocolVersion).
-WORKER_PROTOCOL = 1
+WORKER_PROTOCOL = 2
 
 
 def main():
@@ -207,11 +207,12 @@ def play_libcache(job, script, emit):
     gate = job.get("exclusive_gpu_fd", -1)
     if job.get("timing") and isinstance(gate, int) and gate >= 0:
         # The timed worker under the service's lane gate asks for the GPU alone before its samples
-        # (core/exclusive_grant.h: 'x', answered 'g' and a 32-character token) and reports the token.
+        # (core/exclusive_grant.h: 'x', answered 'g', a 32-character token and two digits: the shared
+        # workers paused for it) and reports the token.
         os.write(gate, b"x")
         answer = b""
-        while len(answer) < 33:
-            chunk = os.read(gate, 33 - len(answer))
+        while len(answer) < 35:
+            chunk = os.read(gate, 35 - len(answer))
             if not chunk:
                 break
             answer += chunk
@@ -219,7 +220,7 @@ def play_libcache(job, script, emit):
         if answer[:1] != b"g":
             emit({"type": "fatal", "verdict": "infra_error", "message": "the service refused exclusive use of the GPU for timing"})
             return 6
-        emit({"type": "exclusive_gpu", "waited_seconds": 0.0, "grant": answer[1:].decode()})
+        emit({"type": "exclusive_gpu", "waited_seconds": 0.0, "grant": answer[1:33].decode()})
     cand, beside = script.get("candidate_ms", 0.5), script.get("interleaved_ms", 1.0)
     for t in job.get("timing", []):
         alone = accepted[json.dumps(t["shape"], sort_keys=True)]

@@ -270,6 +270,48 @@ TEST_F(IntegrityOnGpu, ThroughTheServiceACandidateThatGivesTheGpuBackDuringItsTi
       << attack["reason"];
 }
 
+// Through the service (issue 33) the attack's eval worker is a shared one, paused at a call
+// boundary whenever the naive GEMM's timed worker wants the GPU alone (its clean timings, its timed
+// samples); a thread of its own keeps launching all the while. It is forbidden (its activity
+// records since its acknowledgement overlap the window, or, when it was never paused, its work
+// outside any call), and when it was paused the naive GEMM's timing was taken again, still correct.
+TEST_F(IntegrityOnGpu, ThroughTheServiceACandidateThatLaunchesWhilePausedIsForbiddenAndItsVictimTimedAgain) {
+  const auto r = run_cli(
+      ws(), {"eval", "--json", "--no-sanitize", "-p", "gemm", "--lanes", "2", file("problems/gemm/reference/naive.cu"),
+             file("tests/gpu/candidates/attacks/gemm_launches_while_paused.cu")});
+  ASSERT_TRUE(r.output.is_array() && r.output.size() == 2) << r.process.describe() << "\n" << r.process.err;
+  const json &naive = r.output[0], &attack = r.output[1];
+  ASSERT_EQ(stage_of(attack, "build")["status"], "ok") << stage_of(attack, "build").dump();
+  const int pauses = attack["environment"].value("shared_pauses", 0);
+  const std::string again = naive["environment"].value("timing_taken_again", "");
+  std::cout << "attack: " << attack["verdict"] << ": " << attack["reason"] << "\nattack paused " << pauses
+            << " time(s); the naive GEMM's timing taken again: " << (again.empty() ? "no" : again) << "\n";
+  EXPECT_EQ(naive["verdict"], "correct") << naive["reason"];
+  EXPECT_EQ(attack["verdict"], "forbidden") << attack["reason"];
+  if (pauses > 0) {
+    EXPECT_NE(attack["reason"].get<std::string>().find("paused for another worker's timing"), std::string::npos)
+        << attack["reason"];
+    EXPECT_NE(again.find("kept the GPU busy in the exclusive window"), std::string::npos) << again;
+  }
+}
+
+// An honest pause on the GPU: the naive, the expert and the wgmma+TMA GEMM through the service; whichever
+// eval worker is paused for another's timing reports no GPU work in the window, so no timing is
+// taken again and every verdict is correct.
+TEST_F(IntegrityOnGpu, ThroughTheServiceAnHonestPauseTakesNoTimingAgain) {
+  const auto r = run_cli(
+      ws(), {"eval", "--json", "--no-sanitize", "-p", "gemm", "--lanes", "3", file("problems/gemm/reference/naive.cu"),
+             file("problems/gemm/reference/expert.cu"), file("problems/gemm/reference/wgmma_tma.cu")});
+  ASSERT_TRUE(r.output.is_array() && r.output.size() == 3) << r.process.describe() << "\n" << r.process.err;
+  int pauses = 0;
+  for (const auto& rec : r.output) {
+    EXPECT_EQ(rec["verdict"], "correct") << rec["reason"];
+    EXPECT_FALSE(rec["environment"].contains("timing_taken_again")) << rec["environment"].dump();
+    pauses += rec["environment"].value("shared_pauses", 0);
+  }
+  std::cout << "shared pauses: " << pauses << "\n";
+}
+
 // Through the service's engine (several files: GPU sharing, the timed part in a worker of its own)
 // the counted calls decide whether a timed sample is counted. The naive forward attention, whose
 // counted calls ran no target instruction, is timed without one (it could earn nothing from it);

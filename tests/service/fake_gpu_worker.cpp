@@ -22,11 +22,19 @@
 //                {"op": "put", "shape", "seed", "bytes", "fill"} sends a sealed memory file of
 //                `bytes` bytes of `fill`; anything else is sent as it is. One reference_pool event
 //                says every answer (for a get that came with a file: its size and first byte).
+//   Given "pause_fd", a shared stage runs as calls of "call_ms" with a pause point before each
+//                (core/shared_pause.h): asked to pause, it leaves the simulated GPU (shared.lock),
+//                acknowledges, waits to be resumed and sends its signed report; "pause_fault":
+//                "keeps_running" acknowledges but stays on the GPU and reports the work it ran meanwhile
+//                (what CUPTI would record of a candidate thread that launched on), "forged_report"
+//                signs its report with another key, "never_acks" never looks at the socket;
+//                "before_calls_ms" is set-up before its first call (and pause point).
 // A broken channel, for the harness's own tests: the job's "channel" (a probe: gpuN/probe_channel)
 // is "unsigned" (plain JSON lines, the protocol before the channel was signed), "bad_mac" (signed
 // with another key), "garbage" (a line that is no protocol at all), "replay" (a line sent twice);
 // "<kind>_then_hang" sends it, then never ends.
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
@@ -47,6 +55,8 @@
 #include "core/exclusive_grant.h"
 #include "core/fd_messages.h"
 #include "core/json.h"
+#include "core/shared_pause.h"
+#include "core/timestamp.h"
 #include "core/worker_protocol.h"
 #include "runner/result_channel.h"
 
@@ -235,6 +245,59 @@ int reference_pool(const json& job) {
   return 0;
 }
 
+// The simulated shared worker's pause socket and how it plays it.
+struct FakePause {
+  int fd = -1;
+  std::string fault;
+  int pauses = 0;
+};
+
+bool send_bytes(int fd, const std::string& bytes) {
+  size_t sent = 0;
+  while (sent < bytes.size()) {
+    const ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    sent += size_t(n);
+  }
+  return true;
+}
+
+// A call boundary of a shared stage (as runner/shared_pause.cpp): `held` is its shared.lock,
+// released while it is paused (the simulated GPU idle), unless it plays a worker that keeps running.
+void pause_point(FakePause& p, const fs::path& shared_lock, int& held) {
+  if (p.fd < 0 || p.fault == "never_acks") return;
+  pollfd pf{p.fd, POLLIN, 0};
+  if (::poll(&pf, 1, 0) <= 0) return;
+  char c = 0;
+  if (::read(p.fd, &c, 1) != 1 || c != ptxbench::kAskToPause) {
+    ::close(p.fd);
+    p.fd = -1;
+    return;
+  }
+  const bool keeps_running = p.fault == "keeps_running";
+  if (!keeps_running) ::close(held);
+  const uint64_t acked = ptxbench::gpu_activity_clock_ns();
+  char resume = 0;
+  if (!send_bytes(p.fd, std::string(1, ptxbench::kPaused)) || ::read(p.fd, &resume, 1) != 1 ||
+      resume != ptxbench::kResume) {
+    emit({{"type", "fatal"}, {"verdict", "infra_error"}, {"message", "the harness did not resume the paused worker"}});
+    _exit(6);
+  }
+  ptxbench::PauseReport r;
+  r.pause = ++p.pauses;
+  r.acked_ns = acked;
+  r.resumed_ns = ptxbench::gpu_activity_clock_ns();
+  r.activity_known = true;
+  // A candidate thread that launched on after the acknowledgement: its kernel ran until the resume.
+  if (keeps_running) r.work.push_back({acked + 1, r.resumed_ns, "kernel", "candidate_call", "spin"});
+  const std::string text = to_json(r).dump();
+  const std::string mac =
+      p.fault == "forged_report" ? std::string(64, '0') : channel->sign(ptxbench::kPauseReportPrefix, text);
+  if (!send_bytes(p.fd, mac + " " + text + "\n")) _exit(6);
+  if (!keeps_running) held = lock_file(shared_lock, LOCK_SH);
+  emit({{"type", "paused"}, {"pause", r.pause}, {"seconds", double(r.resumed_ns - acked) / 1e9}});
+}
+
 int stage(const json& job) {
   const int device = job.value("device", 0);
   const std::string phase = job.value("phase", "shared"), fault = job.value("fault", "");
@@ -259,7 +322,7 @@ int stage(const json& job) {
     int kept = -1;  // timing.lock, held from the clean timings to the timed samples
     const int clean_ms = job.value("clean_baseline_ms", 0);
     if (clean_ms > 0) {
-      char answer[1 + ptxbench::kGrantTokenLength] = {};
+      char answer[ptxbench::kGrantAnswerLength] = {};
       size_t got = 0;
       if (::send(gate_fd, &ptxbench::kAskForCleanBaseline, 1, MSG_NOSIGNAL) == 1)
         for (ssize_t n; got < sizeof answer && (n = ::read(gate_fd, answer + got, sizeof answer - got)) > 0;) {
@@ -307,9 +370,10 @@ int stage(const json& job) {
     // the GPU back once granted for timing (so that other lanes' work would run beside its samples).
     const std::string grant_fault = job.value("grant", "");
     std::string token(ptxbench::kGrantTokenLength, 'f');  // not the harness's
+    int paused_beside = 0;                                // the grant's paused count (core/exclusive_grant.h)
     if (grant_fault != "faked") {
       const char ask = ptxbench::kAskForTiming;
-      char answer[1 + ptxbench::kGrantTokenLength] = {};
+      char answer[ptxbench::kGrantAnswerLength] = {};
       size_t got = 0;
       if (::send(gate_fd, &ask, 1, MSG_NOSIGNAL) == 1)
         for (ssize_t n; got < sizeof answer && (n = ::read(gate_fd, answer + got, sizeof answer - got)) > 0;) {
@@ -324,6 +388,7 @@ int stage(const json& job) {
         return 6;
       }
       if (grant_fault != "other_token") token.assign(answer + 1, ptxbench::kGrantTokenLength);
+      paused_beside = std::atoi(std::string(answer + 1 + ptxbench::kGrantTokenLength, 2).c_str());
       if (grant_fault == "give_back_after_timing") {
         (void)!::send(gate_fd, &ptxbench::kGiveBack, 1, MSG_NOSIGNAL);
         std::this_thread::sleep_for(std::chrono::milliseconds(50));  // time for the harness to (not) act on it
@@ -331,7 +396,7 @@ int stage(const json& job) {
     }
     ::close(gate_fd);
     if (kept >= 0) ::close(kept);  // taken again below, as by a worker that asked only now
-    emit({{"type", "exclusive_gpu"}, {"waited_seconds", 0.0}, {"grant", token}});
+    emit({{"type", "exclusive_gpu"}, {"waited_seconds", 0.0}, {"grant", token}, {"paused_beside", paused_beside}});
     // As the real worker waits for NVML to list no other process: a shared stage killed just
     // before the grant may still be exiting, its lock not yet released (up to 5 s).
     // Said in the result: after a clean stage it never happens (a gate that granted too early would).
@@ -342,11 +407,28 @@ int stage(const json& job) {
   }
   const fs::path mine = dir / (timed ? "timing.lock" : "shared.lock"),
                  theirs = dir / (timed ? "shared.lock" : "timing.lock");
-  const int held = lock_file(mine, timed ? LOCK_EX : LOCK_SH);
+  int held = lock_file(mine, timed ? LOCK_EX : LOCK_SH);
   auto other_kind_running = [&] { return held_by_others(theirs, timed ? LOCK_EX : LOCK_SH); };
   bool overlap = other_kind_running();
+  FakePause pause;
+  if (!timed) pause = {job.value("pause_fd", -1), job.value("pause_fault", ""), 0};
+  const int call_ms = std::max(1, job.value("call_ms", 5));
+  // The stage's work: with a pause socket, as calls with a pause point before each.
+  auto work_for = [&](int duration_ms) {
+    if (pause.fd < 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(duration_ms));
+      return;
+    }
+    for (int done = 0; done < duration_ms; done += call_ms) {
+      pause_point(pause, mine, held);
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::min(call_ms, duration_ms - done)));
+      overlap = overlap || other_kind_running();
+    }
+  };
   emit({{"type", "progress"}, {"stage", phase}});
-  std::this_thread::sleep_for(std::chrono::milliseconds(ms / 2));
+  // "before_calls_ms": set-up before its first call (a long reference, a library's plans): no pause point.
+  if (!timed) std::this_thread::sleep_for(std::chrono::milliseconds(job.value("before_calls_ms", 0)));
+  work_for(ms / 2);
   auto leave = [&] { ::close(held); };
   if (fault == "killed") raise(SIGKILL);
   if (fault == "hang")
@@ -365,7 +447,7 @@ int stage(const json& job) {
         {{"type", "fatal"}, {"verdict", "infra_error"}, {"message", "cudaMalloc of the inputs failed: out of memory"}});
     return 6;
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(ms - ms / 2));
+  work_for(ms - ms / 2);
   overlap = overlap || other_kind_running();
   leave();
   if (phase == "shared") {

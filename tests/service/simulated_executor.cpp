@@ -2,11 +2,14 @@
 
 #include <signal.h>
 
-#include <cstdlib>
+#include <algorithm>
 
+#include <cstdlib>
+#include <optional>
 #include <thread>
 
 #include "judge/infra_fault.h"
+#include "judge/shared_pause_link.h"
 #include "judge/timed_grant.h"
 #include "judge/worker_client.h"
 
@@ -27,8 +30,11 @@ WorkerLaunch fake_worker_launch(const std::filesystem::path& fake_worker, const 
 }
 
 SimulatedExecutor::SimulatedExecutor(std::filesystem::path fake_worker, std::filesystem::path job_dir,
-                                     std::chrono::milliseconds deadline)
-    : worker_(std::move(fake_worker)), job_dir_(std::move(job_dir)), deadline_(deadline) {}
+                                     std::chrono::milliseconds deadline, bool pausable_shared)
+    : worker_(std::move(fake_worker)),
+      job_dir_(std::move(job_dir)),
+      deadline_(deadline),
+      pausable_shared_(pausable_shared) {}
 
 PreparedJob SimulatedExecutor::prepare(const LeasedJob& job) {
   PreparedJob p;
@@ -48,7 +54,7 @@ json SimulatedExecutor::run_on_gpu(const LeasedJob& job, PreparedJob&, GpuLaneGa
   const auto timeout = std::chrono::duration_cast<std::chrono::seconds>(deadline_);
   json result = {{"job", job.id}, {"device", device}, {"attempt", job.attempts}};
   // An eval job as the channel sees it: the shared phase may report its correctness stage.
-  auto run_phase = [&](const char* phase, TimedWorkerUse* timed_use = nullptr) {
+  auto run_phase = [&](const char* phase, TimedWorkerUse* timed_use = nullptr, SharedPauseLink* pause = nullptr) {
     json stage = {{"mode", "eval"}, {"accounting", false}, {"stream_discipline", false},
                   {"phase", phase}, {"device", device},    {"ms", ms},
                   {"job", job.id}};
@@ -58,11 +64,15 @@ json SimulatedExecutor::run_on_gpu(const LeasedJob& job, PreparedJob&, GpuLaneGa
     if (timed) stage["setup_ms"] = job.payload.value("setup_ms", 0);
     if (timed && job.payload.contains("grant")) stage["grant"] = job.payload["grant"];
     if (timed) stage["clean_baseline_ms"] = job.payload.value("clean_baseline_ms", 0);
+    if (!timed && job.payload.contains("pause_fault")) stage["pause_fault"] = job.payload["pause_fault"];
+    if (!timed && job.payload.contains("call_ms")) stage["call_ms"] = job.payload["call_ms"];
     WorkerLaunch launch = fake_worker_launch(worker_, job_dir_, std::max(timeout, std::chrono::seconds(1)));
     if (timed_use) {
       launch.exclusive_gpu = [timed_use] { timed_use->become_exclusive(); };
       launch.shared_gpu_again = [timed_use] { timed_use->become_shared(); };
+      launch.paused_beside = [timed_use] { return timed_use->paused_beside(); };
     }
+    launch.pause_link = pause;
     return run_worker(launch, stage);
   };
   auto tampered = [&](const WorkerRun& run) {
@@ -71,9 +81,22 @@ json SimulatedExecutor::run_on_gpu(const LeasedJob& job, PreparedJob&, GpuLaneGa
     return result;
   };
   {
-    auto use = gate.shared_use();
-    WorkerRun run = run_phase("shared");
+    std::optional<SharedPauseLink> link;
+    if (pausable_shared_) link.emplace();
+    WorkerRun run;
+    {
+      auto use = gate.shared_use(link ? &*link : nullptr);
+      run = run_phase("shared", nullptr, link ? &*link : nullptr);
+    }
     if (run.tampered) return tampered(run);
+    if (link) {
+      result["shared_pauses"] = link->pauses();
+      if (const std::string why = link->violation(); !why.empty()) {
+        result["verdict"] = "forbidden";
+        result["reason"] = "paused for another worker's timing: " + why;
+        return result;
+      }
+    }
     if (run.fatal && run.fatal->value("verdict", "") == "infra_error")
       throw InfraFault("harness error: " + run.fatal->value("message", ""));
     if (!run.done && run.process.term_signal == SIGKILL && !run.process.timed_out)
@@ -94,15 +117,24 @@ json SimulatedExecutor::run_on_gpu(const LeasedJob& job, PreparedJob&, GpuLaneGa
       return result;
     }
   }
-  // As the real timed stage: shared while the worker starts, exclusive once it asks.
-  TimedWorkerUse use(gate);
-  WorkerRun run = run_phase("timed", &use);
-  if (run.tampered) return tampered(run);
-  // As the real timed stage (judge/stages/timed_worker_stage.cpp): timed on a grant the harness never gave.
-  if (const std::string why = why_timed_without_grant(run, use.exclusive()); !why.empty()) {
-    result["verdict"] = "forbidden";
-    result["reason"] = why;
-    return result;
+  // As the real timed stage: shared while the worker starts, exclusive once it asks; a window a
+  // paused shared worker ran in is timed again, once every shared worker ended.
+  WorkerRun run;
+  for (int attempt = 0;; ++attempt) {
+    TimedWorkerUse use(gate, /*draining=*/attempt > 0);
+    run = run_phase("timed", &use);
+    const std::string untrusted = use.end();
+    if (run.tampered) return tampered(run);
+    // As the real timed stage (judge/stages/timed_worker_stage.cpp): timed on a grant the harness never gave.
+    if (const std::string why = why_timed_without_grant(run, use.exclusive()); !why.empty()) {
+      result["verdict"] = "forbidden";
+      result["reason"] = why;
+      return result;
+    }
+    if (untrusted.empty() || attempt > 0) break;
+    result["timing_taken_again"] = untrusted;
+    result["first_timing_overlap"] =
+        !run.of_type("timing").empty() && run.of_type("timing").front().value("overlap", false);
   }
   if (!run.done) throw InfraFault("the timed stage ended early: " + run.process.describe());
   auto timing = run.of_type("timing");
@@ -115,6 +147,8 @@ json SimulatedExecutor::run_on_gpu(const LeasedJob& job, PreparedJob&, GpuLaneGa
   result["setup_beside_shared"] = timing.front().value("setup_beside_shared", false);
   result["settled_after_grant"] = timing.front().value("settled_after_grant", false);
   result["clean_baseline_beside_shared"] = timing.front().value("clean_baseline_beside_shared", false);
+  for (const auto& g : run.of_type("exclusive_gpu"))
+    result["paused_beside"] = std::max(result.value("paused_beside", 0), g.value("paused_beside", 0));
   return result;
 }
 

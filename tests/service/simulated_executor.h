@@ -5,6 +5,11 @@
 // a real worker's: SIGKILL from outside and harness errors (OOM) are infra faults, a CUDA error
 // or a timeout is the candidate's runtime_error (suspicious: the GPU is probed before it counts),
 // a result channel that fails verification is `forbidden` (the Evaluator's verdict for it).
+// With `pausable_shared`, the shared stage runs pausable as the real eval worker's shared part does
+// (judge/stages/worker_runs.cpp): paused for a timed stage's window, forbidden when its pause says so
+// (judge/shared_pause_link.h); a timed stage whose window cannot be trusted is run again, draining
+// (judge/stages/timed_worker_stage.cpp), and its result says `timing_taken_again`. The payload's
+// "pause_fault" is the shared stage's (tests/service/fake_gpu_worker.cpp), "call_ms" its call length.
 #pragma once
 #include <cstdlib>
 #include <filesystem>
@@ -25,7 +30,7 @@ WorkerLaunch fake_worker_launch(const std::filesystem::path& fake_worker, const 
 class SimulatedExecutor final : public CandidateExecutor {
  public:
   SimulatedExecutor(std::filesystem::path fake_worker, std::filesystem::path job_dir,
-                    std::chrono::milliseconds deadline);
+                    std::chrono::milliseconds deadline, bool pausable_shared = false);
   PreparedJob prepare(const LeasedJob& job) override;
   json run_on_gpu(const LeasedJob& job, PreparedJob& prepared, GpuLaneGate& gate, int device) override;
   bool suspicious(const json& result) const override;
@@ -34,6 +39,7 @@ class SimulatedExecutor final : public CandidateExecutor {
  private:
   std::filesystem::path worker_, job_dir_;
   std::chrono::milliseconds deadline_;
+  bool pausable_shared_;
 };
 
 // The engine of the fault harnesses (tests/service, tests/redis): two simulated GPUs, leases of

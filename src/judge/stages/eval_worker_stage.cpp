@@ -111,6 +111,15 @@ StageStop run_eval_worker(GpuStageRun& c) {
       return "the reference pool was reached from candidate code";
     }
   }
+  if (c.eval_run->shared_pauses > 0) c.record.environment["shared_pauses"] = c.eval_run->shared_pauses;
+  if (!c.eval_run->pause_violation.empty()) {
+    // Its GPU work ran while another worker timed alone, after it said it had paused (or its pause
+    // report was forged): whatever the worker reported (judge/shared_pause_link.h).
+    c.record.add_stage(timed_by(failed_stage("integrity", Verdict::forbidden,
+                                             "paused for another worker's timing: " + c.eval_run->pause_violation),
+                                *c.eval_run));
+    return "the worker ran GPU work while paused for another worker's timing";
+  }
   if (!c.eval_run->tampered) return {};
   // Candidate code wrote to the result channel: nothing the worker reported can be trusted.
   c.record.add_stage(timed_by(abnormal_end("integrity", *c.eval_run), *c.eval_run));

@@ -1,5 +1,7 @@
 #include "judge/stages/worker_runs.h"
 
+#include "judge/shared_pause_link.h"
+
 namespace ptxbench {
 namespace fs = std::filesystem;
 
@@ -17,6 +19,21 @@ WorkerLaunch worker_launch(const EvalOptions& o, const fs::path& so, std::chrono
 }
 
 WorkerRun run_sharing_gpu(GpuLaneGate* gate, const WorkerLaunch& launch, const WorkerJob& job) {
+  // An eval worker with the activity monitor and no timed shapes pauses between its calls when a
+  // timed worker wants the GPU alone; its report of its GPU work is checked against that window.
+  if (gate && job.mode == "eval" && job.accounting && !job.timing && launch.wrapper.empty()) {
+    SharedPauseLink link;
+    WorkerLaunch pausable = launch;
+    pausable.pause_link = &link;
+    WorkerRun run;
+    {
+      auto use = gate->shared_use(&link);
+      run = run_worker(pausable, to_json(job));
+    }
+    run.shared_pauses = link.pauses();
+    run.pause_violation = link.violation();
+    return run;
+  }
   auto use = gate ? gate->shared_use() : nullptr;
   return run_worker(launch, to_json(job));
 }

@@ -19,7 +19,9 @@ namespace ptxbench {
 WorkerLaunch worker_launch(const EvalOptions& o, const std::filesystem::path& shared_object,
                            std::chrono::seconds timeout, std::vector<std::string> wrapper = {});
 
-// `gate` null: this evaluator owns the GPU.
+// `gate` null: this evaluator owns the GPU. An eval job with the activity monitor and no timed
+// shapes runs pausable (judge/shared_pause_link.h): the run says how often it paused and what its
+// pauses found against it (WorkerRun::pause_violation).
 WorkerRun run_sharing_gpu(GpuLaneGate* gate, const WorkerLaunch& launch, const WorkerJob& job);
 
 // The tool's own output (--log-file), which the candidate cannot write to, with the run.

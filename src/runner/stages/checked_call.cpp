@@ -6,6 +6,7 @@
 #include "runner/counted_call.h"
 #include "runner/integrity/gpu_activity_monitor.h"
 #include "runner/reference_client.h"
+#include "runner/shared_pause.h"
 
 namespace ptxbench {
 
@@ -13,6 +14,7 @@ CheckOutcome checked_call(WorkerContext& ctx, const json& tol, const std::string
                           const std::string& stage, const std::string& label, bool counted,
                           std::vector<integrity::ExecutedInstruction>* counts, CheckedCallSeconds* seconds,
                           std::optional<std::pair<std::string, uint64_t>> pooled) {
+  pause_point(ctx);  // a call boundary: paused here when a timed worker wants the GPU alone
   auto s = ctx.stream.get();
   auto t = std::chrono::steady_clock::now();
   ctx.guard.reserve(1, ctx.workload.inputs().size());

@@ -1,13 +1,25 @@
 #include "service/engine/gpu_gate.h"
 
+#include "core/timestamp.h"
 #include "judge/infra_fault.h"
 
 namespace ptxbench {
 
 using Clock = std::chrono::steady_clock;
 
-GpuGate::GpuGate(int device, std::chrono::milliseconds max_timing_wait)
-    : device_(device), max_timing_wait_(max_timing_wait) {}
+// The exclusive use's handle: its release resumes the workers paused for it and checks its window.
+struct GpuGate::ExclusiveHold {
+  GpuGate* gate;
+  uint64_t granted_ns;
+  std::string* window_report = nullptr;  // set by end_exclusive_use: what the release found
+  ~ExclusiveHold() {
+    std::string why = gate->release_exclusive(granted_ns);
+    if (window_report) *window_report = std::move(why);
+  }
+};
+
+GpuGate::GpuGate(int device, std::chrono::milliseconds max_timing_wait, std::chrono::milliseconds pause_timeout)
+    : device_(device), max_timing_wait_(max_timing_wait), pause_timeout_(pause_timeout) {}
 
 void GpuGate::account_locked(Clock::time_point now) {
   const double dt = std::chrono::duration<double>(now - last_change_).count();
@@ -17,46 +29,164 @@ void GpuGate::account_locked(Clock::time_point now) {
   last_change_ = now;
 }
 
-std::shared_ptr<void> GpuGate::shared_use() {
+std::shared_ptr<void> GpuGate::shared_use() { return shared_use(nullptr); }
+
+std::shared_ptr<void> GpuGate::shared_use(PausableSharedWorker* pausable) {
   std::unique_lock lock(mu_);
   // Writer preference: a waiting timed stage goes first.
   cv_.wait(lock, [&] { return !exclusive_ && exclusive_waiting_ == 0; });
   account_locked(Clock::now());
   ++shared_;
-  return std::shared_ptr<void>(this, [](GpuGate* g) { g->release_shared(); });
+  if (pausable) pausable_[pausable] = false;
+  return std::shared_ptr<void>(this, [pausable](GpuGate* g) { g->release_shared(pausable); });
 }
 
-std::shared_ptr<void> GpuGate::exclusive_use() {
+std::shared_ptr<void> GpuGate::exclusive_use() { return take_exclusive(pause_timeout_.count() > 0); }
+
+std::shared_ptr<void> GpuGate::exclusive_use_draining() { return take_exclusive(false); }
+
+std::string GpuGate::timing_wait_failure() const {
+  const std::string why = timing_excluded_ ? "excluded from timing (" + timing_reason_ + ")" : "busy";
+  return "GPU " + std::to_string(device_) + " stayed " + why + " for " +
+         std::to_string(max_timing_wait_.count() / 1000) + " s: the timed stage moves to another attempt";
+}
+
+bool GpuGate::pause_shared_workers(std::unique_lock<std::mutex>& lock) {
+  std::vector<PausableSharedWorker*> workers;
+  for (const auto& [w, paused] : pausable_) workers.push_back(w);
+  ++touching_;
+  lock.unlock();
+  for (auto* w : workers) w->ask_to_pause();
+  const auto until = Clock::now() + pause_timeout_;
+  std::vector<PausableSharedWorker*> acked;
+  for (auto* w : workers)
+    if (w->wait_until_paused(until)) acked.push_back(w);
+  const bool all = acked.size() == workers.size();
+  if (!all)  // given up: those that paused go on, and the exclusive use waits for every one to end
+    for (auto* w : acked) w->resume(std::nullopt);
+  lock.lock();
+  --touching_;
+  if (all)
+    for (auto* w : acked) {
+      pausable_[w] = true;
+      ++paused_count_;
+      paused_for_window_.push_back(w);
+    }
+  cv_.notify_all();
+  return all;
+}
+
+std::string GpuGate::resume_paused(const std::optional<ExclusiveWindow>& window) {
+  std::vector<PausableSharedWorker*> paused;
+  {
+    std::lock_guard lock(mu_);
+    paused.swap(paused_for_window_);
+    ++touching_;
+  }
+  std::string why;
+  for (auto* w : paused)
+    if (std::string u = w->resume(window).untrusted; why.empty()) why = std::move(u);
+  std::lock_guard lock(mu_);
+  --touching_;
+  for (auto* w : paused)
+    if (auto it = pausable_.find(w); it != pausable_.end() && it->second) {
+      it->second = false;
+      --paused_count_;
+    }
+  cv_.notify_all();
+  return why;
+}
+
+std::shared_ptr<void> GpuGate::take_exclusive(bool pause) {
   std::unique_lock lock(mu_);
   account_locked(Clock::now());
   ++exclusive_waiting_;
   const auto deadline = Clock::now() + max_timing_wait_;
-  const bool granted = cv_.wait_until(lock, deadline, [&] { return !exclusive_ && shared_ == 0 && !timing_excluded_; });
+  auto resume_mine = [&] {  // the workers this request paused (while no one holds the GPU alone, they are its)
+    if (paused_for_window_.empty() || exclusive_) return;
+    lock.unlock();
+    resume_paused(std::nullopt);
+    lock.lock();
+  };
+  auto give_up = [&]() -> std::shared_ptr<void> {
+    resume_mine();
+    account_locked(Clock::now());
+    --exclusive_waiting_;
+    cv_.notify_all();
+    throw InfraFault(timing_wait_failure());
+  };
+  for (;;) {
+    if (pause) {
+      // The shared workers that cannot pause end first, while those that can go on working (new
+      // ones wait); then those are paused at their next call boundary instead of waited for.
+      if (!cv_.wait_until(lock, deadline, [&] {
+            return !exclusive_ && !pausing_ && !timing_excluded_ && shared_ == int(pausable_.size());
+          }))
+        return give_up();
+      if (shared_ > 0 && paused_count_ < shared_) {
+        pausing_ = true;
+        const bool all = pause_shared_workers(lock);
+        pausing_ = false;
+        ++(all ? paused_grants_ : pause_fallbacks_);
+      }
+    }
+    const bool ready = cv_.wait_until(lock, deadline, [&] {
+      return (!exclusive_ && !pausing_ && shared_ == paused_count_ && !timing_excluded_) ||
+             (timing_excluded_ && !paused_for_window_.empty() && !exclusive_);
+    });
+    if (!ready) return give_up();
+    if (!timing_excluded_) break;
+    resume_mine();  // excluded from timing meanwhile: the paused workers go on while this waits
+  }
   account_locked(Clock::now());
   --exclusive_waiting_;
-  if (!granted) {
-    cv_.notify_all();
-    const std::string why = timing_excluded_ ? "excluded from timing (" + timing_reason_ + ")" : "busy";
-    throw InfraFault("GPU " + std::to_string(device_) + " stayed " + why + " for " +
-                     std::to_string(max_timing_wait_.count() / 1000) + " s: the timed stage moves to another attempt");
-  }
   exclusive_ = true;
   ++grants_;
-  return std::shared_ptr<void>(this, [](GpuGate* g) { g->release_exclusive(); });
+  // Stamped once every shared worker ended or acknowledged its pause: the window begins here.
+  return std::shared_ptr<ExclusiveHold>(new ExclusiveHold{this, gpu_activity_clock_ns()});
 }
 
-void GpuGate::release_shared() {
+std::string GpuGate::end_exclusive_use(std::shared_ptr<void>& use) {
+  if (!use) return "";
+  if (use.use_count() != 1) {  // another owner keeps it: its release reports to nobody
+    use.reset();
+    return "";
+  }
+  std::string why;
+  static_cast<ExclusiveHold*>(use.get())->window_report = &why;
+  use.reset();
+  return why;
+}
+
+int GpuGate::paused_workers() const {
   std::lock_guard lock(mu_);
+  return paused_count_;
+}
+
+void GpuGate::release_shared(PausableSharedWorker* pausable) {
+  std::unique_lock lock(mu_);
+  // A registered worker outlives its use; the gate may be pausing or resuming it right now.
+  if (pausable) cv_.wait(lock, [&] { return touching_ == 0; });
   account_locked(Clock::now());
   --shared_;
+  if (pausable) {
+    if (auto it = pausable_.find(pausable); it != pausable_.end()) {
+      if (it->second) --paused_count_;
+      pausable_.erase(it);
+    }
+    std::erase(paused_for_window_, pausable);
+  }
   cv_.notify_all();
 }
 
-void GpuGate::release_exclusive() {
+std::string GpuGate::release_exclusive(uint64_t granted_ns) {
+  const std::string why = resume_paused(ExclusiveWindow{granted_ns, gpu_activity_clock_ns()});
   std::lock_guard lock(mu_);
   account_locked(Clock::now());
   exclusive_ = false;
+  if (!why.empty()) ++untrusted_windows_;
   cv_.notify_all();
+  return why;
 }
 
 void GpuGate::set_paused(bool paused, const std::string& reason) {
@@ -109,6 +239,10 @@ GpuGateSnapshot GpuGate::snapshot() const {
   s.exclusive_seconds = exclusive_held_ + (exclusive_ ? pending : 0);
   s.draining_seconds = draining_ + (!exclusive_ && exclusive_waiting_ > 0 ? pending : 0);
   s.exclusive_grants = grants_;
+  s.paused_users = paused_count_;
+  s.paused_grants = paused_grants_;
+  s.pause_fallbacks = pause_fallbacks_;
+  s.untrusted_windows = untrusted_windows_;
   s.open_seconds = std::chrono::duration<double>(now - opened_).count();
   return s;
 }

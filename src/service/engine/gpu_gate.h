@@ -1,16 +1,22 @@
 // One GPU's gate: shared uses for the stages that time nothing, an exclusive use for the timed
 // stage (waiting for the shared ones to end, and holding new ones back meanwhile, so timing is
-// never starved), and the GPU's dispatch state set by the reliability monitor: paused (no new
-// job starts), excluded from timing (throttled or off its calibration) and out of service (it
-// stayed unhealthy through every restart: no job runs on it again in this process). It also measures the
+// never starved; a shared worker that can pause is paused at its next call boundary instead, once
+// the others ended, and its GPU work is held against the exclusive window when it resumes: a
+// window it ran in is reported untrusted; a pause not acknowledged within `pause_timeout` is given
+// up and the gate waits for that worker to end, as without pausing), and the GPU's dispatch state set by the
+// reliability monitor: paused (no new job starts), excluded from timing (throttled or off its calibration) and out of
+// service (it stayed unhealthy through every restart: no job runs on it again in this process). It also measures the
 // fraction of wall time in which any stage held the GPU (the service's own busy figure; NVML's
 // utilization is reported beside it where the driver is there).
 #pragma once
 #include <chrono>
 #include <atomic>
 #include <condition_variable>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "judge/gpu_lane_gate.h"
 
@@ -31,13 +37,21 @@ struct GpuGateSnapshot {
   // A timed stage waiting for the shared ones to end (new ones held back): the price of exclusivity.
   double draining_seconds = 0;
   long long exclusive_grants = 0;
+  int paused_users = 0;                                                     // shared uses paused for the exclusive one
+  long long paused_grants = 0, pause_fallbacks = 0, untrusted_windows = 0;  // grants with paused workers, ...
 };
 
 class GpuGate final : public GpuLaneGate {
  public:
-  GpuGate(int device, std::chrono::milliseconds max_timing_wait);
+  // `pause_timeout` 0: shared workers are never paused (every exclusive use drains).
+  GpuGate(int device, std::chrono::milliseconds max_timing_wait,
+          std::chrono::milliseconds pause_timeout = std::chrono::seconds(2));
   std::shared_ptr<void> shared_use() override;
+  std::shared_ptr<void> shared_use(PausableSharedWorker* pausable) override;
   std::shared_ptr<void> exclusive_use() override;
+  std::shared_ptr<void> exclusive_use_draining() override;
+  std::string end_exclusive_use(std::shared_ptr<void>& use) override;
+  int paused_workers() const override;
 
   int device() const { return device_; }
   void set_paused(bool paused, const std::string& reason = "");
@@ -49,16 +63,29 @@ class GpuGate final : public GpuLaneGate {
   GpuGateSnapshot snapshot() const;
 
  private:
-  void release_shared();
-  void release_exclusive();
+  struct ExclusiveHold;
+  std::shared_ptr<void> take_exclusive(bool pause);
+  // Pauses every registered worker (the lock held on entry and on return, released meanwhile);
+  // false when some did not acknowledge in time (those that did are then resumed).
+  bool pause_shared_workers(std::unique_lock<std::mutex>& lock);
+  std::string resume_paused(const std::optional<ExclusiveWindow>& window);  // the lock not held
+  void release_shared(PausableSharedWorker* pausable);
+  std::string release_exclusive(uint64_t granted_ns);
   void account_locked(std::chrono::steady_clock::time_point now);
+  std::string timing_wait_failure() const;
 
   const int device_;
-  const std::chrono::milliseconds max_timing_wait_;
+  const std::chrono::milliseconds max_timing_wait_, pause_timeout_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   int shared_ = 0, exclusive_waiting_ = 0;
   bool exclusive_ = false, paused_ = false, timing_excluded_ = false, out_of_service_ = false;
+  bool pausing_ = false;  // an exclusive use is pausing the shared workers
+  int touching_ = 0;      // pauses or resumes under way: a registered worker's use may not end meanwhile
+  int paused_count_ = 0;
+  std::map<PausableSharedWorker*, bool> pausable_;        // registered shared users -> paused now
+  std::vector<PausableSharedWorker*> paused_for_window_;  // those the current exclusive use paused
+  long long paused_grants_ = 0, pause_fallbacks_ = 0, untrusted_windows_ = 0;
   std::string pause_reason_, timing_reason_, out_of_service_reason_;
   std::chrono::steady_clock::time_point opened_ = std::chrono::steady_clock::now(), last_change_ = opened_;
   double held_ = 0, exclusive_held_ = 0, draining_ = 0;

@@ -31,7 +31,7 @@ ServiceEngine::ServiceEngine(JobQueue& queue, CandidateExecutor& executor, Healt
   if (!options_.pipelining) options_.ready_limit = 1;
   std::vector<GpuGate*> raw;
   for (int d : options_.devices) {
-    gates_.push_back(std::make_unique<GpuGate>(d, options_.max_timing_wait));
+    gates_.push_back(std::make_unique<GpuGate>(d, options_.max_timing_wait, options_.shared_pause_timeout));
     raw.push_back(gates_.back().get());
   }
   if (probe_) monitor_ = std::make_unique<GpuMonitor>(*probe_, raw, monitor_options, std::move(fault_sink));
@@ -326,7 +326,10 @@ json ServiceEngine::snapshot() const {
                     {"busy_fraction", s.open_seconds > 0 ? s.held_seconds / s.open_seconds : 0.0},
                     {"timed_fraction", s.open_seconds > 0 ? s.exclusive_seconds / s.open_seconds : 0.0},
                     {"draining_fraction", s.open_seconds > 0 ? s.draining_seconds / s.open_seconds : 0.0},
-                    {"exclusive_grants", s.exclusive_grants}});
+                    {"exclusive_grants", s.exclusive_grants},
+                    {"paused_grants", s.paused_grants},
+                    {"pause_fallbacks", s.pause_fallbacks},
+                    {"untrusted_windows", s.untrusted_windows}});
   }
   json faults = json::array();
   json health = json::array();

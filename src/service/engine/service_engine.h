@@ -36,6 +36,9 @@ struct EngineOptions {
   std::chrono::milliseconds heartbeat_interval{std::chrono::seconds(10)};
   std::chrono::milliseconds idle_poll{std::chrono::milliseconds(100)};
   std::chrono::milliseconds max_timing_wait{std::chrono::seconds(300)};
+  // How long a timed stage waits for the shared workers that can pause to acknowledge (then it waits
+  // for them to end, as without pausing); 0: shared workers are never paused (engine/gpu_gate.h).
+  std::chrono::milliseconds shared_pause_timeout{std::chrono::seconds(2)};
   std::string owner;  // lease owner prefix; empty: host:pid
 };
 

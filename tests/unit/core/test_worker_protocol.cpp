@@ -24,6 +24,7 @@ WorkerJob full_eval_job() {
   j.sandbox = json{{"candidate_filters", true}, {"after_load", true}};
   j.exclusive_gpu_fd = 4;
   j.reference_pool_fd = 5;
+  j.pause_fd = 6;
   j.accounting = false;
   j.fixed_seed = 7;
   CorrectnessItem fixed{{{"M", 128}, {"N", 128}, {"K", 64}}, 3, true, false, 2.0 * 128 * 128 * 64,
@@ -65,6 +66,7 @@ TEST(WorkerProtocol, AnEvalJobRoundTrips) {
   ASSERT_TRUE(back.correctness[0].pool.has_value());
   EXPECT_EQ(back.correctness[0].pool->seeds, (std::vector<uint64_t>{11, 12}));
   EXPECT_TRUE(back.correctness[1].drawn);
+  EXPECT_EQ(back.pause_fd, 6);
   EXPECT_EQ(back.earlier_counted_kernels->front().kernels, (std::vector<std::string>{"k1", "k2"}));
 }
 

@@ -114,3 +114,154 @@ TEST(GpuGate, APausedGpuDispatchesNothingUntilResumed) {
   lane.join();
   EXPECT_TRUE(passed);
 }
+
+// The cooperative pause: shared workers that can pause are paused at their next call boundary
+// instead of waited for, resumed with the exclusive window when it ends, and their answer about the
+// window is the exclusive use's; one that does not acknowledge in time is waited for, as before.
+namespace {
+
+class ScriptedWorker final : public PausableSharedWorker {
+ public:
+  explicit ScriptedWorker(bool acknowledges, std::string untrusted = "") : acks_(acknowledges), untrusted_(untrusted) {}
+  void ask_to_pause() override { ++asked; }
+  bool wait_until_paused(std::chrono::steady_clock::time_point until) override {
+    if (acks_) return true;
+    std::this_thread::sleep_until(until);
+    return false;
+  }
+  PauseCheck resume(const std::optional<ExclusiveWindow>& w) override {
+    ++resumed;
+    window = w;
+    return {w ? untrusted_ : ""};
+  }
+  std::atomic<int> asked{0}, resumed{0};
+  std::optional<ExclusiveWindow> window;
+
+ private:
+  const bool acks_;
+  const std::string untrusted_;
+};
+
+}  // namespace
+
+TEST(GpuGate, APausableSharedWorkerIsPausedInsteadOfWaitedForAndResumedWithTheWindow) {
+  GpuGate gate(0, 5s, 1s);
+  ScriptedWorker w(true);
+  auto shared = gate.shared_use(&w);
+  auto ex = gate.exclusive_use();  // would wait for `shared` to end without the pause
+  EXPECT_EQ(w.asked.load(), 1);
+  EXPECT_EQ(w.resumed.load(), 0);
+  EXPECT_EQ(gate.snapshot().paused_users, 1);
+  EXPECT_EQ(gate.end_exclusive_use(ex), "");
+  EXPECT_EQ(w.resumed.load(), 1);
+  ASSERT_TRUE(w.window.has_value());
+  EXPECT_LT(w.window->start_ns, w.window->end_ns);
+  const auto s = gate.snapshot();
+  EXPECT_EQ(s.paused_users, 0);
+  EXPECT_EQ(s.paused_grants, 1);
+  EXPECT_FALSE(s.exclusive);
+}
+
+TEST(GpuGate, AWindowAPausedWorkerRanInIsReportedUntrusted) {
+  GpuGate gate(0, 5s, 1s);
+  ScriptedWorker honest(true), busy(true, "a paused shared worker kept the GPU busy");
+  auto a = gate.shared_use(&honest);
+  auto b = gate.shared_use(&busy);
+  TimedWorkerUse use(gate);
+  use.become_exclusive();
+  EXPECT_EQ(use.end(), "a paused shared worker kept the GPU busy");
+  EXPECT_TRUE(use.exclusive()) << "it was granted";
+  EXPECT_EQ(honest.resumed.load(), 1);
+  EXPECT_EQ(busy.resumed.load(), 1);
+  EXPECT_EQ(gate.snapshot().untrusted_windows, 1);
+}
+
+TEST(GpuGate, AWorkerThatDoesNotAcknowledgeInTimeIsWaitedForAndTheOthersGoOn) {
+  GpuGate gate(0, 5s, 100ms);
+  ScriptedWorker quick(true), silent(false);
+  auto a = gate.shared_use(&quick);
+  auto b = gate.shared_use(&silent);
+  std::atomic<bool> granted{false};
+  std::thread timer([&] {
+    auto ex = gate.exclusive_use();
+    granted = true;
+  });
+  std::this_thread::sleep_for(300ms);
+  EXPECT_FALSE(granted) << "timed while a worker that never paused still ran";
+  EXPECT_EQ(quick.resumed.load(), 1) << "the pause was given up, yet the one that paused was not let go on";
+  EXPECT_FALSE(quick.window.has_value());
+  EXPECT_EQ(gate.snapshot().pause_fallbacks, 1);
+  a.reset();
+  b.reset();
+  timer.join();
+  EXPECT_TRUE(granted);
+  EXPECT_EQ(silent.resumed.load(), 0);
+}
+
+TEST(GpuGate, SharedWorkersThatCannotPauseEndFirstAndOnlyThenAreTheOthersPaused) {
+  GpuGate gate(0, 5s, 1s);
+  ScriptedWorker w(true);
+  auto plain = gate.shared_use();
+  auto pausable = gate.shared_use(&w);
+  std::atomic<bool> granted{false};
+  std::thread timer([&] {
+    auto ex = gate.exclusive_use();
+    granted = true;
+  });
+  std::this_thread::sleep_for(100ms);
+  EXPECT_FALSE(granted);
+  EXPECT_EQ(w.asked.load(), 0) << "paused while a worker that cannot pause still ran: it would only sit idle";
+  plain.reset();
+  timer.join();
+  EXPECT_TRUE(granted);
+  EXPECT_EQ(w.asked.load(), 1);
+  EXPECT_EQ(w.resumed.load(), 1);
+}
+
+TEST(GpuGate, ADrainingExclusiveUseNeverPauses) {
+  GpuGate gate(0, 5s, 1s);
+  ScriptedWorker w(true);
+  auto shared = gate.shared_use(&w);
+  std::atomic<bool> granted{false};
+  std::thread timer([&] {
+    TimedWorkerUse use(gate, /*draining=*/true);
+    use.become_exclusive();
+    granted = true;
+    EXPECT_EQ(use.end(), "");
+  });
+  std::this_thread::sleep_for(100ms);
+  EXPECT_FALSE(granted);
+  shared.reset();
+  timer.join();
+  EXPECT_EQ(w.asked.load(), 0);
+}
+
+TEST(GpuGate, WithoutAPauseTimeoutNothingIsPaused) {
+  GpuGate gate(0, 200ms, 0ms);
+  ScriptedWorker w(true);
+  auto shared = gate.shared_use(&w);
+  EXPECT_THROW(gate.exclusive_use(), InfraFault);
+  EXPECT_EQ(w.asked.load(), 0);
+}
+
+TEST(GpuGate, AGpuExcludedFromTimingPausesNoSharedWorkerWhileItWaits) {
+  GpuGate gate(0, 5s, 1s);
+  ScriptedWorker w(true);
+  auto shared = gate.shared_use(&w);
+  gate.set_timing_excluded(true, "throttled");
+  std::atomic<bool> granted{false};
+  std::thread timer([&] {
+    TimedWorkerUse use(gate);
+    use.become_exclusive();
+    granted = true;
+    use.end();
+  });
+  std::this_thread::sleep_for(150ms);
+  EXPECT_FALSE(granted);
+  EXPECT_EQ(w.asked.load(), 0) << "paused for a timing that cannot start: the shared lane would sit idle";
+  gate.set_timing_excluded(false);
+  timer.join();
+  EXPECT_TRUE(granted);
+  EXPECT_EQ(w.asked.load(), 1);
+  EXPECT_EQ(w.resumed.load(), 1);
+}

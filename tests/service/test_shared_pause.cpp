@@ -1,0 +1,231 @@
+// The cooperative pause (core/shared_pause.h) with the simulated GPU stage through the real worker
+// client and sandbox: a shared worker asked to pause stops at its next call boundary and the timed
+// stage has the GPU without waiting for it to end; one that acknowledges and keeps launching is
+// caught by its own report held against the window (forbidden, and the victim's timing taken
+// again); a forged report is forbidden; one that never acknowledges is waited for, as before; and in
+// the engine an honest pause gives the verdicts the drain gives.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <thread>
+
+#include "judge/shared_pause_link.h"
+#include "service/engine/gpu_gate.h"
+#include "service/engine/service_engine.h"
+#include "service/queue/sqlite_job_queue.h"
+#include "simulated_executor.h"
+#include "support/temp_dir.h"
+
+using namespace ptxbench;
+using namespace std::chrono_literals;
+
+namespace {
+
+const std::filesystem::path kFakeWorker = std::filesystem::path(PTXBENCH_BIN_DIR) / "ptxbench-fake-gpu-worker";
+
+json shared_job(int ms, const std::string& pause_fault = "", int before_calls_ms = 0) {
+  json j = {
+      {"mode", "eval"}, {"accounting", true}, {"stream_discipline", false},        {"phase", "shared"}, {"device", 0},
+      {"ms", ms},       {"call_ms", 5},       {"before_calls_ms", before_calls_ms}};
+  if (!pause_fault.empty()) j["pause_fault"] = pause_fault;
+  return j;
+}
+
+// A shared stage of `ms` running pausable on `gate`, and a timed use taken beside it once it ran a while.
+struct PausedBeside {
+  WorkerRun run;
+  SharedPauseLink link;
+  std::atomic<bool> shared_ended{false};
+  bool granted_while_shared_ran = false;
+  std::string untrusted;
+  double waited_seconds = 0;
+};
+
+void time_beside_a_shared_stage(const std::filesystem::path& dir, GpuGate& gate, PausedBeside& p, int ms,
+                                const std::string& pause_fault, int before_calls_ms = 0) {
+  std::thread shared([&] {
+    WorkerLaunch launch = test::fake_worker_launch(kFakeWorker, dir / "jobs", 20s);
+    launch.pause_link = &p.link;
+    {
+      auto use = gate.shared_use(&p.link);
+      p.run = run_worker(launch, shared_job(ms, pause_fault, before_calls_ms));
+    }
+    p.shared_ended = true;
+  });
+  std::this_thread::sleep_for(300ms);  // the worker is in its calls by now (its sandbox started)
+  const auto t0 = std::chrono::steady_clock::now();
+  TimedWorkerUse use(gate);
+  use.become_exclusive();
+  p.waited_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  p.granted_while_shared_ran = !p.shared_ended;
+  std::this_thread::sleep_for(100ms);  // the timed samples
+  p.untrusted = use.end();
+  shared.join();
+}
+
+using test::FakeGpus;
+
+}  // namespace
+
+TEST(SharedPause, ASharedWorkerPausesAtItsNextCallAndTheTimedStageNeedNotWaitForItsEnd) {
+  test::TempDir dir("ptxbench-pause");
+  FakeGpus gpus(dir.path());
+  GpuGate gate(0, 20s, 5s);
+  PausedBeside p;
+  time_beside_a_shared_stage(dir.path(), gate, p, 3000, "");
+  ASSERT_TRUE(p.run.done) << p.run.process.describe() << "\n" << p.run.output_tail();
+  EXPECT_TRUE(p.granted_while_shared_ran) << "the timed stage waited for the shared stage to end";
+  EXPECT_LT(p.waited_seconds, 2.0);
+  EXPECT_EQ(p.untrusted, "");
+  EXPECT_EQ(p.link.pauses(), 1);
+  EXPECT_EQ(p.link.violation(), "");
+  EXPECT_EQ(p.run.of_type("paused").size(), 1u);
+  const auto st = p.run.stage("correctness");
+  ASSERT_TRUE(st);
+  EXPECT_FALSE(st->value("overlap", true)) << "the paused stage ran beside the timed one";
+  const auto s = gate.snapshot();
+  EXPECT_EQ(s.paused_grants, 1);
+  EXPECT_EQ(s.untrusted_windows, 0);
+}
+
+// The attack: candidate code that acknowledges the pause (or lets the harness do it) and keeps
+// launching. Its own activity records, held against the window, catch it.
+TEST(SharedPause, AWorkerThatAcknowledgesAndKeepsLaunchingIsForbiddenAndTheWindowUntrusted) {
+  test::TempDir dir("ptxbench-pause");
+  FakeGpus gpus(dir.path());
+  GpuGate gate(0, 20s, 5s);
+  PausedBeside p;
+  time_beside_a_shared_stage(dir.path(), gate, p, 3000, "keeps_running");
+  ASSERT_TRUE(p.run.done) << p.run.process.describe() << "\n" << p.run.output_tail();
+  EXPECT_NE(p.untrusted.find("kept the GPU busy in the exclusive window: kernel 'spin' (candidate_call)"),
+            std::string::npos)
+      << p.untrusted;
+  EXPECT_NE(p.link.violation().find("after it acknowledged the pause"), std::string::npos) << p.link.violation();
+  EXPECT_EQ(gate.snapshot().untrusted_windows, 1);
+}
+
+TEST(SharedPause, AForgedPauseReportIsForbidden) {
+  test::TempDir dir("ptxbench-pause");
+  FakeGpus gpus(dir.path());
+  GpuGate gate(0, 20s, 5s);
+  PausedBeside p;
+  time_beside_a_shared_stage(dir.path(), gate, p, 2000, "forged_report");
+  ASSERT_TRUE(p.run.done) << p.run.process.describe() << "\n" << p.run.output_tail();
+  EXPECT_NE(p.untrusted.find("does not verify"), std::string::npos) << p.untrusted;
+  EXPECT_NE(p.link.violation().find("does not verify"), std::string::npos) << p.link.violation();
+}
+
+TEST(SharedPause, AWorkerThatNeverAcknowledgesIsWaitedForAsWithoutThePause) {
+  test::TempDir dir("ptxbench-pause");
+  FakeGpus gpus(dir.path());
+  GpuGate gate(0, 20s, 300ms);
+  PausedBeside p;
+  time_beside_a_shared_stage(dir.path(), gate, p, 1500, "never_acks");
+  ASSERT_TRUE(p.run.done) << p.run.process.describe() << "\n" << p.run.output_tail();
+  EXPECT_FALSE(p.granted_while_shared_ran) << "timed while a shared stage that never paused still ran";
+  EXPECT_EQ(p.untrusted, "");
+  EXPECT_EQ(p.link.violation(), "");
+  EXPECT_EQ(gate.snapshot().pause_fallbacks, 1);
+}
+
+// Asked while it was still setting up (no call boundary in time): the request is withdrawn, the timed
+// stage waits for it to end, and the worker's late acknowledgement is answered at once, so it runs
+// on to its end instead of waiting for a resume that would never come.
+TEST(SharedPause, ARequestAcknowledgedTooLateIsWithdrawnAndTheWorkerRunsOn) {
+  test::TempDir dir("ptxbench-pause");
+  FakeGpus gpus(dir.path());
+  GpuGate gate(0, 20s, 200ms);
+  PausedBeside p;
+  time_beside_a_shared_stage(dir.path(), gate, p, 600, "", /*before_calls_ms=*/1000);
+  ASSERT_TRUE(p.run.done) << p.run.process.describe() << "\n" << p.run.output_tail();
+  EXPECT_FALSE(p.granted_while_shared_ran);
+  EXPECT_LT(p.run.process.seconds, 10.0) << "the worker waited for a resume after its late acknowledgement";
+  EXPECT_EQ(p.run.of_type("paused").size(), 1u) << "the late acknowledgement was not answered";
+  EXPECT_EQ(p.untrusted, "");
+  EXPECT_EQ(p.link.violation(), "");
+  EXPECT_EQ(gate.snapshot().pause_fallbacks, 1);
+}
+
+namespace {
+
+std::map<std::string, JobOutcome> run_queue(const std::filesystem::path& dir, const std::map<std::string, json>& jobs,
+                                            bool pausing) {
+  SqliteJobQueue q(dir / "ptxbench.db", {.max_attempts = 3});
+  EXPECT_TRUE(q.status().ok) << q.status().error;
+  for (const auto& [id, payload] : jobs) EXPECT_TRUE(q.enqueue(id, payload, nullptr).ok);
+  test::SimulatedExecutor executor(kFakeWorker, dir / "jobs", 20000ms, pausing);
+  EngineOptions o = test::simulated_engine_options(3, 2, 10000, 10);
+  o.devices = {0};
+  o.shared_pause_timeout = pausing ? 5000ms : 0ms;
+  ServiceEngine engine(q, executor, nullptr, o, test::simulated_monitor_options());
+  engine.start();
+  engine.wait_until_drained();
+  engine.stop();
+  std::map<std::string, JobOutcome> out;
+  for (const auto& [id, payload] : jobs) {
+    std::optional<JobOutcome> o1;
+    EXPECT_TRUE(q.outcome(id, &o1).ok);
+    EXPECT_TRUE(o1.has_value()) << id << " lost";
+    if (o1) out[id] = *o1;
+  }
+  return out;
+}
+
+}  // namespace
+
+// In the engine: a candidate whose shared stage keeps launching while paused is forbidden at the
+// first attempt, and the candidate timed in that window is timed again and judged as ever.
+TEST(SharedPause, InTheEngineTheAttackerIsForbiddenAndTheVictimTimedAgain) {
+  test::TempDir dir("ptxbench-pause-engine");
+  FakeGpus gpus(dir.path());
+  const std::map<std::string, json> jobs = {
+      {"attacker", {{"ms", 4000}, {"call_ms", 5}, {"pause_fault", "keeps_running"}}},
+      {"victim", {{"ms", 20}, {"setup_ms", 200}}}};
+  const auto out = run_queue(dir.path(), jobs, true);
+  const JobOutcome& attacker = out.at("attacker");
+  const JobOutcome& victim = out.at("victim");
+  ASSERT_EQ(attacker.state, JobState::done) << attacker.reason;
+  EXPECT_EQ(attacker.result.value("verdict", ""), "forbidden") << attacker.result.dump();
+  EXPECT_NE(attacker.result.value("reason", "").find("after it acknowledged the pause"), std::string::npos)
+      << attacker.result.dump();
+  EXPECT_EQ(attacker.result.value("attempt", 0), 1) << "the attack was run again as an infra fault";
+  ASSERT_EQ(victim.state, JobState::done) << victim.reason;
+  EXPECT_EQ(victim.result.value("verdict", ""), "correct") << victim.result.dump();
+  EXPECT_NE(victim.result.value("timing_taken_again", "").find("kept the GPU busy"), std::string::npos)
+      << victim.result.dump();
+  EXPECT_TRUE(victim.result.value("first_timing_overlap", false))
+      << "the discarded timing did not in fact run beside the attacker: " << victim.result.dump();
+  EXPECT_FALSE(victim.result.value("overlap", true)) << "the timing kept ran beside a shared stage";
+}
+
+// The same mixed queue drained and paused: the same verdicts, no timing beside a shared stage, and
+// the pause in fact used.
+TEST(SharedPause, InTheEngineAnHonestPauseGivesTheVerdictsOfTheDrain) {
+  std::map<std::string, json> jobs;
+  for (int i = 0; i < 12; ++i) {
+    json p = {{"ms", i % 3 == 0 ? 600 : 120}, {"setup_ms", 60}, {"call_ms", 5}};
+    if (i % 4 == 1) p["fault"] = "wrong";
+    if (i % 5 == 2) p["build"] = "compile_error";
+    jobs["job-" + std::to_string(i)] = p;
+  }
+  std::map<std::string, std::string> verdicts[2];
+  int pauses = 0, paused_beside[2] = {0, 0};
+  for (const bool pausing : {false, true}) {
+    test::TempDir dir("ptxbench-pause-engine");
+    FakeGpus gpus(dir.path());
+    for (const auto& [id, o] : run_queue(dir.path(), jobs, pausing)) {
+      ASSERT_EQ(o.state, JobState::done) << id << ": " << o.reason;
+      verdicts[pausing][id] = o.result.value("verdict", "");
+      EXPECT_FALSE(o.result.value("overlap", false)) << id << ": a shared stage ran while the GPU was timing";
+      EXPECT_FALSE(o.result.contains("timing_taken_again")) << id << ": " << o.result.dump();
+      pauses += o.result.value("shared_pauses", 0);
+      paused_beside[pausing] += o.result.value("paused_beside", 0);
+    }
+  }
+  EXPECT_EQ(verdicts[0], verdicts[1]);
+  EXPECT_GT(pauses, 0) << "no shared stage was ever paused: the test compared the drain with itself";
+  EXPECT_EQ(paused_beside[0], 0) << "the drain's grants said workers were paused beside them";
+  EXPECT_GT(paused_beside[1], 0) << "no timing grant told its worker of the paused workers it should expect";
+}
