@@ -5,6 +5,8 @@
 //   sequential     today's path: one Evaluator, one candidate at a time, one worker per stage
 //   pipelining_off the engine, one candidate at a time through build and GPU stages
 //   sharing_off    the engine, builds overlapping GPU work, one GPU lane (no sharing)
+//   pause_off      all_on, but a timed stage drains the shared lanes instead of pausing them at
+//                  their next call boundary (--no-pause; engine/gpu_gate.h)
 //   caching_off    all_on, but nothing cached: the library timed alone for every candidate, and
 //                  every check computing its own reference
 //   all_on         the engine, builds overlapping GPU work, --lanes shared lanes, timing alone, the
@@ -59,6 +61,7 @@ struct ConfigResult {
   std::string name;
   double wall_s = 0, nvml_busy = -1, gate_busy = -1, gate_timed = -1, gate_draining = -1;
   long long exclusive_grants = 0;
+  json pause = json::object();  // the gate's paused grants, fallbacks to a drain, untrusted windows
   long long cache_hits = 0;
   int sequential_reruns = 0;                 // infra_error verdicts of the sequential run, run again
   json reference_pool = json::object();      // judge/caches/reference_pool.h stats at the end
@@ -197,7 +200,8 @@ struct ConfigSpec {
 };
 
 ConfigSpec parse_config(const std::string& name, int default_lanes) {
-  static const std::set<std::string> kKinds{"sequential", "pipelining_off", "sharing_off", "caching_off", "all_on"};
+  static const std::set<std::string> kKinds{"sequential",  "pipelining_off", "sharing_off",
+                                            "caching_off", "pause_off",      "all_on"};
   // The numeric TimingConfig keys (with_baseline would time without speedups).
   static const std::set<std::string> kTimingKeys{"warmup_calls",           "min_samples",       "max_samples",
                                                  "target_median_error",    "max_seconds",       "slow_min_samples",
@@ -234,7 +238,7 @@ ConfigSpec parse_config(const std::string& name, int default_lanes) {
   if (!kKinds.count(c.kind))
     throw std::runtime_error(
         "unknown configuration '" + name +
-        "' (sequential, pipelining_off, sharing_off, caching_off, all_on, or one of the last two /LANES)");
+        "' (sequential, pipelining_off, sharing_off, caching_off, pause_off, all_on, or one of the last three /LANES)");
   if (!c.timing_config.empty() && c.kind == "sequential")
     throw std::runtime_error("configuration '" + name + "': the sequential run keeps the default timing rules");
   c.lanes = default_lanes;
@@ -394,6 +398,7 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
                             {"gate_draining_fraction", r.gate_draining},
                             {"gpu_draining_seconds", drain_s},
                             {"exclusive_grants", r.exclusive_grants},
+                            {"pause", r.pause},
                             {"exclusive_wait_seconds", exclusive_wait_s},
                             {"library_plan_seconds", plan_s},
                             {"timed_workers_exclusive_seconds", held_s},
@@ -473,7 +478,7 @@ int main(int argc, char** argv) {
   std::string source_dir = fs::exists("tests/gpu/candidates") ? "." : PTXBENCH_SOURCE_DIR;
   app.add_option("--problems", problems, "Problems whose references make the queue")->delimiter(',');
   app.add_option("--configs", configs, "Configurations, in order")->delimiter(',');
-  app.add_option("--lanes", lanes, "Shared lanes in all_on and caching_off (all_on/N: N lanes)");
+  app.add_option("--lanes", lanes, "Shared lanes in all_on, pause_off and caching_off (all_on/N: N lanes)");
   app.add_option("--repeat", repeat, "Queue every candidate this many times, each copy a new file")
       ->check(CLI::Range(1, 20));
   app.add_option("--device", device, "CUDA device");
@@ -542,7 +547,8 @@ int main(int argc, char** argv) {
       so.eval = eval;
       so.engine.devices = {device};
       so.engine.cpu_jobs = std::max(2u, std::thread::hardware_concurrency());
-      so.engine.shared_lanes = kind == "all_on" || kind == "caching_off" ? config_lanes : 1;
+      so.engine.shared_lanes = kind == "all_on" || kind == "caching_off" || kind == "pause_off" ? config_lanes : 1;
+      if (kind == "pause_off") so.engine.shared_pause_timeout = std::chrono::milliseconds(0);
       so.engine.pipelining = kind != "pipelining_off";
       so.cache_baselines = kind != "caching_off";
       EngineCandidateService service(so, {});
@@ -565,6 +571,8 @@ int main(int argc, char** argv) {
         r.gate_timed = snap["gpus"][0].value("timed_fraction", -1.0);
         r.gate_draining = snap["gpus"][0].value("draining_fraction", -1.0);
         r.exclusive_grants = snap["gpus"][0].value("exclusive_grants", 0LL);
+        for (const char* k : {"paused_grants", "pause_fallbacks", "untrusted_windows"})
+          r.pause[k] = snap["gpus"][0].value(k, 0LL);
       }
       r.cache_hits = snap["baseline_cache"].value("hits", 0LL);
       r.reference_pool = snap.value("reference_pool", json::object());

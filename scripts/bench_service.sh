@@ -5,7 +5,8 @@
 # path) measured in the same run. Prints the table; results in bench-results/service_throughput.json.
 # Five configurations do not fit one 10-minute device call, so the default is the headline set and
 # the others go in a second call:
-#   scripts/bench_service.sh                                                    # sequential, all_on, caching_off (a JSON after each)
+#   scripts/bench_service.sh                                                    # sequential, all_on, pause_off (a JSON after each)
+#   scripts/bench_service.sh --configs sequential,caching_off --out bench-results/service_throughput_c.json
 #   scripts/bench_service.sh --configs sequential,pipelining_off,sharing_off --out bench-results/service_throughput_b.json
 #   scripts/bench_service.sh --problems gemm,mha_fwd --lanes 4
 #   scripts/bench_service.sh --configs sequential,all_on,all_on:min_samples=10   # what a timing rule costs
@@ -19,6 +20,6 @@ if [ ! -x "$BUILD/bin/service_throughput" ] || [ ! -x "$BUILD/bin/ptxbench-healt
 fi
 mkdir -p bench-results
 args=("$@")
-[[ " $* " == *" --configs "* ]] || args=(--configs sequential,all_on,caching_off "${args[@]}")
+[[ " $* " == *" --configs "* ]] || args=(--configs sequential,all_on,pause_off "${args[@]}")
 [[ " $* " == *" --out "* ]] || args=(--out bench-results/service_throughput.json "${args[@]}")
 "$BUILD/bin/service_throughput" "${args[@]}"
