@@ -46,6 +46,7 @@
 #include "judge/evaluator.h"
 #include "judge/infra_retry.h"
 #include "service/health/nvml_library.h"
+#include "service/library_timing_source.h"
 #include "service/local_candidate_service.h"
 
 using namespace ptxbench;
@@ -321,7 +322,7 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
     // around them (fresh inputs, poison, flush; regenerated inputs and the timed check), each
     // shape's median per sample times its samples.
     double sampling_s = 0, counted_s = 0, exclusive_wait_s = 0, plan_s = 0, held_s = 0, settle_s = 0, cache_wait_s = 0;
-    double timed_calls_s = 0, harness_gpu_s = 0;
+    double timed_calls_s = 0, harness_gpu_s = 0, host_gap_s = 0;
     // Besides the sample loops, what the timed workers did while they could hold the GPU alone: the
     // library's clean timings, the set-up of every shape but the first (buffers, inputs, warm-up
     // calls), the library timed alone again after a drift.
@@ -341,8 +342,13 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
             if (const json st = shape.value(side, json::object()); st.is_object())
               timed_calls_s += st.value("total_ms", 0.0) / 1e3, samples += st.value("samples", 0);
           const json h = shape.value("harness_gpu_ms", json::object());
-          harness_gpu_s +=
-              samples * (h.value("before_call_median_ms", 0.0) + h.value("after_call_median_ms", 0.0)) / 1e3;
+          // The totals where the worker reports them (the medians times the samples before).
+          if (h.contains("after_call_total_ms"))
+            harness_gpu_s += (h.value("before_call_total_ms", 0.0) + h.value("after_call_total_ms", 0.0)) / 1e3;
+          else
+            harness_gpu_s +=
+                samples * (h.value("before_call_median_ms", 0.0) + h.value("after_call_median_ms", 0.0)) / 1e3;
+          host_gap_s += h.value("host_gap_total_ms", 0.0) / 1e3;
         }
         no_counted_sample += t->detail.contains("counted_timed_sample");
         exclusive_wait_s += t->detail.value("exclusive_wait_seconds", 0.0);
@@ -406,6 +412,7 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
                             {"timed_sampling_seconds", sampling_s},
                             {"timed_calls_seconds", timed_calls_s},
                             {"sampling_harness_gpu_seconds", harness_gpu_s},
+                            {"sampling_host_gap_seconds", host_gap_s},
                             {"counted_sample_seconds", counted_s},
                             {"clean_baseline_seconds", clean_s},
                             {"later_shapes_set_up_seconds", later_set_up_s},
@@ -445,13 +452,13 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
     for (const auto& c : j["configs"])
       std::printf(
           "%-15s timed workers held the GPU alone %.1f s: sample loops %.1f s (timed calls %.1f s, harness GPU work "
-          "%.1f s, counted samples %.1f s); library clean timings %.1f s; later shapes' set-up %.1f s; library "
-          "re-timed after a drift %.1f s\n",
+          "%.1f s, GPU idle for the host %.2f s, counted samples %.1f s); library clean timings %.1f s; later "
+          "shapes' set-up %.1f s; library re-timed after a drift %.1f s\n",
           c.value("name", "").c_str(), c.value("timed_workers_exclusive_seconds", 0.0),
           c.value("timed_sampling_seconds", 0.0), c.value("timed_calls_seconds", 0.0),
-          c.value("sampling_harness_gpu_seconds", 0.0), c.value("counted_sample_seconds", 0.0),
-          c.value("clean_baseline_seconds", 0.0), c.value("later_shapes_set_up_seconds", 0.0),
-          c.value("baseline_drift_retiming_seconds", 0.0));
+          c.value("sampling_harness_gpu_seconds", 0.0), c.value("sampling_host_gap_seconds", 0.0),
+          c.value("counted_sample_seconds", 0.0), c.value("clean_baseline_seconds", 0.0),
+          c.value("later_shapes_set_up_seconds", 0.0), c.value("baseline_drift_retiming_seconds", 0.0));
   fs::create_directories(fs::path(out).parent_path());
   std::ofstream(out) << j.dump(2) << "\n";
   // Every record in full beside the table, one JSON line each, to see where any time went.
@@ -484,7 +491,20 @@ int main(int argc, char** argv) {
   app.add_option("--device", device, "CUDA device");
   app.add_option("--out", out, "JSON results");
   app.add_option("--workspaces", workspace_root, "A fresh workspace per configuration under here");
+  // Off by default: every configuration then times the library alone in full, as a fresh workspace does.
+  std::string library_timings_db;
+  bool warm_library_timings = false;
+  app.add_option("--library-timings", library_timings_db,
+                 "Every configuration keeps the library's clean timings in this database, as one workspace keeps "
+                 "them across runs (docs/library-timing-cache.md); a stored timing is re-validated by a short check");
+  app.add_flag("--warm-library-timings", warm_library_timings,
+               "Before the configurations, judge one reference per problem (no sanitizers) so that the database "
+               "holds every timed shape's library timing: each configuration then meets it as a later run would");
   CLI11_PARSE(app, argc, argv);
+  if (warm_library_timings && library_timings_db.empty()) {
+    std::cerr << "service_throughput: --warm-library-timings needs --library-timings FILE\n";
+    return 2;
+  }
 
   ProblemRegistry reg(ProblemRegistry::default_root());
   std::map<std::string, ProblemSpec> specs;
@@ -505,6 +525,34 @@ int main(int argc, char** argv) {
     std::cerr << "service_throughput: " << e.what() << "\n";
     return 2;
   }
+  std::shared_ptr<LibraryTimingSource> library_timings;
+  if (!library_timings_db.empty()) {
+    fs::create_directories(fs::absolute(library_timings_db).parent_path());
+    library_timings = workspace_library_timings(library_timings_db);
+  }
+  if (warm_library_timings) {
+    const fs::path ws = fs::path(workspace_root) / "library_warm_up";
+    fs::remove_all(ws);
+    fs::create_directories(ws);
+    EvalOptions eval;
+    eval.workspace = ws;
+    eval.worker = locate_worker();
+    eval.device = device;
+    eval.sanitize = false;
+    eval.library_timings = library_timings;
+    Evaluator ev(eval, {});
+    std::set<std::string> done;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (const auto& it : queue) {
+      if (it.label.find("wgmma") == std::string::npos || !done.insert(it.problem).second) continue;
+      const fs::path f = ws / (it.problem + ".cu");
+      std::ofstream(f) << it.source;
+      const EvaluationRecord rec = ev.evaluate(specs.at(it.problem), f);
+      std::cerr << "  library warm-up " << it.label << ": " << to_string(rec.verdict) << "\n";
+    }
+    std::cerr << "service_throughput: library timings warmed in "
+              << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s\n";
+  }
   std::vector<ConfigResult> results;
   for (const auto& spec : specs_to_run) {
     const std::string& name = spec.name;
@@ -521,6 +569,8 @@ int main(int argc, char** argv) {
     eval.worker = locate_worker();
     eval.device = device;
     eval.timing_config = timing_config;
+    // caching_off keeps nothing across evaluations, as `--no-cache` does.
+    if (kind != "caching_off") eval.library_timings = library_timings;
     ConfigResult r;
     r.name = name;
     const auto t0 = std::chrono::steady_clock::now();

@@ -10,6 +10,8 @@
 #   scripts/bench_service.sh --configs sequential,pipelining_off,sharing_off --out bench-results/service_throughput_b.json
 #   scripts/bench_service.sh --problems gemm,mha_fwd --lanes 4
 #   scripts/bench_service.sh --configs sequential,all_on,all_on:min_samples=10   # what a timing rule costs
+#   scripts/bench_service.sh --library-timings bench-results/library_timings.db --warm-library-timings
+#       # as a later run in the same workspace: the library's clean timings kept and re-validated
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/usr/local/cuda/bin:$PATH

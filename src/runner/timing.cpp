@@ -24,11 +24,14 @@ struct Sampler {
   const double flops;
   L2Flusher flusher;
   // Per sample, alternating (a sample's harness work after its call is read once the next
-  // sample's call has ended): before the harness's work, the timed call's two ends, after the
-  // harness's work.
-  CudaEvent before[2], start[2], end[2], after[2];
+  // sample's call has ended): before the harness's work, the timed call's two ends, the inputs
+  // generated again, the host's return from waiting for the call, after the harness's work.
+  CudaEvent before[2], start[2], end[2], regenerated[2], resumed[2], after[2];
   std::vector<double> ms;
   std::vector<double> harness_before_ms, harness_after_ms;  // GPU time of the harness's own work around each call
+  // The GPU idle per sample, waiting for the host: from the regenerated inputs to the check (the
+  // host waking from its wait for the call), and from one sample's last work to the next one's first.
+  std::vector<double> host_gap_ms;
   std::vector<Side> sides;
   int slots = 0;
   const int capacity;
@@ -60,6 +63,7 @@ struct Sampler {
     PTXBENCH_CUDA(cudaEventRecord(before[e].get(), s));
     const uint64_t seed = ctx.draw_seed();
     ctx.workload.generate_timing_inputs(seed, s);
+    ctx.guard.before_call(ctx.workload, slots, s);
     ctx.workload.poison_outputs(s);
     flusher.flush(s);
     cudaError_t ret = cudaSuccess;
@@ -74,6 +78,13 @@ struct Sampler {
     if (ret != cudaSuccess)
       ctx.channel.fatal_and_exit("runtime_error",
                                  std::string("timed call: the candidate returned ") + cudaGetErrorName(ret), 4);
+    // The inputs as the call left them, generated again and fingerprinted: queued behind the call
+    // before the host waits for it, so the GPU goes on to them at once (nothing secret: the check's
+    // secret is drawn only once the call has completed). A counted sample's counters are read first.
+    if (!counted) {
+      regenerate_inputs(ctx, seed, true, slots);
+      PTXBENCH_CUDA(cudaEventRecord(regenerated[e].get(), s));
+    }
     {
       WatchdogScope guard(ctx.watchdog, "timed call on " + label, (call_time_limit(flops) + 10) * (counted ? 30 : 1));
       if (cudaError_t err = cudaEventSynchronize(end[e].get()); err != cudaSuccess)
@@ -81,7 +92,10 @@ struct Sampler {
     }
     const double elapsed = elapsed_ms(start[e], end[e]);
     harness_before_ms.push_back(elapsed_ms(before[e], start[e]));
-    if (slots > 0) harness_after_ms.push_back(elapsed_ms(end[1 - e], after[1 - e]));
+    if (slots > 0) {
+      harness_after_ms.push_back(elapsed_ms(end[1 - e], after[1 - e]));
+      host_gap_ms.push_back(elapsed_ms(regenerated[1 - e], resumed[1 - e]) + elapsed_ms(after[1 - e], before[e]));
+    }
     if (counted) {
       counts = candidate_counts(ctx.counter->end());
       if (monitor) {
@@ -89,8 +103,12 @@ struct Sampler {
         monitor->record_counted_kernels(monitor->last_call(), executed_kernels(counts));
       }
     }
-    if (counted) counted_seconds = seconds_since(started);
-    regenerate_inputs(ctx, seed, true, slots);
+    if (counted) {
+      counted_seconds = seconds_since(started);
+      regenerate_inputs(ctx, seed, true, slots);
+      PTXBENCH_CUDA(cudaEventRecord(regenerated[e].get(), s));
+    }
+    PTXBENCH_CUDA(cudaEventRecord(resumed[e].get(), s));
     ctx.workload.check_timed_call(slots, ctx.draw_seed(), s);
     PTXBENCH_CUDA(cudaEventRecord(after[e].get(), s));
     // The counted sample ran instrumented code: checked like every other, but not a time.
@@ -103,11 +121,17 @@ struct Sampler {
   // sample costs besides the timed call, most of a fast kernel's sample.
   json harness_json() {
     if (slots > 0) {
-      PTXBENCH_CUDA(cudaEventSynchronize(after[(slots - 1) % 2].get()));
-      harness_after_ms.push_back(elapsed_ms(end[(slots - 1) % 2], after[(slots - 1) % 2]));
+      const int last = (slots - 1) % 2;
+      PTXBENCH_CUDA(cudaEventSynchronize(after[last].get()));
+      harness_after_ms.push_back(elapsed_ms(end[last], after[last]));
+      host_gap_ms.push_back(elapsed_ms(regenerated[last], resumed[last]));
     }
     return {{"before_call_median_ms", summarize(harness_before_ms).median},
-            {"after_call_median_ms", summarize(harness_after_ms).median}};
+            {"after_call_median_ms", summarize(harness_after_ms).median},
+            {"before_call_total_ms", std::accumulate(harness_before_ms.begin(), harness_before_ms.end(), 0.0)},
+            {"after_call_total_ms", std::accumulate(harness_after_ms.begin(), harness_after_ms.end(), 0.0)},
+            {"host_gap_median_ms", summarize(host_gap_ms).median},
+            {"host_gap_total_ms", std::accumulate(host_gap_ms.begin(), host_gap_ms.end(), 0.0)}};
   }
 
   static double elapsed_ms(const CudaEvent& from, const CudaEvent& to) {

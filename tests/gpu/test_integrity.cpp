@@ -79,6 +79,15 @@ TEST_F(IntegrityOnGpu, AttentionReadingTheSampledRowsIsNotCorrectAndFast) {
   } else EXPECT_TRUE(r["verdict"] == "incorrect" || r["verdict"] == "forbidden") << r["reason"];
 }
 
+// The backward's O and LSE restored from a kept copy: changed in O and in the copy alike where no
+// gradient can tell, it is still an input the timed call changed.
+TEST_F(IntegrityOnGpu, ABackwardThatEditsTheKeptForwardOutputsIsNotCorrect) {
+  const json r = eval("mha_bwd", "tests/gpu/candidates/attacks/attention_bwd_edits_kept_forward.cu", {"--no-probe"});
+  EXPECT_EQ(r["verdict"], "incorrect") << r["reason"];
+  // The timed check's failure names the input (the reason, or the timing stage's failures).
+  EXPECT_NE(r.dump().find("changed its input O"), std::string::npos) << r["reason"];
+}
+
 // --- Class 3: library kernels or hidden code reached without an import. ---
 
 TEST_F(IntegrityOnGpu, CublasLtFoundAmongTheLoadedObjectsIsForbidden) {

@@ -30,6 +30,7 @@ void BackwardWorkload::prepare(const WorkloadShape& shape) {
   workspace_bytes_ = 4 * d_.rows() * size_t(d_.D + 1);
   workspace_ = DeviceBuffer<float>(workspace_bytes_ / 4);  // exact size: overruns reach the sanitizer
   have_reference_ = false;
+  kept_valid_ = false;
 }
 
 // Q, K in [-2, 2] (a peaked softmax), V and dO in [-1, 1]; O (bf16) and LSE from the fp32 forward.
@@ -46,16 +47,37 @@ void BackwardWorkload::generate_inputs(uint64_t seed, cudaStream_t s) {
 // rows (P from LSE, Delta from O) from these very inputs. Correctness checks keep the fp32 path.
 // Without a usable cuDNN (e.g. timing without the baseline on a host that lacks it) the fp32 path
 // is used instead, and the record says why.
+// The harness generates a sample's inputs twice (before the call, and again after it from the same
+// seed): the second time O and LSE are restored from the copy the first made, not made by a second
+// forward (kept_timing_inputs; the input guard fingerprints them before the call, since the copy is
+// in device memory while the candidate runs).
 void BackwardWorkload::generate_timing_inputs(uint64_t seed, cudaStream_t s) {
   if (!timing_inputs_fallback_.empty()) return generate_inputs(seed, s);
   fill_random(seed, s);
+  have_reference_ = false;
+  if (kept_valid_ && kept_seed_ == seed) {
+    PTXBENCH_CUDA(cudaMemcpyAsync(O_.get(), kept_o_.get(), d_.elements() * 2, cudaMemcpyDeviceToDevice, s));
+    PTXBENCH_CUDA(cudaMemcpyAsync(LSE_.get(), kept_lse_.get(), d_.rows() * 4, cudaMemcpyDeviceToDevice, s));
+    return;
+  }
   try {
     sdpa_.forward(sdpa_shape(), Q_.get(), K_.get(), V_.get(), O_.get(), LSE_.get(), s);
   } catch (const Error& e) {
     timing_inputs_fallback_ = e.what();
+    kept_valid_ = false;
     return generate_inputs(seed, s);
   }
-  have_reference_ = false;
+  kept_o_.ensure(d_.elements());
+  kept_lse_.ensure(d_.rows());
+  PTXBENCH_CUDA(cudaMemcpyAsync(kept_o_.get(), O_.get(), d_.elements() * 2, cudaMemcpyDeviceToDevice, s));
+  PTXBENCH_CUDA(cudaMemcpyAsync(kept_lse_.get(), LSE_.get(), d_.rows() * 4, cudaMemcpyDeviceToDevice, s));
+  kept_seed_ = seed;
+  kept_valid_ = true;
+}
+
+std::vector<std::string> BackwardWorkload::kept_timing_inputs() const {
+  if (!timing_inputs_fallback_.empty()) return {};
+  return {"O", "LSE"};
 }
 
 void BackwardWorkload::fill_random(uint64_t seed, cudaStream_t s) {

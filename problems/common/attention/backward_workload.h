@@ -24,6 +24,7 @@ class BackwardWorkload : public Workload {
   void prepare(const WorkloadShape& shape) override;
   void generate_inputs(uint64_t seed, cudaStream_t s) override;
   void generate_timing_inputs(uint64_t seed, cudaStream_t s) override;
+  std::vector<std::string> kept_timing_inputs() const override;
   std::vector<InputView> inputs() const override;
   void poison_outputs(cudaStream_t s) override;
   void call_baseline(cudaStream_t s) override;
@@ -69,6 +70,11 @@ class BackwardWorkload : public Workload {
       row_scratch_;
   size_t workspace_bytes_ = 0;
   std::string timing_inputs_fallback_;  // why cuDNN's forward could not make the timed inputs, if it could not
+  // O and LSE of the last timed sample's seed, as cuDNN's forward made them (restored for its regeneration).
+  DeviceBuffer<__nv_bfloat16> kept_o_;
+  DeviceBuffer<float> kept_lse_;
+  uint64_t kept_seed_ = 0;
+  bool kept_valid_ = false;
   uint64_t poisoned_ = 0;
   DeviceBuffer<uint32_t> q_rows_, k_rows_;
   DeviceBuffer<TimedSlot> slots_;
