@@ -26,8 +26,12 @@ void InputGuard::before_call(const Workload& w, int slot, cudaStream_t s) {
   if (names.empty()) return;
   const auto in = w.inputs();
   if (in.size() != inputs_ || slot < 0 || slot >= slots_) fail("InputGuard used without reserve() for this workload");
-  before_.ensure(size_t(slots_) * inputs_);
-  before_host_.ensure(size_t(slots_) * inputs_);
+  const size_t needed = size_t(slots_) * inputs_;
+  // A larger sampler than any before: copies of earlier samples may still be pending into the
+  // buffers about to be replaced (every harness copy is on this stream).
+  if (before_host_.size() < needed || before_.size() < needed) PTXBENCH_CUDA(cudaStreamSynchronize(s));
+  before_.ensure(needed);
+  before_host_.ensure(needed);
   auto& kept = kept_[size_t(slot)];
   kept.clear();
   for (const auto& name : names) {
