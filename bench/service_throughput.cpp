@@ -175,6 +175,18 @@ double library_plan_seconds(const json& baseline) {
   return s;
 }
 
+// The judge's options over `ws`, emptied first: each configuration (and the library warm-up) starts
+// from a fresh workspace.
+EvalOptions fresh_workspace_options(const fs::path& ws, int device) {
+  fs::remove_all(ws);
+  fs::create_directories(ws);
+  EvalOptions eval;
+  eval.workspace = ws;
+  eval.worker = locate_worker();
+  eval.device = device;
+  return eval;
+}
+
 std::vector<Item> mixed_queue(const ProblemRegistry& reg, const std::vector<std::string>& problems,
                               const fs::path& source_dir) {
   std::vector<Item> items;
@@ -532,12 +544,7 @@ int main(int argc, char** argv) {
   }
   if (warm_library_timings) {
     const fs::path ws = fs::path(workspace_root) / "library_warm_up";
-    fs::remove_all(ws);
-    fs::create_directories(ws);
-    EvalOptions eval;
-    eval.workspace = ws;
-    eval.worker = locate_worker();
-    eval.device = device;
+    EvalOptions eval = fresh_workspace_options(ws, device);
     eval.sanitize = false;
     eval.library_timings = library_timings;
     Evaluator ev(eval, {});
@@ -562,12 +569,7 @@ int main(int argc, char** argv) {
     fs::path ws = fs::path(workspace_root) / kind;
     if (spec.lanes_given) ws = fs::path(workspace_root) / (kind + "_lanes" + std::to_string(config_lanes));
     for (const auto& [k, v] : timing_config.items()) ws += "_" + k + "_" + v.dump();
-    fs::remove_all(ws);
-    fs::create_directories(ws);
-    EvalOptions eval;
-    eval.workspace = ws;
-    eval.worker = locate_worker();
-    eval.device = device;
+    EvalOptions eval = fresh_workspace_options(ws, device);
     eval.timing_config = timing_config;
     // caching_off keeps nothing across evaluations, as `--no-cache` does.
     if (kind != "caching_off") eval.library_timings = library_timings;
