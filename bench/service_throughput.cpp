@@ -12,6 +12,8 @@
 //   all_on         the engine, builds overlapping GPU work, --lanes shared lanes, timing alone, the
 //                  library's clean timings cached per (problem, shape, GPU), pooled input sets
 //                  with their references for the fixed correctness shapes
+//   hold_start     all_on, and a shared worker that cannot pause (sanitizers, smoke runs) does not
+//                  start while a timed worker starts (EngineOptions::hold_unpausable_for_timed_start)
 // Per configuration: wall time, evaluations per GPU-hour, NVML's GPU utilization (sampled every
 // 100 ms; in the engine also split by the gate's state at each sample: a timed worker alone,
 // shared stages only, no GPU stage), the gate's own busy fraction, the verdicts, and for every
@@ -62,7 +64,9 @@ struct ConfigResult {
   std::string name;
   double wall_s = 0, nvml_busy = -1, gate_busy = -1, gate_timed = -1, gate_draining = -1;
   long long exclusive_grants = 0;
-  json pause = json::object();  // the gate's paused grants, fallbacks to a drain, untrusted windows
+  json pause = json::object();        // the gate's paused grants, fallbacks to a drain, untrusted windows
+  json draining_on = json::object();  // what the drains waited on (engine/gpu_gate.h), in seconds
+  double held_back_s = 0;
   long long cache_hits = 0;
   int sequential_reruns = 0;                 // infra_error verdicts of the sequential run, run again
   json reference_pool = json::object();      // judge/caches/reference_pool.h stats at the end
@@ -213,8 +217,8 @@ struct ConfigSpec {
 };
 
 ConfigSpec parse_config(const std::string& name, int default_lanes) {
-  static const std::set<std::string> kKinds{"sequential",  "pipelining_off", "sharing_off",
-                                            "caching_off", "pause_off",      "all_on"};
+  static const std::set<std::string> kKinds{"sequential", "pipelining_off", "sharing_off", "caching_off",
+                                            "pause_off",  "all_on",         "hold_start"};
   // The numeric TimingConfig keys (with_baseline would time without speedups).
   static const std::set<std::string> kTimingKeys{"warmup_calls",           "min_samples",       "max_samples",
                                                  "target_median_error",    "max_seconds",       "slow_min_samples",
@@ -251,7 +255,8 @@ ConfigSpec parse_config(const std::string& name, int default_lanes) {
   if (!kKinds.count(c.kind))
     throw std::runtime_error(
         "unknown configuration '" + name +
-        "' (sequential, pipelining_off, sharing_off, caching_off, pause_off, all_on, or one of the last three /LANES)");
+        "' (sequential, pipelining_off, sharing_off, caching_off, pause_off, all_on, hold_start, or one of the last "
+        "four /LANES)");
   if (!c.timing_config.empty() && c.kind == "sequential")
     throw std::runtime_error("configuration '" + name + "': the sequential run keeps the default timing rules");
   c.lanes = default_lanes;
@@ -415,6 +420,8 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
                             {"gpu_alone_seconds", alone_s},
                             {"gate_draining_fraction", r.gate_draining},
                             {"gpu_draining_seconds", drain_s},
+                            {"gpu_draining_seconds_on", r.draining_on},
+                            {"unpausable_held_back_seconds", r.held_back_s},
                             {"exclusive_grants", r.exclusive_grants},
                             {"pause", r.pause},
                             {"exclusive_wait_seconds", exclusive_wait_s},
@@ -457,6 +464,17 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
         std::printf("  %s %.1f%% of the wall at %.1f%%", state.c_str(), 100 * v.value("wall_fraction", 0.0),
                     100 * std::max(0.0, v.value("nvml_busy", 0.0)));
       std::printf("\n");
+    }
+  // What the drains waited on: timed workers still starting, shared workers that cannot pause, or
+  // only the pausable ones' acknowledgements (engine/gpu_gate.h).
+  if (print_table)
+    for (const auto& r : results) {
+      if (r.draining_on.empty()) continue;
+      std::printf(
+          "%-15s drains waited %.1f s: on a timed worker starting %.1f s, on workers that cannot pause %.1f s, "
+          "on pause acknowledgements %.1f s; workers that cannot pause held back %.1f s\n",
+          r.name.c_str(), r.draining_on.value("all", 0.0), r.draining_on.value("on_timed_start", 0.0),
+          r.draining_on.value("on_unpausable", 0.0), r.draining_on.value("on_pause", 0.0), r.held_back_s);
     }
   // Where the sample loops' time goes: the timed calls, the harness's GPU work around them, and the
   // rest (the host between samples, NVML reads, the counted sample's instrumented call).
@@ -599,7 +617,9 @@ int main(int argc, char** argv) {
       so.eval = eval;
       so.engine.devices = {device};
       so.engine.cpu_jobs = std::max(2u, std::thread::hardware_concurrency());
-      so.engine.shared_lanes = kind == "all_on" || kind == "caching_off" || kind == "pause_off" ? config_lanes : 1;
+      so.engine.shared_lanes =
+          kind == "all_on" || kind == "caching_off" || kind == "pause_off" || kind == "hold_start" ? config_lanes : 1;
+      so.engine.hold_unpausable_for_timed_start = kind == "hold_start";
       if (kind == "pause_off") so.engine.shared_pause_timeout = std::chrono::milliseconds(0);
       so.engine.pipelining = kind != "pipelining_off";
       so.cache_baselines = kind != "caching_off";
@@ -622,6 +642,8 @@ int main(int argc, char** argv) {
         r.gate_busy = snap["gpus"][0].value("busy_fraction", -1.0);
         r.gate_timed = snap["gpus"][0].value("timed_fraction", -1.0);
         r.gate_draining = snap["gpus"][0].value("draining_fraction", -1.0);
+        r.draining_on = snap["gpus"][0].value("draining_seconds", json::object());
+        r.held_back_s = snap["gpus"][0].value("held_back_seconds", 0.0);
         r.exclusive_grants = snap["gpus"][0].value("exclusive_grants", 0LL);
         for (const char* k : {"paused_grants", "pause_fallbacks", "untrusted_windows"})
           r.pause[k] = snap["gpus"][0].value(k, 0LL);

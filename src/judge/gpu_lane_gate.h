@@ -41,6 +41,8 @@ class GpuLaneGate {
   virtual std::shared_ptr<void> shared_use() = 0;
   // The same for a worker that can pause (it must outlive the returned handle).
   virtual std::shared_ptr<void> shared_use(PausableSharedWorker* /*pausable*/) { return shared_use(); }
+  // The same for a timed worker while it starts (it will ask for exclusive use soon; it cannot pause).
+  virtual std::shared_ptr<void> timed_start_use() { return shared_use(); }
   // Blocks until every shared use on this GPU has ended or paused, and timing is allowed on it;
   // throws InfraFault when the GPU stays excluded from timing (throttled, off its calibration) too long.
   virtual std::shared_ptr<void> exclusive_use() = 0;
@@ -70,7 +72,7 @@ class GpuLaneGate {
 class TimedWorkerUse {
  public:
   explicit TimedWorkerUse(GpuLaneGate& gate, bool draining = false)
-      : gate_(gate), draining_(draining), use_(gate.shared_use()) {}
+      : gate_(gate), draining_(draining), use_(gate.timed_start_use()) {}
   void become_exclusive() {
     use_.reset();
     use_ = draining_ ? gate_.exclusive_use_draining() : gate_.exclusive_use();
@@ -82,7 +84,7 @@ class TimedWorkerUse {
     held_before_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - granted_).count();
     exclusive_ = false;
     note_window(gate_.end_exclusive_use(use_));
-    use_ = gate_.shared_use();
+    use_ = gate_.timed_start_use();
   }
   // After the worker ended: "" when no shared worker's GPU work ran in its exclusive windows, else
   // why (its timing is taken again). exclusive() still says whether it was granted at its end.

@@ -18,27 +18,57 @@ struct GpuGate::ExclusiveHold {
   }
 };
 
-GpuGate::GpuGate(int device, std::chrono::milliseconds max_timing_wait, std::chrono::milliseconds pause_timeout)
-    : device_(device), max_timing_wait_(max_timing_wait), pause_timeout_(pause_timeout) {}
+GpuGate::GpuGate(int device, std::chrono::milliseconds max_timing_wait, std::chrono::milliseconds pause_timeout,
+                 bool hold_unpausable_for_timed_start)
+    : device_(device),
+      max_timing_wait_(max_timing_wait),
+      pause_timeout_(pause_timeout),
+      hold_unpausable_for_timed_start_(hold_unpausable_for_timed_start) {}
 
 void GpuGate::account_locked(Clock::time_point now) {
   const double dt = std::chrono::duration<double>(now - last_change_).count();
   if (shared_ > 0 || exclusive_) held_ += dt;
   if (exclusive_) exclusive_held_ += dt;
-  if (!exclusive_ && exclusive_waiting_ > 0) draining_ += dt;
+  if (!exclusive_ && exclusive_waiting_ > 0) {
+    draining_ += dt;
+    (timed_starting_ > 0 ? draining_on_timed_start_
+     : unpausable_ > 0   ? draining_on_unpausable_
+                         : draining_on_pause_) += dt;
+  }
   last_change_ = now;
 }
 
-std::shared_ptr<void> GpuGate::shared_use() { return shared_use(nullptr); }
+std::shared_ptr<void> GpuGate::shared_use() { return take_shared(nullptr, SharedKind::unpausable); }
 
 std::shared_ptr<void> GpuGate::shared_use(PausableSharedWorker* pausable) {
+  return take_shared(pausable, pausable ? SharedKind::pausable : SharedKind::unpausable);
+}
+
+std::shared_ptr<void> GpuGate::timed_start_use() { return take_shared(nullptr, SharedKind::timed_start); }
+
+std::shared_ptr<void> GpuGate::take_shared(PausableSharedWorker* pausable, SharedKind kind) {
   std::unique_lock lock(mu_);
-  // Writer preference: a waiting timed stage goes first.
-  cv_.wait(lock, [&] { return !exclusive_ && exclusive_waiting_ == 0; });
-  account_locked(Clock::now());
+  const auto asked = Clock::now();
+  const bool holdable = hold_unpausable_for_timed_start_ && kind == SharedKind::unpausable;
+  bool held = false;
+  // Writer preference: a waiting timed stage goes first. A worker that cannot pause also waits for
+  // the timed workers starting now (when asked to): each would otherwise wait for it to end.
+  cv_.wait(lock, [&] {
+    if (exclusive_ || exclusive_waiting_ > 0) return false;
+    if (holdable && timed_starting_ > 0) {
+      held = true;
+      return false;
+    }
+    return true;
+  });
+  const auto now = Clock::now();
+  account_locked(now);
+  if (held) held_back_ += std::chrono::duration<double>(now - asked).count();
   ++shared_;
+  if (kind == SharedKind::timed_start) ++timed_starting_;
+  if (kind == SharedKind::unpausable) ++unpausable_;
   if (pausable) pausable_[pausable] = false;
-  return std::shared_ptr<void>(this, [pausable](GpuGate* g) { g->release_shared(pausable); });
+  return std::shared_ptr<void>(this, [pausable, kind](GpuGate* g) { g->release_shared(pausable, kind); });
 }
 
 std::shared_ptr<void> GpuGate::exclusive_use() { return take_exclusive(pause_timeout_.count() > 0); }
@@ -163,12 +193,14 @@ int GpuGate::paused_workers() const {
   return paused_count_;
 }
 
-void GpuGate::release_shared(PausableSharedWorker* pausable) {
+void GpuGate::release_shared(PausableSharedWorker* pausable, SharedKind kind) {
   std::unique_lock lock(mu_);
   // A registered worker outlives its use; the gate may be pausing or resuming it right now.
   if (pausable) cv_.wait(lock, [&] { return touching_ == 0; });
   account_locked(Clock::now());
   --shared_;
+  if (kind == SharedKind::timed_start) --timed_starting_;
+  if (kind == SharedKind::unpausable) --unpausable_;
   if (pausable) {
     if (auto it = pausable_.find(pausable); it != pausable_.end()) {
       if (it->second) --paused_count_;
@@ -237,7 +269,15 @@ GpuGateSnapshot GpuGate::snapshot() const {
   const double pending = std::chrono::duration<double>(now - last_change_).count();
   s.held_seconds = held_ + ((shared_ > 0 || exclusive_) ? pending : 0);
   s.exclusive_seconds = exclusive_held_ + (exclusive_ ? pending : 0);
-  s.draining_seconds = draining_ + (!exclusive_ && exclusive_waiting_ > 0 ? pending : 0);
+  const bool draining = !exclusive_ && exclusive_waiting_ > 0;
+  s.draining_seconds = draining_ + (draining ? pending : 0);
+  s.draining_on_timed_start_seconds = draining_on_timed_start_ + (draining && timed_starting_ > 0 ? pending : 0);
+  s.draining_on_unpausable_seconds =
+      draining_on_unpausable_ + (draining && timed_starting_ == 0 && unpausable_ > 0 ? pending : 0);
+  s.draining_on_pause_seconds =
+      draining_on_pause_ + (draining && timed_starting_ == 0 && unpausable_ == 0 ? pending : 0);
+  s.held_back_seconds = held_back_;
+  s.timed_starting = timed_starting_;
   s.exclusive_grants = grants_;
   s.paused_users = paused_count_;
   s.paused_grants = paused_grants_;

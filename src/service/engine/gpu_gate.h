@@ -36,6 +36,14 @@ struct GpuGateSnapshot {
   double exclusive_seconds = 0;
   // A timed stage waiting for the shared ones to end (new ones held back): the price of exclusivity.
   double draining_seconds = 0;
+  // What the drain waited on, each second counted once: another timed worker still starting (it
+  // cannot pause), else a shared worker that cannot pause (sanitizers, smoke runs, workers without
+  // the activity monitor), else only the pausable workers' acknowledgements.
+  double draining_on_timed_start_seconds = 0, draining_on_unpausable_seconds = 0, draining_on_pause_seconds = 0;
+  // Seconds a shared worker that cannot pause was held back while a timed worker started
+  // (hold_unpausable_for_timed_start), summed over those held.
+  double held_back_seconds = 0;
+  int timed_starting = 0;  // timed workers starting now (shared use, before they ask for the GPU alone)
   long long exclusive_grants = 0;
   int paused_users = 0;                                                     // shared uses paused for the exclusive one
   long long paused_grants = 0, pause_fallbacks = 0, untrusted_windows = 0;  // grants with paused workers, ...
@@ -44,10 +52,14 @@ struct GpuGateSnapshot {
 class GpuGate final : public GpuLaneGate {
  public:
   // `pause_timeout` 0: shared workers are never paused (every exclusive use drains).
+  // `hold_unpausable_for_timed_start`: a shared worker that cannot pause does not start while a
+  // timed worker starts, so that worker's request will not wait for it to end.
   GpuGate(int device, std::chrono::milliseconds max_timing_wait,
-          std::chrono::milliseconds pause_timeout = std::chrono::seconds(2));
+          std::chrono::milliseconds pause_timeout = std::chrono::seconds(2),
+          bool hold_unpausable_for_timed_start = false);
   std::shared_ptr<void> shared_use() override;
   std::shared_ptr<void> shared_use(PausableSharedWorker* pausable) override;
+  std::shared_ptr<void> timed_start_use() override;
   std::shared_ptr<void> exclusive_use() override;
   std::shared_ptr<void> exclusive_use_draining() override;
   std::string end_exclusive_use(std::shared_ptr<void>& use) override;
@@ -65,20 +77,24 @@ class GpuGate final : public GpuLaneGate {
  private:
   struct ExclusiveHold;
   std::shared_ptr<void> take_exclusive(bool pause);
+  enum class SharedKind { unpausable, pausable, timed_start };
+  std::shared_ptr<void> take_shared(PausableSharedWorker* pausable, SharedKind kind);
   // Pauses every registered worker (the lock held on entry and on return, released meanwhile);
   // false when some did not acknowledge in time (those that did are then resumed).
   bool pause_shared_workers(std::unique_lock<std::mutex>& lock);
   std::string resume_paused(const std::optional<ExclusiveWindow>& window);  // the lock not held
-  void release_shared(PausableSharedWorker* pausable);
+  void release_shared(PausableSharedWorker* pausable, SharedKind kind);
   std::string release_exclusive(uint64_t granted_ns);
   void account_locked(std::chrono::steady_clock::time_point now);
   std::string timing_wait_failure() const;
 
   const int device_;
   const std::chrono::milliseconds max_timing_wait_, pause_timeout_;
+  const bool hold_unpausable_for_timed_start_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   int shared_ = 0, exclusive_waiting_ = 0;
+  int timed_starting_ = 0, unpausable_ = 0;  // of shared_: timed workers starting, workers that cannot pause
   bool exclusive_ = false, paused_ = false, timing_excluded_ = false, out_of_service_ = false;
   bool pausing_ = false;  // an exclusive use is pausing the shared workers
   int touching_ = 0;      // pauses or resumes under way: a registered worker's use may not end meanwhile
@@ -89,6 +105,7 @@ class GpuGate final : public GpuLaneGate {
   std::string pause_reason_, timing_reason_, out_of_service_reason_;
   std::chrono::steady_clock::time_point opened_ = std::chrono::steady_clock::now(), last_change_ = opened_;
   double held_ = 0, exclusive_held_ = 0, draining_ = 0;
+  double draining_on_timed_start_ = 0, draining_on_unpausable_ = 0, draining_on_pause_ = 0, held_back_ = 0;
   long long grants_ = 0;
 };
 

@@ -31,7 +31,8 @@ ServiceEngine::ServiceEngine(JobQueue& queue, CandidateExecutor& executor, Healt
   if (!options_.pipelining) options_.ready_limit = 1;
   std::vector<GpuGate*> raw;
   for (int d : options_.devices) {
-    gates_.push_back(std::make_unique<GpuGate>(d, options_.max_timing_wait, options_.shared_pause_timeout));
+    gates_.push_back(std::make_unique<GpuGate>(d, options_.max_timing_wait, options_.shared_pause_timeout,
+                                               options_.hold_unpausable_for_timed_start));
     raw.push_back(gates_.back().get());
   }
   if (probe_) monitor_ = std::make_unique<GpuMonitor>(*probe_, raw, monitor_options, std::move(fault_sink));
@@ -326,6 +327,13 @@ json ServiceEngine::snapshot() const {
                     {"busy_fraction", s.open_seconds > 0 ? s.held_seconds / s.open_seconds : 0.0},
                     {"timed_fraction", s.open_seconds > 0 ? s.exclusive_seconds / s.open_seconds : 0.0},
                     {"draining_fraction", s.open_seconds > 0 ? s.draining_seconds / s.open_seconds : 0.0},
+                    {"draining_seconds",
+                     {{"all", s.draining_seconds},
+                      {"on_timed_start", s.draining_on_timed_start_seconds},
+                      {"on_unpausable", s.draining_on_unpausable_seconds},
+                      {"on_pause", s.draining_on_pause_seconds}}},
+                    {"held_back_seconds", s.held_back_seconds},
+                    {"timed_starting", s.timed_starting},
                     {"exclusive_grants", s.exclusive_grants},
                     {"paused_grants", s.paused_grants},
                     {"pause_fallbacks", s.pause_fallbacks},
@@ -342,7 +350,8 @@ json ServiceEngine::snapshot() const {
            {{"devices", options_.devices},
             {"shared_lanes", options_.shared_lanes},
             {"cpu_jobs", options_.cpu_jobs},
-            {"pipelining", options_.pipelining}}},
+            {"pipelining", options_.pipelining},
+            {"hold_unpausable_for_timed_start", options_.hold_unpausable_for_timed_start}}},
           {"lanes", lanes},
           {"gpus", gpus},
           {"health", health},

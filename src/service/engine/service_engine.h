@@ -39,6 +39,9 @@ struct EngineOptions {
   // How long a timed stage waits for the shared workers that can pause to acknowledge (then it waits
   // for them to end, as without pausing); 0: shared workers are never paused (engine/gpu_gate.h).
   std::chrono::milliseconds shared_pause_timeout{std::chrono::seconds(2)};
+  // A shared worker that cannot pause (sanitizers, smoke runs) does not start while a timed worker
+  // on its GPU starts, so that worker's request for the GPU alone does not wait for it to end.
+  bool hold_unpausable_for_timed_start = false;
   std::string owner;  // lease owner prefix; empty: host:pid
 };
 

@@ -265,3 +265,73 @@ TEST(GpuGate, AGpuExcludedFromTimingPausesNoSharedWorkerWhileItWaits) {
   EXPECT_EQ(w.asked.load(), 1);
   EXPECT_EQ(w.resumed.load(), 1);
 }
+
+// What a drain waited on: a timed worker still starting (it cannot pause) is told apart from a
+// shared worker that cannot pause, and each second is counted once.
+TEST(GpuGate, ADrainIsSplitByWhatItWaitedOn) {
+  GpuGate gate(0, 5s, 1s);
+  auto starting = gate.timed_start_use();  // another timed worker, still starting
+  auto tool = gate.shared_use();           // a sanitizer: cannot pause
+  EXPECT_EQ(gate.snapshot().timed_starting, 1);
+  std::thread timer([&] {
+    auto ex = gate.exclusive_use();
+    std::this_thread::sleep_for(50ms);
+  });
+  std::this_thread::sleep_for(150ms);  // waits on both: counted against the timed start
+  starting.reset();
+  std::this_thread::sleep_for(150ms);  // now only on the sanitizer
+  tool.reset();
+  timer.join();
+  const auto s = gate.snapshot();
+  EXPECT_GT(s.draining_on_timed_start_seconds, 0.13);
+  EXPECT_LT(s.draining_on_timed_start_seconds, 0.25);
+  EXPECT_GT(s.draining_on_unpausable_seconds, 0.13);
+  EXPECT_LT(s.draining_on_unpausable_seconds, 0.25);
+  EXPECT_NEAR(s.draining_seconds,
+              s.draining_on_timed_start_seconds + s.draining_on_unpausable_seconds + s.draining_on_pause_seconds, 1e-6);
+  EXPECT_EQ(s.timed_starting, 0);
+}
+
+// With hold_unpausable_for_timed_start, a worker that cannot pause waits while a timed worker
+// starts (it would only make that worker's request wait for it); one that can pause still starts.
+TEST(GpuGate, AWorkerThatCannotPauseIsHeldBackWhileATimedWorkerStartsWhenAskedTo) {
+  GpuGate gate(0, 5s, 1s, /*hold_unpausable_for_timed_start=*/true);
+  auto starting = gate.timed_start_use();
+  ScriptedWorker w(true);
+  auto pausable = gate.shared_use(&w);  // not held back
+  std::atomic<bool> tool_started{false};
+  std::thread tool([&] {
+    auto s = gate.shared_use();
+    tool_started = true;
+  });
+  std::this_thread::sleep_for(100ms);
+  EXPECT_FALSE(tool_started) << "a sanitizer started while a timed worker started";
+  starting.reset();  // the timed worker asked for the GPU alone, or ended
+  tool.join();
+  EXPECT_TRUE(tool_started);
+  EXPECT_GT(gate.snapshot().held_back_seconds, 0.09);
+}
+
+TEST(GpuGate, WithoutTheHoldAWorkerThatCannotPauseStartsBesideATimedWorkerStarting) {
+  GpuGate gate(0, 5s, 1s);
+  auto starting = gate.timed_start_use();
+  auto tool = gate.shared_use();  // would block forever if held back
+  EXPECT_EQ(gate.snapshot().shared_users, 2);
+  EXPECT_EQ(gate.snapshot().held_back_seconds, 0);
+}
+
+// The timed worker's own use is a timed start while it starts, and again while its candidate loads
+// after the library's clean timings; a hold never makes it wait on itself.
+TEST(GpuGate, ATimedWorkerUseCountsAsATimedStartUntilItIsExclusive) {
+  GpuGate gate(0, 5s, 1s, /*hold_unpausable_for_timed_start=*/true);
+  TimedWorkerUse use(gate);
+  EXPECT_EQ(gate.snapshot().timed_starting, 1);
+  use.become_exclusive();
+  EXPECT_EQ(gate.snapshot().timed_starting, 0);
+  use.become_shared();
+  EXPECT_EQ(gate.snapshot().timed_starting, 1);
+  use.become_exclusive();
+  EXPECT_EQ(use.end(), "");
+  EXPECT_EQ(gate.snapshot().timed_starting, 0);
+  EXPECT_EQ(gate.snapshot().shared_users, 0);
+}
