@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/timestamp.h"
 #include "core/error.h"
 #include "core/worker_protocol.h"
 #include "judge/exclusive_handshake.h"
@@ -260,6 +261,7 @@ WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const 
     run.sandbox["process"] = {{"used", false}, {"why", "run without a sandbox (a test of the worker itself)"}};
   }
   run.process = run_process(argv, opt);
+  run.ended_ns = monotonic_clock_ns();
   if (under_bwrap) worker_end_under_bwrap(run.process);
   if (launch.tool_log) run.tool_log = read_all(tool_log);
   std::error_code ec;

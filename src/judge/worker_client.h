@@ -32,6 +32,9 @@ struct WorkerRun {
   // why its candidate is forbidden ("": nothing found), e.g. its GPU work ran in an exclusive window.
   int shared_pauses = 0;
   std::string pause_violation;
+  // When the harness saw the process end, by the host's monotonic clock (core/timestamp.h): with the
+  // worker's stamp on its "done", the time its exit took.
+  uint64_t ended_ns = 0;
 
   std::optional<json> stage(const std::string& name) const;
   std::vector<json> of_type(const std::string& type) const;

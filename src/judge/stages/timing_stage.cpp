@@ -72,6 +72,10 @@ StageStop record_timing(GpuStageRun& c) {
         s.detail["shared_again_wait_seconds"] = back.front().value("waited_seconds", 0.0);
       s.detail["exclusive_held_seconds"] = c.timed_exclusive_seconds;
       s.detail["baseline_cache_wait_seconds"] = c.baseline_cache_wait_seconds;
+      // From its "done" (results sent) to its end, which ends the exclusive use: its exit.
+      for (const auto& d : source.of_type("done"))
+        if (const uint64_t at = d.value("at_ns", uint64_t{0}); at > 0 && source.ended_ns >= at)
+          s.detail["exit_after_done_seconds"] = double(source.ended_ns - at) / 1e9;
     }
     if (!c.no_counted_sample.empty()) s.detail["counted_timed_sample"] = c.no_counted_sample;
     r.add_stage(s);
