@@ -283,3 +283,46 @@ TEST(TimedHandshake, InTheEngineAFakedGrantIsForbiddenAtTheFirstAttempt) {
   EXPECT_EQ(faked->result.value("attempt", 0), 1) << "the faked grant was run again";
   EXPECT_EQ(honest->result.value("verdict", ""), "correct") << honest->result.dump();
 }
+
+// With the hold (EngineOptions::hold_unpausable_for_timed_start), a shared stage that cannot pause
+// waits while a timed worker starts: nothing overlaps a timed sample still, every job is correct,
+// the holds are counted, and the drains are split by what they waited on.
+TEST(TimedHandshake, InTheEngineSharedStagesThatCannotPauseWaitForATimedWorkerStarting) {
+  test::TempDir dir("ptxbench-handshake-hold");
+  FakeGpus gpus(dir.path());
+  const auto db = dir.path() / "ptxbench.db";
+  SqliteJobQueue q(db, {.max_attempts = 3});
+  ASSERT_TRUE(q.status().ok) << q.status().error;
+  constexpr int kJobs = 18;
+  // Every other job is wrong (its lane is free again after its shared stage, as after a failing
+  // candidate's), so that a lane's next job starts while another lane's timed worker is still
+  // starting (a long start) with no timed worker waiting to be granted.
+  for (int i = 0; i < kJobs; ++i) {
+    json payload = {{"ms", 60}, {"setup_ms", 400}};
+    if (i % 2) payload["fault"] = "wrong";
+    ASSERT_TRUE(q.enqueue("job-" + std::to_string(i), payload, nullptr).ok);
+  }
+  test::SimulatedExecutor executor(kFakeWorker, dir.path() / "jobs", 10000ms);
+  EngineOptions o = test::simulated_engine_options(3, 2, 5000, 10);
+  o.devices = {0};
+  o.hold_unpausable_for_timed_start = true;
+  ServiceEngine engine(q, executor, nullptr, o, test::simulated_monitor_options());
+  engine.start();
+  engine.wait_until_drained();
+  const json gpu = engine.snapshot()["gpus"][0];
+  engine.stop();
+  for (int i = 0; i < kJobs; ++i) {
+    const std::string id = "job-" + std::to_string(i);
+    std::optional<JobOutcome> out;
+    ASSERT_TRUE(q.outcome(id, &out).ok);
+    ASSERT_TRUE(out && out->state == JobState::done) << id << ": " << (out ? out->reason : "lost");
+    EXPECT_EQ(out->result.value("verdict", ""), i % 2 ? "incorrect" : "correct") << id << ": " << out->result.dump();
+    EXPECT_FALSE(out->result.value("overlap", true)) << id << ": a shared stage ran while the GPU was timing";
+  }
+  EXPECT_GT(gpu.value("held_back_seconds", 0.0), 0.0) << gpu.dump();
+  EXPECT_EQ(gpu.value("timed_starting", -1), 0) << gpu.dump();
+  const json d = gpu.at("draining_seconds");
+  EXPECT_NEAR(d.value("all", -1.0),
+              d.value("on_timed_start", 0.0) + d.value("on_unpausable", 0.0) + d.value("on_pause", 0.0), 0.01)
+      << d.dump();
+}
