@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -238,6 +239,20 @@ int main(int argc, char** argv) {
             << fmt(last.wall_s / dependent_bound, "%.2fx") << " of it (goal: within 1.10x)\n";
   if (alone != &last)
     std::cout << "(each turn's build and judgment as the sequential run took them, nothing beside them)\n";
+  // The scripted model answers every trajectory after the same latency and every turn builds the
+  // same kernel, so the trajectories' candidates reach the GPU together each turn. A turn then takes
+  // at least: the model, a build, and on the GPU the shared parts side by side (lanes at a time),
+  // then every exclusive part in turn (nothing beside them); on one lane, every judgment in turn.
+  const double build_turn = prepare_alone / turns_total, judge_turn = gpu_alone / turns_total;
+  const double exclusive_turn = last.lanes > 1 ? exclusive / turns_total : 0;
+  const double waves = std::ceil(double(trajectories) / last.lanes);
+  const double gpu_turn = last.lanes > 1 ? waves * (judge_turn - exclusive_turn) + trajectories * exclusive_turn
+                                         : trajectories * judge_turn;
+  const double lockstep_bound = turns * (latency_ms / 1000.0 + build_turn + gpu_turn);
+  std::cout << "lockstep bound (the turns' candidates reach the GPU together) = " << turns << " x ("
+            << fmt(latency_ms / 1000.0, "%.2f") << " s model + " << fmt(build_turn, "%.2f") << " s build + "
+            << fmt(gpu_turn, "%.2f") << " s GPU) = " << fmt(lockstep_bound) << " s; " << last.mode << " at "
+            << fmt(last.wall_s / lockstep_bound, "%.2fx") << " of it\n";
   if (!gpu.gpu_stages)
     std::cout << "(no GPU stages: the GPU lane's time is the wait for each candidate's cuobjdump SASS scan)\n";
 
@@ -258,6 +273,8 @@ int main(int argc, char** argv) {
             {"trajectory_chain_s", turn_chain},
             {"dependency_aware_bound_s", dependent_bound},
             {"wall_over_dependency_aware_bound", last.wall_s / dependent_bound},
+            {"lockstep_bound_s", lockstep_bound},
+            {"wall_over_lockstep_bound", last.wall_s / lockstep_bound},
             {"stages", {{"sanitize", !no_sanitize}, {"probe", !no_probe}, {"timing", !no_timing}}}};
   json modes_json = json::array();
   for (const auto& m : results)
