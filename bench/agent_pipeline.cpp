@@ -10,7 +10,8 @@
 // and GPU stages (a turn's next model call waits for its verdict). With the sequential mode in the
 // same run, the bound takes each turn's build and judgment as they took alone (nothing beside them),
 // and for the engine the GPU's floor is every timed stage's exclusive seconds plus the rest of the
-// GPU work spread over the shared lanes.
+// GPU work spread over the shared lanes. And against the lockstep bound: the scripted model answers
+// every trajectory alike, so each turn's candidates reach the GPU together.
 // Every turn's candidate is the reference kernel with a unique comment, so each one is judged.
 //
 //   agent_pipeline [--trajectories 12] [--turns 8] [--latency-ms 2000] [--problem gemm]
