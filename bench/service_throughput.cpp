@@ -343,7 +343,7 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
     // Besides the sample loops, what the timed workers did while they could hold the GPU alone: the
     // library's clean timings, the set-up of every shape but the first (buffers, inputs, warm-up
     // calls), the library timed alone again after a drift.
-    double clean_s = 0, later_set_up_s = 0, drift_retiming_s = 0, exit_s = 0;
+    double clean_s = 0, later_set_up_s = 0, drift_retiming_s = 0, exit_s = 0, final_audit_s = 0;
     int no_counted_sample = 0;
     for (const auto& rec : r.records)
       if (const StageResult* t = rec.stage("timing")) {
@@ -371,6 +371,7 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
         exclusive_wait_s += t->detail.value("exclusive_wait_seconds", 0.0);
         held_s += t->detail.value("exclusive_held_seconds", 0.0);
         exit_s += t->detail.value("exit_after_done_seconds", 0.0);
+        final_audit_s += t->detail.value("final_audit_seconds", 0.0);
         settle_s += t->detail.value("exclusive_settle_seconds", 0.0);
         cache_wait_s += t->detail.value("baseline_cache_wait_seconds", 0.0);
         if (t->detail.contains("baseline")) plan_s += library_plan_seconds(t->detail.at("baseline"));
@@ -437,6 +438,7 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
                             {"clean_baseline_seconds", clean_s},
                             {"later_shapes_set_up_seconds", later_set_up_s},
                             {"timed_worker_exit_seconds", exit_s},
+                            {"timed_worker_final_audit_seconds", final_audit_s},
                             {"baseline_drift_retiming_seconds", drift_retiming_s},
                             {"timed_without_counted_sample", no_counted_sample},
                             {"calls_not_counted", calls_not_counted},
@@ -485,14 +487,14 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
       std::printf(
           "%-15s timed workers held the GPU alone %.1f s: sample loops %.1f s (timed calls %.1f s, harness GPU work "
           "%.1f s, GPU idle for the host %.2f s, counted samples %.1f s); library clean timings %.1f s; later "
-          "shapes' set-up %.1f s; library re-timed after a drift %.1f s; the workers' exits after their results "
-          "%.2f s\n",
+          "shapes' set-up %.1f s; library re-timed after a drift %.1f s; the workers' last audits %.2f s; their "
+          "exits after their results %.2f s\n",
           c.value("name", "").c_str(), c.value("timed_workers_exclusive_seconds", 0.0),
           c.value("timed_sampling_seconds", 0.0), c.value("timed_calls_seconds", 0.0),
           c.value("sampling_harness_gpu_seconds", 0.0), c.value("sampling_host_gap_seconds", 0.0),
           c.value("counted_sample_seconds", 0.0), c.value("clean_baseline_seconds", 0.0),
           c.value("later_shapes_set_up_seconds", 0.0), c.value("baseline_drift_retiming_seconds", 0.0),
-          c.value("timed_worker_exit_seconds", 0.0));
+          c.value("timed_worker_final_audit_seconds", 0.0), c.value("timed_worker_exit_seconds", 0.0));
   fs::create_directories(fs::path(out).parent_path());
   std::ofstream(out) << j.dump(2) << "\n";
   // Every record in full beside the table, one JSON line each, to see where any time went.

@@ -72,6 +72,10 @@ StageStop record_timing(GpuStageRun& c) {
         s.detail["shared_again_wait_seconds"] = back.front().value("waited_seconds", 0.0);
       s.detail["exclusive_held_seconds"] = c.timed_exclusive_seconds;
       s.detail["baseline_cache_wait_seconds"] = c.baseline_cache_wait_seconds;
+      // Its last audit (synchronize, CUPTI's flush, the audit), after its last sample.
+      for (const auto& st : source.of_type("stage"))
+        if (st.value("name", "") == "integrity" && st.value("after", "") == "the last stage")
+          s.detail["final_audit_seconds"] = st.value("audit_seconds", 0.0);
       // From its "done" (results sent) to its end, which ends the exclusive use: its exit.
       for (const auto& d : source.of_type("done"))
         if (const uint64_t at = d.value("at_ns", uint64_t{0}); at > 0 && source.ended_ns >= at)

@@ -2,9 +2,11 @@
 #include "runner/stages/worker_stages.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <set>
 
+#include "core/timestamp.h"
 #include "runner/integrity/gpu_activity_monitor.h"
 
 namespace ptxbench {
@@ -12,6 +14,7 @@ namespace ptxbench {
 bool run_integrity_audit(WorkerContext& ctx, const std::string& after, bool final_report) {
   auto* monitor = integrity::GpuActivityMonitor::instance();
   if (!monitor) return true;
+  const auto started = std::chrono::steady_clock::now();
   PTXBENCH_CUDA(cudaDeviceSynchronize());
   monitor->flush();
   const integrity::Observations obs = monitor->observations();
@@ -50,7 +53,9 @@ bool run_integrity_audit(WorkerContext& ctx, const std::string& after, bool fina
       {"refused_entry_points", refused},
       {"dropped_records", obs.dropped_records},
       {"violations", list},
-      {"map_and_stream_seconds", monitor->map_and_stream_seconds()}};
+      {"map_and_stream_seconds", monitor->map_and_stream_seconds()},
+      // The synchronize, CUPTI's flush and the audit: in a timed worker, inside its exclusive window.
+      {"audit_seconds", seconds_since(started)}};
   if (!violations.empty()) {
     stage["status"] = "failed";
     stage["verdict"] = "forbidden";
