@@ -32,6 +32,22 @@ json stage_job(const char* phase, int setup_ms = 0, const std::string& grant = "
 
 using test::FakeGpus;
 
+// Judges every queued job through an engine on GPU 0 with `lanes` shared lanes and the simulated
+// worker; the engine's snapshot once the queue drained.
+json drain_through_engine(SqliteJobQueue& q, const std::filesystem::path& dir, int lanes,
+                          bool hold_unpausable_for_timed_start = false) {
+  test::SimulatedExecutor executor(kFakeWorker, dir / "jobs", 10000ms);
+  EngineOptions o = test::simulated_engine_options(lanes, 2, 5000, 10);
+  o.devices = {0};
+  o.hold_unpausable_for_timed_start = hold_unpausable_for_timed_start;
+  ServiceEngine engine(q, executor, nullptr, o, test::simulated_monitor_options());
+  engine.start();
+  engine.wait_until_drained();
+  json snapshot = engine.snapshot();
+  engine.stop();
+  return snapshot;
+}
+
 }  // namespace
 
 TEST(TimedHandshake, TheTimedWorkerAsksOnceAndTimesAfterTheAnswer) {
@@ -205,13 +221,7 @@ TEST(TimedHandshake, InTheEngineTheTimedStageStartsBesideSharedStagesButTimesAlo
   constexpr int kJobs = 24;
   for (int i = 0; i < kJobs; ++i)
     ASSERT_TRUE(q.enqueue("job-" + std::to_string(i), {{"ms", 120}, {"setup_ms", 120}}, nullptr).ok);
-  test::SimulatedExecutor executor(kFakeWorker, dir.path() / "jobs", 10000ms);
-  EngineOptions o = test::simulated_engine_options(3, 2, 5000, 10);
-  o.devices = {0};
-  ServiceEngine engine(q, executor, nullptr, o, test::simulated_monitor_options());
-  engine.start();
-  engine.wait_until_drained();
-  engine.stop();
+  drain_through_engine(q, dir.path(), 3);
   int beside = 0;
   for (int i = 0; i < kJobs; ++i) {
     const std::string id = "job-" + std::to_string(i);
@@ -241,13 +251,7 @@ TEST(TimedHandshake, InTheEngineCleanTimingsAreAloneAndTheGpuIsSharedAgainAfterT
     ASSERT_TRUE(q.enqueue("job-" + std::to_string(i),
                           {{"ms", 80}, {"setup_ms", 80}, {"clean_baseline_ms", i % 3 == 0 ? 60 : 0}}, nullptr)
                     .ok);
-  test::SimulatedExecutor executor(kFakeWorker, dir.path() / "jobs", 10000ms);
-  EngineOptions o = test::simulated_engine_options(3, 2, 5000, 10);
-  o.devices = {0};
-  ServiceEngine engine(q, executor, nullptr, o, test::simulated_monitor_options());
-  engine.start();
-  engine.wait_until_drained();
-  engine.stop();
+  drain_through_engine(q, dir.path(), 3);
   for (int i = 0; i < kJobs; ++i) {
     const std::string id = "job-" + std::to_string(i);
     std::optional<JobOutcome> out;
@@ -269,13 +273,7 @@ TEST(TimedHandshake, InTheEngineAFakedGrantIsForbiddenAtTheFirstAttempt) {
   ASSERT_TRUE(q.status().ok) << q.status().error;
   ASSERT_TRUE(q.enqueue("faked", {{"ms", 20}, {"grant", "faked"}}, nullptr).ok);
   ASSERT_TRUE(q.enqueue("honest", {{"ms", 20}}, nullptr).ok);
-  test::SimulatedExecutor executor(kFakeWorker, dir.path() / "jobs", 10000ms);
-  EngineOptions o = test::simulated_engine_options(2, 2, 5000, 10);
-  o.devices = {0};
-  ServiceEngine engine(q, executor, nullptr, o, test::simulated_monitor_options());
-  engine.start();
-  engine.wait_until_drained();
-  engine.stop();
+  drain_through_engine(q, dir.path(), 2);
   std::optional<JobOutcome> faked, honest;
   ASSERT_TRUE(q.outcome("faked", &faked).ok && faked && q.outcome("honest", &honest).ok && honest);
   EXPECT_EQ(faked->state, JobState::done) << faked->reason;
@@ -302,15 +300,7 @@ TEST(TimedHandshake, InTheEngineSharedStagesThatCannotPauseWaitForATimedWorkerSt
     if (i % 2) payload["fault"] = "wrong";
     ASSERT_TRUE(q.enqueue("job-" + std::to_string(i), payload, nullptr).ok);
   }
-  test::SimulatedExecutor executor(kFakeWorker, dir.path() / "jobs", 10000ms);
-  EngineOptions o = test::simulated_engine_options(3, 2, 5000, 10);
-  o.devices = {0};
-  o.hold_unpausable_for_timed_start = true;
-  ServiceEngine engine(q, executor, nullptr, o, test::simulated_monitor_options());
-  engine.start();
-  engine.wait_until_drained();
-  const json gpu = engine.snapshot()["gpus"][0];
-  engine.stop();
+  const json gpu = drain_through_engine(q, dir.path(), 3, /*hold_unpausable_for_timed_start=*/true)["gpus"][0];
   for (int i = 0; i < kJobs; ++i) {
     const std::string id = "job-" + std::to_string(i);
     std::optional<JobOutcome> out;

@@ -29,13 +29,17 @@ void GpuGate::account_locked(Clock::time_point now) {
   const double dt = std::chrono::duration<double>(now - last_change_).count();
   if (shared_ > 0 || exclusive_) held_ += dt;
   if (exclusive_) exclusive_held_ += dt;
-  if (!exclusive_ && exclusive_waiting_ > 0) {
+  if (draining_locked()) {
     draining_ += dt;
-    (timed_starting_ > 0 ? draining_on_timed_start_
-     : unpausable_ > 0   ? draining_on_unpausable_
-                         : draining_on_pause_) += dt;
+    draining_on_[static_cast<int>(drain_cause_locked())] += dt;
   }
   last_change_ = now;
+}
+
+bool GpuGate::draining_locked() const { return !exclusive_ && exclusive_waiting_ > 0; }
+
+GpuGate::DrainCause GpuGate::drain_cause_locked() const {
+  return timed_starting_ > 0 ? DrainCause::timed_start : unpausable_ > 0 ? DrainCause::unpausable : DrainCause::pause;
 }
 
 std::shared_ptr<void> GpuGate::shared_use() { return take_shared(nullptr, SharedKind::unpausable); }
@@ -269,13 +273,13 @@ GpuGateSnapshot GpuGate::snapshot() const {
   const double pending = std::chrono::duration<double>(now - last_change_).count();
   s.held_seconds = held_ + ((shared_ > 0 || exclusive_) ? pending : 0);
   s.exclusive_seconds = exclusive_held_ + (exclusive_ ? pending : 0);
-  const bool draining = !exclusive_ && exclusive_waiting_ > 0;
+  const bool draining = draining_locked();
   s.draining_seconds = draining_ + (draining ? pending : 0);
-  s.draining_on_timed_start_seconds = draining_on_timed_start_ + (draining && timed_starting_ > 0 ? pending : 0);
-  s.draining_on_unpausable_seconds =
-      draining_on_unpausable_ + (draining && timed_starting_ == 0 && unpausable_ > 0 ? pending : 0);
-  s.draining_on_pause_seconds =
-      draining_on_pause_ + (draining && timed_starting_ == 0 && unpausable_ == 0 ? pending : 0);
+  std::array<double, 3> on = draining_on_;
+  if (draining) on[static_cast<int>(drain_cause_locked())] += pending;
+  s.draining_on_timed_start_seconds = on[static_cast<int>(DrainCause::timed_start)];
+  s.draining_on_unpausable_seconds = on[static_cast<int>(DrainCause::unpausable)];
+  s.draining_on_pause_seconds = on[static_cast<int>(DrainCause::pause)];
   s.held_back_seconds = held_back_;
   s.timed_starting = timed_starting_;
   s.exclusive_grants = grants_;

@@ -9,6 +9,7 @@
 // fraction of wall time in which any stage held the GPU (the service's own busy figure; NVML's
 // utilization is reported beside it where the driver is there).
 #pragma once
+#include <array>
 #include <chrono>
 #include <atomic>
 #include <condition_variable>
@@ -86,6 +87,11 @@ class GpuGate final : public GpuLaneGate {
   void release_shared(PausableSharedWorker* pausable, SharedKind kind);
   std::string release_exclusive(uint64_t granted_ns);
   void account_locked(std::chrono::steady_clock::time_point now);
+  // What a drain waits on now (the snapshot's split): a timed worker starting, else a worker that
+  // cannot pause, else the acknowledgements.
+  enum class DrainCause { timed_start = 0, unpausable = 1, pause = 2 };
+  bool draining_locked() const;
+  DrainCause drain_cause_locked() const;
   std::string timing_wait_failure() const;
 
   const int device_;
@@ -105,7 +111,8 @@ class GpuGate final : public GpuLaneGate {
   std::string pause_reason_, timing_reason_, out_of_service_reason_;
   std::chrono::steady_clock::time_point opened_ = std::chrono::steady_clock::now(), last_change_ = opened_;
   double held_ = 0, exclusive_held_ = 0, draining_ = 0;
-  double draining_on_timed_start_ = 0, draining_on_unpausable_ = 0, draining_on_pause_ = 0, held_back_ = 0;
+  std::array<double, 3> draining_on_{};  // by DrainCause
+  double held_back_ = 0;
   long long grants_ = 0;
 };
 
