@@ -13,8 +13,8 @@
 #include <set>
 #include <sstream>
 
-#include "core/timestamp.h"
 #include "core/error.h"
+#include "core/timestamp.h"
 #include "core/worker_protocol.h"
 #include "judge/exclusive_handshake.h"
 #include "judge/reference_session.h"
