@@ -34,6 +34,7 @@
 
 #include "agent/run_driver.h"
 #include "problems/registry.h"
+#include "service/engine_candidate_service.h"
 #include "service/service_factory.h"
 #include "store/run_store.h"
 #include "support/scripted_client.h"
@@ -47,6 +48,7 @@ struct ModeResult {
   std::string mode;
   double wall_s = 0, model_s = 0, prepare_s = 0, gpu_s = 0;
   double exclusive_s = 0;  // the timed stages' seconds with the GPU alone (the engine's gate)
+  json gate;               // the engine's: where its GPU's seconds went (service/engine/gpu_gate.h)
   int turns = 0, parallel = 0, compile_jobs = 0, lanes = 1;
   std::map<std::string, int> states;
 };
@@ -70,6 +72,19 @@ double exclusive_seconds(const EvaluationRecord& r) {
   for (const auto& s : r.stages)
     if (s.name == "timing") return s.detail.value("exclusive_held_seconds", 0.0);
   return 0;
+}
+
+// The engine's GPU over the run, in seconds: open, any GPU stage held it, a timed worker alone,
+// the drains before a timed worker (split by what they waited on, service/engine/gpu_gate.h).
+json gate_seconds(const EngineCandidateService& service) {
+  const json snap = service.snapshot();
+  if (!snap.contains("gpus") || snap["gpus"].empty()) return json::object();
+  const json& g = snap["gpus"][0];
+  return {{"seconds", g.value("seconds", json::object())},
+          {"draining_seconds", g.value("draining_seconds", json::object())},
+          {"held_back_seconds", g.value("held_back_seconds", 0.0)},
+          {"exclusive_grants", g.value("exclusive_grants", 0)},
+          {"paused_grants", g.value("paused_grants", 0)}};
 }
 
 }  // namespace
@@ -184,6 +199,7 @@ int main(int argc, char** argv) {
       EvaluationRecord r;
       if (t.evaluation_id && store.evaluation(*t.evaluation_id, &r).ok) m.exclusive_s += exclusive_seconds(r);
     }
+    if (const auto* e = dynamic_cast<const EngineCandidateService*>(service.get())) m.gate = gate_seconds(*e);
     results.push_back(m);
   }
   fs::remove_all(scratch);
@@ -256,6 +272,19 @@ int main(int argc, char** argv) {
             << fmt(last.wall_s / lockstep_bound, "%.2fx") << " of it\n";
   if (!gpu.gpu_stages)
     std::cout << "(no GPU stages: the GPU lane's time is the wait for each candidate's cuobjdump SASS scan)\n";
+  // Where the engine's GPU seconds went: what separates its wall from the lockstep bound.
+  for (const auto& m : results) {
+    if (m.gate.empty()) continue;
+    const json sec = m.gate.value("seconds", json::object()), dr = m.gate.value("draining_seconds", json::object());
+    const double open = sec.value("open", 0.0), held = sec.value("held", 0.0);
+    std::cout << m.mode << "'s GPU over " << fmt(open) << " s: a GPU stage held it " << fmt(held)
+              << " s (a timed worker alone " << fmt(sec.value("timed_alone", 0.0)) << " s, draining for one "
+              << fmt(dr.value("all", 0.0)) << " s: on a timed worker starting " << fmt(dr.value("on_timed_start", 0.0))
+              << ", on work that cannot pause " << fmt(dr.value("on_unpausable", 0.0)) << ", on pause acks "
+              << fmt(dr.value("on_pause", 0.0)) << "), no GPU stage " << fmt(open - held) << " s; "
+              << m.gate.value("paused_grants", 0) << " of " << m.gate.value("exclusive_grants", 0)
+              << " timed grants paused shared workers\n";
+  }
 
   json j = {{"problem", spec.name},
             {"trajectories", trajectories},
@@ -290,7 +319,8 @@ int main(int argc, char** argv) {
                           {"compile_jobs", m.compile_jobs},
                           {"lanes", m.lanes},
                           {"trajectories_in_flight", m.parallel},
-                          {"states", m.states}});
+                          {"states", m.states},
+                          {"gate", m.gate}});
   j["modes"] = modes_json;
   if (!out.empty()) {
     if (fs::path(out).has_parent_path()) fs::create_directories(fs::path(out).parent_path());

@@ -281,9 +281,12 @@ TEST_F(IntegrityOnGpu, ThroughTheServiceACandidateThatGivesTheGpuBackDuringItsTi
 
 // Through the service (issue 33) the attack's eval worker is a shared one, paused at a call
 // boundary whenever the naive GEMM's timed worker wants the GPU alone (its clean timings, its timed
-// samples); a thread of its own keeps launching all the while. It is forbidden (its activity
-// records since its acknowledgement overlap the window, or, when it was never paused, its work
-// outside any call), and when it was paused the naive GEMM's timing was taken again, still correct.
+// samples); a thread of its own launches only once the harness has not called it for 250 ms, so
+// only while it is paused, never during a call (stream discipline sees nothing) nor in an eval
+// worker's ordinary gaps. Its calls sleep 20 ms on the host, so it is still being evaluated when
+// the naive GEMM is timed. It is forbidden (its activity records since its acknowledgement overlap
+// the window, or, were it never paused, its work outside any call), and when it was paused the
+// naive GEMM's timing was taken again, still correct.
 TEST_F(IntegrityOnGpu, ThroughTheServiceACandidateThatLaunchesWhilePausedIsForbiddenAndItsVictimTimedAgain) {
   const auto r = run_cli(
       ws(), {"eval", "--json", "--no-sanitize", "-p", "gemm", "--lanes", "2", file("problems/gemm/reference/naive.cu"),

@@ -327,6 +327,8 @@ json ServiceEngine::snapshot() const {
                     {"busy_fraction", s.open_seconds > 0 ? s.held_seconds / s.open_seconds : 0.0},
                     {"timed_fraction", s.open_seconds > 0 ? s.exclusive_seconds / s.open_seconds : 0.0},
                     {"draining_fraction", s.open_seconds > 0 ? s.draining_seconds / s.open_seconds : 0.0},
+                    {"seconds",
+                     {{"open", s.open_seconds}, {"held", s.held_seconds}, {"timed_alone", s.exclusive_seconds}}},
                     {"draining_seconds",
                      {{"all", s.draining_seconds},
                       {"on_timed_start", s.draining_on_timed_start_seconds},
