@@ -222,7 +222,10 @@ ConfigSpec parse_config(const std::string& name, int default_lanes) {
   // The numeric TimingConfig keys (with_baseline would time without speedups).
   static const std::set<std::string> kTimingKeys{"warmup_calls",           "min_samples",       "max_samples",
                                                  "target_median_error",    "max_seconds",       "slow_min_samples",
-                                                 "slow_candidate_seconds", "clean_min_samples", "clean_max_seconds"};
+                                                 "slow_candidate_seconds", "clean_min_samples", "clean_max_seconds",
+                                                 "library_ahead"};
+  // Switches (0 off, 1 on) among them.
+  static const std::set<std::string> kTimingSwitches{"library_ahead"};
   ConfigSpec c;
   c.name = name;
   const std::string base = name.substr(0, name.find(':'));
@@ -244,8 +247,10 @@ ConfigSpec parse_config(const std::string& name, int default_lanes) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (eq == std::string::npos || used == 0 || used != kv.size() - eq - 1 || !(v > 0))
-      throw std::runtime_error("configuration '" + name + "': write :" + key + "=NUMBER with a number above 0, not '" +
+    const bool in_range = kTimingSwitches.count(key) ? (v == 0 || v == 1) : v > 0;
+    if (eq == std::string::npos || used == 0 || used != kv.size() - eq - 1 || !in_range)
+      throw std::runtime_error("configuration '" + name + "': write :" + key + "=" +
+                               (kTimingSwitches.count(key) ? "0 or 1" : "NUMBER with a number above 0") + ", not '" +
                                kv + "'");
     if (v == std::floor(v)) c.timing_config[key] = static_cast<long long>(v);
     else c.timing_config[key] = v;
@@ -344,15 +349,29 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
     // library's clean timings, the set-up of every shape but the first (buffers, inputs, warm-up
     // calls), the library timed alone again after a drift.
     double clean_s = 0, later_set_up_s = 0, drift_retiming_s = 0, exit_s = 0, final_audit_s = 0;
+    // The same window as the workers measured it (runner/worker_context.h, alone_since): the clean
+    // timings' share (their later shapes' set-up too), the candidate's load when the clean timings
+    // kept the GPU, every shape's set-up that ran alone; and what none of the parts accounts for.
+    double clean_alone_s = 0, load_alone_s = 0, set_up_alone_s = 0, window_rest_s = 0;
     int no_counted_sample = 0;
     for (const auto& rec : r.records)
       if (const StageResult* t = rec.stage("timing")) {
-        for (const auto& b : t->detail.value("baseline_alone", json::array())) clean_s += b.value("seconds", 0.0);
+        double parts = 0;
+        for (const auto& b : t->detail.value("baseline_alone", json::array())) {
+          clean_s += b.value("seconds", 0.0);
+          clean_alone_s += b.value("alone_seconds", 0.0), parts += b.value("alone_seconds", 0.0);
+        }
         drift_retiming_s += t->detail.value("baseline_drift_seconds", 0.0);
+        parts += t->detail.value("baseline_drift_seconds", 0.0) + t->detail.value("final_audit_seconds", 0.0) +
+                 t->detail.value("exit_after_done_seconds", 0.0);
         bool first = true;
         for (const auto& shape : t->detail.value("shapes", json::array())) {
           if (!first) later_set_up_s += shape.value("set_up_seconds", 0.0);
           first = false;
+          load_alone_s += shape.value("alone_since_clean_timings_seconds", 0.0);
+          set_up_alone_s += shape.value("set_up_alone_seconds", 0.0);
+          parts += shape.value("alone_since_clean_timings_seconds", 0.0) + shape.value("set_up_alone_seconds", 0.0) +
+                   shape.value("wall_seconds", 0.0);
           sampling_s += shape.value("wall_seconds", 0.0), counted_s += shape.value("counted_sample_seconds", 0.0);
           int samples = 0;
           for (const char* side : {"candidate", "baseline"})
@@ -370,6 +389,8 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
         no_counted_sample += t->detail.contains("counted_timed_sample");
         exclusive_wait_s += t->detail.value("exclusive_wait_seconds", 0.0);
         held_s += t->detail.value("exclusive_held_seconds", 0.0);
+        if (t->detail.contains("exclusive_held_seconds"))
+          window_rest_s += t->detail.value("exclusive_held_seconds", 0.0) - parts;
         exit_s += t->detail.value("exit_after_done_seconds", 0.0);
         final_audit_s += t->detail.value("final_audit_seconds", 0.0);
         settle_s += t->detail.value("exclusive_settle_seconds", 0.0);
@@ -437,6 +458,10 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
                             {"counted_sample_seconds", counted_s},
                             {"clean_baseline_seconds", clean_s},
                             {"later_shapes_set_up_seconds", later_set_up_s},
+                            {"clean_timings_alone_seconds", clean_alone_s},
+                            {"load_alone_seconds", load_alone_s},
+                            {"set_up_alone_seconds", set_up_alone_s},
+                            {"exclusive_window_rest_seconds", window_rest_s},
                             {"timed_worker_exit_seconds", exit_s},
                             {"timed_worker_final_audit_seconds", final_audit_s},
                             {"baseline_drift_retiming_seconds", drift_retiming_s},
@@ -486,15 +511,18 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
     for (const auto& c : j["configs"])
       std::printf(
           "%-15s timed workers held the GPU alone %.1f s: sample loops %.1f s (timed calls %.1f s, harness GPU work "
-          "%.1f s, GPU idle for the host %.2f s, counted samples %.1f s); library clean timings %.1f s; later "
-          "shapes' set-up %.1f s; library re-timed after a drift %.1f s; the workers' last audits %.2f s; their "
-          "exits after their results %.2f s\n",
+          "%.1f s, GPU idle for the host %.2f s, counted samples %.1f s); library clean timings %.1f s alone (%.1f s "
+          "of samples); the candidates' loads while kept alone %.1f s; the shapes' set-up alone %.1f s; library "
+          "re-timed after a drift %.1f s; the workers' last audits %.2f s; their exits after their results %.2f s; "
+          "the rest of the window %.2f s\n",
           c.value("name", "").c_str(), c.value("timed_workers_exclusive_seconds", 0.0),
           c.value("timed_sampling_seconds", 0.0), c.value("timed_calls_seconds", 0.0),
           c.value("sampling_harness_gpu_seconds", 0.0), c.value("sampling_host_gap_seconds", 0.0),
-          c.value("counted_sample_seconds", 0.0), c.value("clean_baseline_seconds", 0.0),
-          c.value("later_shapes_set_up_seconds", 0.0), c.value("baseline_drift_retiming_seconds", 0.0),
-          c.value("timed_worker_final_audit_seconds", 0.0), c.value("timed_worker_exit_seconds", 0.0));
+          c.value("counted_sample_seconds", 0.0), c.value("clean_timings_alone_seconds", 0.0),
+          c.value("clean_baseline_seconds", 0.0), c.value("load_alone_seconds", 0.0),
+          c.value("set_up_alone_seconds", 0.0), c.value("baseline_drift_retiming_seconds", 0.0),
+          c.value("timed_worker_final_audit_seconds", 0.0), c.value("timed_worker_exit_seconds", 0.0),
+          c.value("exclusive_window_rest_seconds", 0.0));
   fs::create_directories(fs::path(out).parent_path());
   std::ofstream(out) << j.dump(2) << "\n";
   // Every record in full beside the table, one JSON line each, to see where any time went.

@@ -17,6 +17,8 @@ TimingConfig TimingConfig::from_json(const json& j) {
   c.with_baseline = j.value("with_baseline", c.with_baseline);
   c.clean_min_samples = j.value("clean_min_samples", c.clean_min_samples);
   c.clean_max_seconds = j.value("clean_max_seconds", c.clean_max_seconds);
+  if (const auto it = j.find("library_ahead"); it != j.end())  // true/false, or a number (0: off)
+    c.library_ahead = it->is_boolean() ? it->get<bool>() : it->is_number() ? it->get<double>() != 0 : c.library_ahead;
   return c;
 }
 

@@ -22,6 +22,10 @@ struct TimingConfig {
   bool with_baseline = true;
   int clean_min_samples = 20;  // the baseline alone (before the candidate loads)
   double clean_max_seconds = 1.5;
+  // Before the GPU is taken alone for the clean timings, the library runs once on every shape they
+  // will time (its plans built, cuDNN's graphs): otherwise every shape after the first builds them
+  // in the exclusive window.
+  bool library_ahead = true;
   static TimingConfig from_json(const json& j);
 };
 

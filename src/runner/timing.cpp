@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include "core/timestamp.h"
 #include "runner/counted_call.h"
@@ -226,6 +227,13 @@ void warm_baseline_alone(WorkerContext& ctx, const json& shape, double flops, co
   (void)ctx.nvml.read();
 }
 
+void library_ahead(WorkerContext& ctx, const json& shape, double flops) {
+  ctx.workload.prepare(shape.get<WorkloadShape>());
+  ctx.workload.generate_inputs(ctx.draw_seed(), ctx.stream.get());
+  warm_up(ctx, shape_label(shape), flops, 1, false, true);
+  prepare_timing_inputs(ctx);
+}
+
 CleanBaseline time_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg) {
   const std::string label = shape_label(shape);
   ctx.workload.prepare(shape.get<WorkloadShape>());
@@ -277,12 +285,21 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, const Timin
   const std::string label = shape_label(shape);
   auto s = ctx.stream.get();
   const auto set_up_from = std::chrono::steady_clock::now();
+  // Held since the clean timings (not given back): the candidate's load and what came before this
+  // first shape, in the exclusive window.
+  std::optional<double> alone_since_clean_timings;
+  if (ctx.clean_timings_ended) {
+    alone_since_clean_timings = ctx.seconds_alone_since(*ctx.clean_timings_ended);
+    ctx.clean_timings_ended.reset();
+  }
   ctx.workload.prepare(shape.get<WorkloadShape>());
   ctx.workload.generate_inputs(ctx.draw_seed(), s);
   warm_up(ctx, label, flops, cfg.warmup_calls, true, cfg.with_baseline);
   prepare_timing_inputs(ctx);
-  // The shape's buffers, inputs and warm-up calls: under exclusive use for every shape but the first.
+  // The shape's buffers, inputs and warm-up calls: under exclusive use for every shape but the first
+  // (and for the first too when the clean timings kept the GPU alone).
   const double set_up_seconds = seconds_since(set_up_from);
+  const double set_up_alone_seconds = ctx.seconds_alone_since(set_up_from);
   ctx.take_exclusive_gpu();  // the first timed sample follows (a no-op once taken)
   const GpuState before = ctx.nvml.read();
   const auto t0 = std::chrono::steady_clock::now();
@@ -366,6 +383,7 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, const Timin
               {"wall_seconds", seconds_since(t0)},
               {"harness_gpu_ms", sm.harness_json()},
               {"set_up_seconds", set_up_seconds},
+              {"set_up_alone_seconds", set_up_alone_seconds},
               {"stopped", stopped},
               {"floor_ms", floor_ms},
               {"below_floor", floor_ms > 0 && c.median < floor_ms},
@@ -378,6 +396,7 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, const Timin
     out["baseline"] = stats_json(b, base_ms);
     out["speedup"] = c.median > 0 ? b.median / c.median : 0.0;
   }
+  if (alone_since_clean_timings) out["alone_since_clean_timings_seconds"] = *alone_since_clean_timings;
   if (!work.result().is_null()) out["timed_work"] = work.result();
   if (counted_sample >= 0 && counted_sample < candidate_samples) {
     out["counted_sample"] = counted_sample;

@@ -19,6 +19,11 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, const Timin
 // (cuDNN's engine libraries, runtime-compiled kernels) loaded while no candidate filter is on.
 void warm_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg);
 
+// The library once on `shape`, with the timed samples' inputs made: its plans (cuDNN's graphs, the
+// backward's forward too) built now, in shared time, rather than when the shape is set up again
+// with the GPU alone (TimingConfig::library_ahead).
+void library_ahead(WorkerContext& ctx, const json& shape, double flops);
+
 // The baseline alone on `shape` (no candidate call in between).
 CleanBaseline time_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg);
 

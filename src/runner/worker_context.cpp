@@ -24,6 +24,11 @@ uint64_t WorkerContext::draw_seed() {
   return (uint64_t(os()) << 32) ^ os();
 }
 
+double WorkerContext::seconds_alone_since(std::chrono::steady_clock::time_point from) const {
+  if (!alone_since) return 0;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - std::max(from, *alone_since)).count();
+}
+
 void WorkerContext::take_exclusive_gpu() {
   if (exclusive_gpu_fd < 0) return;
   const bool before_load = entry == nullptr;
@@ -60,6 +65,7 @@ void WorkerContext::take_exclusive_gpu() {
                            6);
   }
   if (before_load) clean_baseline_exclusive = true;
+  if (!alone_since) alone_since = std::chrono::steady_clock::now();
   const std::string grant(answer + 1, kGrantTokenLength);
   const char* digits = answer + 1 + kGrantTokenLength;
   const bool digits_ok = digits[0] >= '0' && digits[0] <= '9' && digits[1] >= '0' && digits[1] <= '9';
@@ -92,6 +98,8 @@ void WorkerContext::give_back_exclusive_gpu() {
   // Work on the stream may not run on into the shared time.
   if (cudaStreamSynchronize(stream.get()) != cudaSuccess)
     channel.fatal_and_exit("infra_error", "the stream failed after the library's clean timings", 6);
+  alone_since.reset();
+  clean_timings_ended.reset();
   const auto t0 = std::chrono::steady_clock::now();
   char answer = 0;
   ssize_t n = -1;

@@ -1,9 +1,11 @@
 // What every worker stage needs: the GPU, the harness's stream, the candidate, the workload, the
 // report channel, the watchdog, the input guard, and where seeds and secrets come from.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -56,6 +58,12 @@ struct WorkerContext {
   // -1: the GPU is this worker's alone from the start (or the job times nothing).
   int exclusive_gpu_fd = -1;
   bool clean_baseline_exclusive = false;  // granted for the clean timings, not yet given back
+  // Since when the GPU is this worker's alone (its grant received; kept through the candidate's
+  // load when the clean timings' grant is not given back), and when the clean timings ended with it
+  // still held: what the exclusive window spent on, reported by the stages that spend it.
+  std::optional<std::chrono::steady_clock::time_point> alone_since, clean_timings_ended;
+  // Seconds of [from, now) with the GPU alone (0 when it is not).
+  double seconds_alone_since(std::chrono::steady_clock::time_point from) const;
   // The service's reference pool (runner/reference_client.h); -1: every check computes its own
   // reference. pooled_seeds: per correctness item (its index in the job), the seeds of the sets
   // whose references the pool holds, used in order by that item's first checks. Per item, not per

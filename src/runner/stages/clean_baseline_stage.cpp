@@ -3,7 +3,10 @@
 // judge/stages/timed_worker_stage.cpp, judge/caches/library_timings.cpp).
 #include "runner/stages/worker_stages.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <iterator>
 
 #include "runner/library_timing_check.h"
 #include "runner/timing.h"
@@ -19,7 +22,7 @@ namespace {
 // validated, miss, revalidation-failed), why, the check's figures, and the key the timing is
 // stored under (`library_key`).
 void clean_baseline_from_store(WorkerContext& ctx, const ShapeWork& item, const TimingConfig& cfg, const json& rows,
-                               int check_samples) {
+                               int check_samples, std::chrono::steady_clock::time_point from) {
   const json& shape = item.shape;
   const double flops = item.flops;
   const std::string label = shape_label(shape);
@@ -78,6 +81,7 @@ void clean_baseline_from_store(WorkerContext& ctx, const ShapeWork& item, const 
              {"seconds", seconds},
              {"library_cache", outcome},
              {"library_key", library_timing_key(ctx.timing_environment, ctx.workload.baseline_info(), label)}};
+  ev["alone_seconds"] = ctx.seconds_alone_since(from);
   if (!check.is_null()) ev["check"] = check;
   if (!why.empty()) ev["library_cache_reason"] = why;
   if (outcome == "hit-validated") {
@@ -97,8 +101,20 @@ void run_clean_baseline(WorkerContext& ctx, const WorkerJob& job) {
   if (!cfg.with_baseline) return;
   // The service's cache of clean timings on this GPU (judge/caches/baseline_cache.h), keyed by shape.
   const json cached = job.baseline_alone_cache.value_or(json::object());
-  for (const auto& item : job.timing.value_or(std::vector<ShapeWork>{})) {
+  const auto items = job.timing.value_or(std::vector<ShapeWork>{});
+  // Every shape after the first that takes the GPU alone is set up again inside the window: its
+  // library plans are built first, in shared time.
+  const auto first_alone =
+      std::find_if(items.begin(), items.end(), [&](const ShapeWork& i) { return !cached.contains(i.shape.dump()); });
+  if (cfg.library_ahead && ctx.exclusive_gpu_fd >= 0 && first_alone != items.end()) {
+    ctx.channel.emit({{"type", "progress"}, {"stage", "library_ahead"}});
+    for (auto it = std::next(first_alone); it != items.end(); ++it) library_ahead(ctx, it->shape, it->flops);
+  }
+  for (const auto& item : items) {
     const std::string key = item.shape.dump();
+    // What this shape's clean timing spent of the exclusive window (its set-up too, once the GPU
+    // was taken alone by an earlier shape).
+    const auto from = std::chrono::steady_clock::now();
     if (cached.contains(key)) {
       // Not timed, but still run before the candidate loads: its first calls load libraries
       // (cuDNN's engines map executable code), which the after-load filter would stop and blame
@@ -115,6 +131,7 @@ void run_clean_baseline(WorkerContext& ctx, const WorkerJob& job) {
                         {"median_error", b.median_error},
                         {"samples", b.samples},
                         {"sm_clock_mhz", b.sm_clock_mhz},
+                        {"alone_seconds", ctx.seconds_alone_since(from)},
                         {"cached", true},
                         {"when", c.value("when", "cached")}});
       continue;
@@ -122,7 +139,7 @@ void run_clean_baseline(WorkerContext& ctx, const WorkerJob& job) {
     // The workspace's stored clean timings (docs/library-timing-cache.md); absent: that cache is off.
     if (job.library_timing_cache && job.library_timing_cache->is_object()) {
       clean_baseline_from_store(ctx, item, cfg, job.library_timing_cache->value(key, json::array()),
-                                job.library_timing_check_samples.value_or(kLibraryCheckSamples));
+                                job.library_timing_check_samples.value_or(kLibraryCheckSamples), from);
       continue;
     }
     ctx.channel.emit({{"type", "progress"}, {"stage", "baseline_alone"}, {"shape", item.shape}});
@@ -135,6 +152,7 @@ void run_clean_baseline(WorkerContext& ctx, const WorkerJob& job) {
                       {"samples", b.samples},
                       {"sm_clock_mhz", b.sm_clock_mhz},
                       {"seconds", b.seconds},
+                      {"alone_seconds", ctx.seconds_alone_since(from)},
                       {"when", "before the candidate was loaded"}});
   }
   // A worker that only times keeps the GPU alone through its load and first warm-up calls: giving
@@ -142,6 +160,7 @@ void run_clean_baseline(WorkerContext& ctx, const WorkerJob& job) {
   // uncached problem, seconds each, for a load and warm-up of well under one). A worker with
   // correctness work before its timing shares the GPU again for it.
   if (job.has_correctness()) ctx.give_back_exclusive_gpu();
+  else if (ctx.alone_since) ctx.clean_timings_ended = std::chrono::steady_clock::now();
 }
 
 }  // namespace ptxbench

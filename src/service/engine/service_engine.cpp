@@ -321,25 +321,25 @@ json ServiceEngine::snapshot() const {
   }
   for (const auto& g : gates_) {
     const auto s = g->snapshot();
-    gpus.push_back({{"device", s.device},
-                    {"shared_users", s.shared_users},
-                    {"timing", s.exclusive},
-                    {"busy_fraction", s.open_seconds > 0 ? s.held_seconds / s.open_seconds : 0.0},
-                    {"timed_fraction", s.open_seconds > 0 ? s.exclusive_seconds / s.open_seconds : 0.0},
-                    {"draining_fraction", s.open_seconds > 0 ? s.draining_seconds / s.open_seconds : 0.0},
-                    {"seconds",
-                     {{"open", s.open_seconds}, {"held", s.held_seconds}, {"timed_alone", s.exclusive_seconds}}},
-                    {"draining_seconds",
-                     {{"all", s.draining_seconds},
-                      {"on_timed_start", s.draining_on_timed_start_seconds},
-                      {"on_unpausable", s.draining_on_unpausable_seconds},
-                      {"on_pause", s.draining_on_pause_seconds}}},
-                    {"held_back_seconds", s.held_back_seconds},
-                    {"timed_starting", s.timed_starting},
-                    {"exclusive_grants", s.exclusive_grants},
-                    {"paused_grants", s.paused_grants},
-                    {"pause_fallbacks", s.pause_fallbacks},
-                    {"untrusted_windows", s.untrusted_windows}});
+    gpus.push_back(
+        {{"device", s.device},
+         {"shared_users", s.shared_users},
+         {"timing", s.exclusive},
+         {"busy_fraction", s.open_seconds > 0 ? s.held_seconds / s.open_seconds : 0.0},
+         {"timed_fraction", s.open_seconds > 0 ? s.exclusive_seconds / s.open_seconds : 0.0},
+         {"draining_fraction", s.open_seconds > 0 ? s.draining_seconds / s.open_seconds : 0.0},
+         {"seconds", {{"open", s.open_seconds}, {"held", s.held_seconds}, {"timed_alone", s.exclusive_seconds}}},
+         {"draining_seconds",
+          {{"all", s.draining_seconds},
+           {"on_timed_start", s.draining_on_timed_start_seconds},
+           {"on_unpausable", s.draining_on_unpausable_seconds},
+           {"on_pause", s.draining_on_pause_seconds}}},
+         {"held_back_seconds", s.held_back_seconds},
+         {"timed_starting", s.timed_starting},
+         {"exclusive_grants", s.exclusive_grants},
+         {"paused_grants", s.paused_grants},
+         {"pause_fallbacks", s.pause_fallbacks},
+         {"untrusted_windows", s.untrusted_windows}});
   }
   json faults = json::array();
   json health = json::array();
