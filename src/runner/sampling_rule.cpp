@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace ptxbench {
 
@@ -17,8 +18,11 @@ TimingConfig TimingConfig::from_json(const json& j) {
   c.with_baseline = j.value("with_baseline", c.with_baseline);
   c.clean_min_samples = j.value("clean_min_samples", c.clean_min_samples);
   c.clean_max_seconds = j.value("clean_max_seconds", c.clean_max_seconds);
-  if (const auto it = j.find("library_ahead"); it != j.end())  // true/false, or a number (0: off)
-    c.library_ahead = it->is_boolean() ? it->get<bool>() : it->is_number() ? it->get<double>() != 0 : c.library_ahead;
+  if (const auto it = j.find("library_ahead"); it != j.end()) {  // true/false, or a number (0: off)
+    if (!it->is_boolean() && !it->is_number())
+      throw std::runtime_error("timing config: library_ahead is " + it->dump() + ", not true/false or 0/1");
+    c.library_ahead = it->is_boolean() ? it->get<bool>() : it->get<double>() != 0;
+  }
   return c;
 }
 

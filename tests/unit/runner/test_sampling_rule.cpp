@@ -89,5 +89,15 @@ TEST(SamplingRule, TheSlowRuleCanBeTurnedOffAndIsReadFromTheJob) {
   EXPECT_EQ(rule.at("min_samples"), 30);
 }
 
+// The library's plans built ahead of the exclusive window: on unless the job says otherwise, as a
+// boolean or as the bench's 0/1.
+TEST(SamplingRule, LibraryAheadIsOnByDefaultAndTurnedOffByTheJob) {
+  EXPECT_TRUE(TimingConfig::from_json(json::object()).library_ahead);
+  EXPECT_FALSE(TimingConfig::from_json({{"library_ahead", false}}).library_ahead);
+  EXPECT_FALSE(TimingConfig::from_json({{"library_ahead", 0}}).library_ahead);
+  EXPECT_TRUE(TimingConfig::from_json({{"library_ahead", 1}}).library_ahead);
+  EXPECT_THROW(TimingConfig::from_json({{"library_ahead", "no"}}), std::runtime_error);
+}
+
 }  // namespace
 }  // namespace ptxbench
