@@ -54,15 +54,24 @@ double library_check_tolerance(const StoredCleanTiming& s, int check_samples) {
                     kLibraryCheckMaxTolerance);
 }
 
+double library_lead_check_tolerance(const StoredCleanTiming& s, int check_samples) {
+  const double n_stored = std::max(s.samples, 1), n_check = std::max(check_samples, 1);
+  const double t = 3 * std::max(s.median_error, 0.0) * std::sqrt(2 * n_stored / n_check);
+  return std::clamp(std::isfinite(t) ? t : kLibraryCheckMaxTolerance, kLibraryCheckMinTolerance,
+                    kLibraryCheckMaxTolerance);
+}
+
 LibraryCheckVerdict judge_library_check(const StoredCleanTiming& s, double check_median_ms, int check_samples) {
   LibraryCheckVerdict v;
-  v.tolerance = library_check_tolerance(s, check_samples);
+  v.against_lead = s.lead_median_ms > 0 && s.lead_samples == check_samples;
+  v.tolerance =
+      v.against_lead ? library_lead_check_tolerance(s, check_samples) : library_check_tolerance(s, check_samples);
   if (!(s.median_ms > 0) || !(check_median_ms > 0) || check_samples < 1) {
     v.deviation = 0;
     v.accepted = false;
     return v;
   }
-  v.deviation = check_median_ms / s.median_ms - 1;
+  v.deviation = check_median_ms / (v.against_lead ? s.lead_median_ms : s.median_ms) - 1;
   v.accepted = std::fabs(v.deviation) <= v.tolerance;
   return v;
 }

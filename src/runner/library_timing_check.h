@@ -18,12 +18,20 @@ struct StoredCleanTiming {
   double median_ms = 0;
   double median_error = 0;  // relative standard error of the stored median (sampling_rule.h: from the MAD)
   int samples = 0;
+  // The median of the full timing's first `lead_samples` samples: what a check of that many samples,
+  // taken the same way right after the same warm-up, is compared with (0: not stored, the median is).
+  // A library that runs its first samples faster than its steady state (a power-hungry kernel before
+  // the GPU's power limit holds its clocks down: cuDNN's backward on the H100, 4% on one shape) is
+  // then checked like for like rather than failing every check.
+  double lead_median_ms = 0;
+  int lead_samples = 0;
 };
 
 struct LibraryCheckVerdict {
   bool accepted = false;
-  double deviation = 0;  // check median / stored median - 1
-  double tolerance = 0;  // |deviation| must not exceed it
+  double deviation = 0;       // check median / what it is compared with - 1
+  double tolerance = 0;       // |deviation| must not exceed it
+  bool against_lead = false;  // compared with the stored lead median (else the stored median)
 };
 
 // The check's tolerance: three standard errors of the difference between the stored median and the
@@ -32,7 +40,12 @@ struct LibraryCheckVerdict {
 // 3 * e_stored * sqrt(1 + stored_samples / check_samples), held within [0.5%, 2%].
 double library_check_tolerance(const StoredCleanTiming& stored, int check_samples);
 
-// Whether a check of `check_samples` samples with median `check_median_ms` re-validates `stored`.
+// Against a stored lead median of as many samples as the check: both medians of `check_samples`
+// samples, 3 * e_stored * sqrt(2 * stored_samples / check_samples), within the same bounds.
+double library_lead_check_tolerance(const StoredCleanTiming& stored, int check_samples);
+
+// Whether a check of `check_samples` samples with median `check_median_ms` re-validates `stored`:
+// against its lead median when it has one of `check_samples` samples, else against its median.
 LibraryCheckVerdict judge_library_check(const StoredCleanTiming& stored, double check_median_ms, int check_samples);
 
 // The plan the library runs for the shape labelled `label`, as its baseline_info reports it

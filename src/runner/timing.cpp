@@ -234,7 +234,8 @@ void library_ahead(WorkerContext& ctx, const json& shape, double flops) {
   prepare_timing_inputs(ctx);
 }
 
-CleanBaseline time_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg) {
+CleanBaseline time_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg,
+                                  int lead_samples) {
   const std::string label = shape_label(shape);
   ctx.workload.prepare(shape.get<WorkloadShape>());
   ctx.workload.generate_inputs(ctx.draw_seed(), ctx.stream.get());
@@ -255,7 +256,12 @@ CleanBaseline time_baseline_alone(WorkerContext& ctx, const json& shape, double 
       break;
   }
   const auto st = summarize(sm.ms);
-  return {st.median, st.median_error, st.n, mhz, seconds_since(t0)};
+  CleanBaseline b{st.median, st.median_error, st.n, mhz, seconds_since(t0)};
+  if (lead_samples > 0 && int(sm.ms.size()) >= lead_samples) {
+    b.lead_median_ms = summarize(std::vector<double>(sm.ms.begin(), sm.ms.begin() + lead_samples)).median;
+    b.lead_samples = lead_samples;
+  }
+  return b;
 }
 
 CleanBaseline check_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg,

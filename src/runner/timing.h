@@ -25,7 +25,10 @@ void warm_baseline_alone(WorkerContext& ctx, const json& shape, double flops, co
 void library_ahead(WorkerContext& ctx, const json& shape, double flops);
 
 // The baseline alone on `shape` (no candidate call in between).
-CleanBaseline time_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg);
+// `lead_samples` > 0: the median of that many first samples is kept too (what a later check of as
+// many samples is compared with).
+CleanBaseline time_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg,
+                                  int lead_samples = 0);
 
 // The short check of a stored clean timing (runner/library_timing_check.h): the baseline alone on
 // `shape`, warmed up and then exactly `samples` samples taken as time_baseline_alone takes them.

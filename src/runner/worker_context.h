@@ -28,6 +28,9 @@ struct CleanBaseline {
   int samples = 0;
   double sm_clock_mhz = 0;
   double seconds = 0;  // from the exclusive grant (its wait not counted) to the last sample
+  // The median of the first lead_samples samples (0: not asked for): runner/library_timing_check.h.
+  double lead_median_ms = 0;
+  int lead_samples = 0;
 };
 
 struct WorkerContext {

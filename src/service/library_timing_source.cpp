@@ -42,6 +42,8 @@ class WorkspaceLibraryTimings : public LibraryTimingSource {
                        {"median_error", r.median_error},
                        {"samples", r.samples},
                        {"sm_clock_mhz", r.sm_clock_mhz},
+                       {"lead_median_ms", r.lead_median_ms},
+                       {"lead_samples", r.lead_samples},
                        {"measured_at", r.measured_at}});
     }
     return true;
@@ -62,6 +64,7 @@ class WorkspaceLibraryTimings : public LibraryTimingSource {
     r.median_ms = m.value("median_ms", 0.0), r.median_error = m.value("median_error", 0.0),
     r.samples = m.value("samples", 0);
     r.sm_clock_mhz = m.value("sm_clock_mhz", 0.0);
+    r.lead_median_ms = m.value("lead_median_ms", 0.0), r.lead_samples = m.value("lead_samples", 0);
     r.measured_ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
             .count();

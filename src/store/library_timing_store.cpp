@@ -29,6 +29,7 @@ const Columns<LibraryTimingRow>& columns() {
        C::text("timing_config", &R::timing_config), C::integer("format", &R::format),
        C::real("median_ms", &R::median_ms), C::real("median_error", &R::median_error),
        C::integer("samples", &R::samples), C::real("sm_clock_mhz", &R::sm_clock_mhz),
+       C::real("lead_median_ms", &R::lead_median_ms), C::integer("lead_samples", &R::lead_samples),
        C::integer("measured_ms", &R::measured_ms), C::text("measured_at", &R::measured_at)});
   return c;
 }
@@ -44,6 +45,10 @@ std::string why_unusable(const LibraryTimingRow& r) {
   if (!std::isfinite(r.median_error) || r.median_error < 0 || r.median_error >= 1)
     return "median error " + std::to_string(r.median_error) + " is no relative error";
   if (r.samples < 2) return std::to_string(r.samples) + " samples";
+  if (r.lead_samples < 0 || r.lead_samples > r.samples || !std::isfinite(r.lead_median_ms) || r.lead_median_ms < 0 ||
+      (r.lead_samples > 0) != (r.lead_median_ms > 0))
+    return "its first samples' median (" + std::to_string(r.lead_median_ms) + " ms of " +
+           std::to_string(r.lead_samples) + ") is no timing";
   if (json::parse(r.plan, nullptr, false).is_discarded()) return "its plan is not JSON";
   if (r.measured_ms <= 0) return "no measurement time";
   return "";

@@ -28,6 +28,9 @@ struct LibraryTimingRow {
   double median_error = 0;  // relative standard error of the median (runner/sampling_rule.h)
   int samples = 0;
   double sm_clock_mhz = 0;
+  // The median of the timing's first lead_samples samples (runner/library_timing_check.h); 0: none.
+  double lead_median_ms = 0;
+  int lead_samples = 0;
   long long measured_ms = 0;
   std::string measured_at;
 };

@@ -269,6 +269,11 @@ CREATE TABLE IF NOT EXISTS library_timings (
 );
 CREATE INDEX IF NOT EXISTS library_timings_lookup ON library_timings(problem, shape, gpu_uuid);
 )sql"},
+    {6, SchemaPart::library_timings, "a clean timing's first samples' median, what a short check is compared with",
+     R"sql(
+ALTER TABLE library_timings ADD COLUMN lead_median_ms REAL NOT NULL DEFAULT 0;  -- 0: none (rows from before)
+ALTER TABLE library_timings ADD COLUMN lead_samples INTEGER NOT NULL DEFAULT 0;
+)sql"},
 };
 
 constexpr const char* kRecordTable = R"sql(

@@ -128,9 +128,10 @@ def libcache_script():
         return json.load(f)
 
 
-def check_tolerance(stored_error, stored_samples, check_samples):
-    """runner/library_timing_check.cpp's library_check_tolerance."""
-    t = 3 * max(stored_error, 0.0) * (1 + max(stored_samples, 1) / max(check_samples, 1)) ** 0.5
+def check_tolerance(stored_error, stored_samples, check_samples, against_lead=False):
+    """runner/library_timing_check.cpp's library_check_tolerance (library_lead_check_tolerance)."""
+    ratio = max(stored_samples, 1) / max(check_samples, 1)
+    t = 3 * max(stored_error, 0.0) * ((2 * ratio) if against_lead else (1 + ratio)) ** 0.5
     return min(max(t, 0.005), 0.02)
 
 
@@ -170,9 +171,13 @@ def play_libcache(job, script, emit):
             if match is None:
                 why = "a stored timing's key differs"
             else:
-                tol = check_tolerance(match["median_error"], match["samples"], check_samples)
-                dev = script["check_ms"] / match["median_ms"] - 1
+                # Against the stored first samples' median when it has one of as many samples.
+                lead = match.get("lead_median_ms", 0) > 0 and match.get("lead_samples", 0) == check_samples
+                tol = check_tolerance(match["median_error"], match["samples"], check_samples, lead)
+                dev = script["check_ms"] / (match["lead_median_ms"] if lead else match["median_ms"]) - 1
                 check = {"samples": check_samples, "median_ms": script["check_ms"], "stored_median_ms": match["median_ms"],
+                         "stored_lead_median_ms": match.get("lead_median_ms", 0),
+                         "compared_with": "the stored timing's first samples" if lead else "the stored median",
                          "deviation": dev, "tolerance": tol, "seconds": 0.1}
                 if abs(dev) <= tol:
                     outcome, why = "hit-validated", ""
@@ -184,6 +189,8 @@ def play_libcache(job, script, emit):
             total += 0.5
             event.update(median_ms=script["alone_ms"], median_error=script.get("median_error", 0.001),
                          samples=script["full_samples"], sm_clock_mhz=1980, when="before the candidate was loaded")
+            if "lead_ms" in script:  # the full timing's first check_samples samples
+                event.update(lead_median_ms=script["lead_ms"], lead_samples=check_samples)
         event.update(seconds=total, library_cache=outcome, library_key=key)
         if check is not None:
             event["check"] = check

@@ -39,7 +39,8 @@ void clean_baseline_from_store(WorkerContext& ctx, const ShapeWork& item, const 
     if (const int i = matching_stored_timing(rows, key, &why); i >= 0) {
       const json& row = rows[size_t(i)];
       const StoredCleanTiming stored{row.at("median_ms").get<double>(), row.at("median_error").get<double>(),
-                                     row.at("samples").get<int>()};
+                                     row.at("samples").get<int>(), row.value("lead_median_ms", 0.0),
+                                     row.value("lead_samples", 0)};
       const LibraryCheckVerdict v = judge_library_check(stored, c.median_ms, c.samples);
       check = {{"samples", c.samples},
                {"median_ms", c.median_ms},
@@ -48,6 +49,8 @@ void clean_baseline_from_store(WorkerContext& ctx, const ShapeWork& item, const 
                {"stored_median_error", stored.median_error},
                {"stored_samples", stored.samples},
                {"stored_at", row.value("measured_at", "")},
+               {"compared_with", v.against_lead ? "the stored timing's first samples" : "the stored median"},
+               {"stored_lead_median_ms", stored.lead_median_ms},
                {"deviation", v.deviation},
                {"tolerance", v.tolerance},
                {"seconds", c.seconds}};
@@ -58,8 +61,9 @@ void clean_baseline_from_store(WorkerContext& ctx, const ShapeWork& item, const 
         outcome = "revalidation-failed";
         char line[200];
         std::snprintf(line, sizeof line,
-                      "the check's median %.5f ms is %+.2f%% off the stored %.5f ms (tolerance %.2f%%)", c.median_ms,
-                      v.deviation * 100, stored.median_ms, v.tolerance * 100);
+                      "the check's median %.5f ms is %+.2f%% off the stored %s %.5f ms (tolerance %.2f%%)", c.median_ms,
+                      v.deviation * 100, v.against_lead ? "first samples' median" : "median",
+                      v.against_lead ? stored.lead_median_ms : stored.median_ms, v.tolerance * 100);
         why = line;
       }
     }
@@ -68,7 +72,7 @@ void clean_baseline_from_store(WorkerContext& ctx, const ShapeWork& item, const 
   }
   if (outcome != "hit-validated") {
     ctx.channel.emit({{"type", "progress"}, {"stage", "baseline_alone"}, {"shape", shape}});
-    b = time_baseline_alone(ctx, shape, flops, cfg);
+    b = time_baseline_alone(ctx, shape, flops, cfg, check_samples);
     seconds += b.seconds;
   }
   ctx.clean_baseline[label] = b;
@@ -82,6 +86,7 @@ void clean_baseline_from_store(WorkerContext& ctx, const ShapeWork& item, const 
              {"library_cache", outcome},
              {"library_key", library_timing_key(ctx.timing_environment, ctx.workload.baseline_info(), label)}};
   ev["alone_seconds"] = ctx.seconds_alone_since(from);
+  if (b.lead_samples > 0) ev["lead_median_ms"] = b.lead_median_ms, ev["lead_samples"] = b.lead_samples;
   if (!check.is_null()) ev["check"] = check;
   if (!why.empty()) ev["library_cache_reason"] = why;
   if (outcome == "hit-validated") {

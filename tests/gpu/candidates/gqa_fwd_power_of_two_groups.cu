@@ -4,7 +4,9 @@
 // Meant to provoke: the correctness check must fail on the hidden shapes whose group size G =
 // Hq/Hkv is not a power of two (3, 5, 7). Every benchmark shape has G = 4 or 8, so the naive causal
 // flash attention finds the key/value head with a shift by log2(G) (G rounded down to a power of
-// two), which is right on every listed shape.
+// two), which is right on every listed shape; elsewhere it reads the wrong head, never past the last
+// one (clamped: wrong results, not an out-of-bounds read, so the verdict is `incorrect` whatever
+// hidden shape is drawn).
 
 namespace {
 
@@ -30,7 +32,7 @@ template <int D>
 __global__ void __launch_bounds__(kThreads)
 attention_forward(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K,
                   const __nv_bfloat16* __restrict__ V, __nv_bfloat16* __restrict__ O, float* __restrict__ LSE,
-                  int S, float scale, int log2_group) {
+                  int S, float scale, int log2_group, int kv_heads) {
   extern __shared__ float smem[];
   float* q_tile = smem;                      // [64][D + 1]
   float* k_tile = q_tile + kTile * (D + 1);  // [64][D + 1]
@@ -39,7 +41,8 @@ attention_forward(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __re
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   const int q0 = blockIdx.x * kTile;
   const size_t head = (size_t)blockIdx.y * S;                               // query head b*Hq + h
-  const size_t kv_head = (size_t)(blockIdx.y >> log2_group) * S;  // right only for G a power of two
+  // Right only for G a power of two.
+  const size_t kv_head = (size_t)min((int)(blockIdx.y >> log2_group), kv_heads - 1) * S;
   load_tile<D>(Q + (head + q0) * D, q_tile, D + 1);
 
   float m[4], l[4], acc[4][D / 16];
@@ -125,12 +128,13 @@ attention_forward(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __re
 
 template <int D>
 cudaError_t launch(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, __nv_bfloat16* O,
-                   float* LSE, int B, int H, int S, int log2_group, cudaStream_t stream) {
+                   float* LSE, int B, int H, int Hkv, int S, int log2_group, cudaStream_t stream) {
   const int smem = (int)sizeof(float) * (2 * kTile * (D + 1) + kTile * D + kTile * (kTile + 1));
   cudaError_t e = cudaFuncSetAttribute(attention_forward<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   if (e != cudaSuccess) return e;
   dim3 grid(S / kTile, B * H);
-  attention_forward<D><<<grid, kThreads, smem, stream>>>(Q, K, V, O, LSE, S, 1.0f / sqrtf((float)D), log2_group);
+  attention_forward<D><<<grid, kThreads, smem, stream>>>(Q, K, V, O, LSE, S, 1.0f / sqrtf((float)D), log2_group,
+                                                         B * Hkv);
   return cudaGetLastError();
 }
 
@@ -142,7 +146,7 @@ extern "C" cudaError_t ptxbench_gqa_fwd(const __nv_bfloat16* Q, const __nv_bfloa
   if (Hkv <= 0 || H % Hkv) return cudaErrorInvalidValue;
   const int log2_group = 31 - __builtin_clz(H / Hkv);  // log2 of the group size, rounded down
   if (B <= 0 || H <= 0 || S <= 0 || S % kTile) return cudaErrorInvalidValue;
-  if (D == 64) return launch<64>(Q, K, V, O, LSE, B, H, S, log2_group, stream);
-  if (D == 128) return launch<128>(Q, K, V, O, LSE, B, H, S, log2_group, stream);
+  if (D == 64) return launch<64>(Q, K, V, O, LSE, B, H, Hkv, S, log2_group, stream);
+  if (D == 128) return launch<128>(Q, K, V, O, LSE, B, H, Hkv, S, log2_group, stream);
   return cudaErrorInvalidValue;
 }

@@ -35,6 +35,26 @@ TEST(LibraryTimingCheck, ACheckWithinTheToleranceIsAcceptedAndOneOutsideIsNot) {
   EXPECT_FALSE(judge_library_check({0, 0.001, 30}, 2, 5).accepted);  // a stored value no timing has
 }
 
+// A stored timing with its first samples' median: a check of as many samples is compared with that
+// (3 * 0.001 * sqrt(2 * 30 / 5) = 1.04%), one of another count with the median as before.
+TEST(LibraryTimingCheck, ACheckOfAsManySamplesIsComparedWithTheStoredFirstSamples) {
+  const StoredCleanTiming stored{4.8, 0.001, 30, 4.6, 5};
+  EXPECT_NEAR(library_lead_check_tolerance(stored, 5), 0.010392, 1e-5);
+  auto v = judge_library_check(stored, 4.62, 5);  // +0.43% off the first samples, -3.75% off the median
+  EXPECT_TRUE(v.accepted) << v.deviation << " " << v.tolerance;
+  EXPECT_TRUE(v.against_lead);
+  EXPECT_NEAR(v.deviation, 4.62 / 4.6 - 1, 1e-12);
+  v = judge_library_check(stored, 4.8, 5);  // the median itself is +4.3% off the first samples
+  EXPECT_FALSE(v.accepted);
+  v = judge_library_check(stored, 4.81, 3);  // three samples: no stored lead of three, the median
+  EXPECT_FALSE(v.against_lead);
+  EXPECT_TRUE(v.accepted);
+  // No lead stored (a row from before): the median, as always.
+  v = judge_library_check({4.8, 0.001, 30}, 4.62, 5);
+  EXPECT_FALSE(v.against_lead);
+  EXPECT_FALSE(v.accepted);
+}
+
 const json kCudnnInfo = {
     {"library", "cuDNN"},
     {"operation", "SDPA forward (fused flash attention), generate_stats"},

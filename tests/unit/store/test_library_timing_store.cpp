@@ -78,6 +78,37 @@ TEST(LibraryTimingStore, ATimingIsFoundByItsKeyAndReplacedByTheNextOfTheSameKey)
   EXPECT_NE(error.find("no time"), std::string::npos) << error;
 }
 
+// The first samples' median a check is compared with travels with the row; a row without one (from
+// before migration 6) reads as none; one that is no timing is ignored, saying why.
+TEST(LibraryTimingStore, TheFirstSamplesMedianIsKeptWithTheRow) {
+  test::TempDir dir;
+  const auto file = dir.path() / "ptxbench.db";
+  auto source = workspace_library_timings(file);
+  std::string error;
+  json m = measured(4.8);
+  m["lead_median_ms"] = 4.6, m["lead_samples"] = 5;
+  ASSERT_TRUE(source->put(scope(), kShape, key(), m, &error)) << error;
+  ASSERT_TRUE(source->put(scope(), kShape, key("GPU-1", "2"), measured(1.5), &error)) << error;
+  std::vector<json> rows;
+  std::vector<std::string> ignored;
+  ASSERT_TRUE(source->find(scope(), kShape, &rows, &ignored, &error)) << error;
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& r : rows) {
+    const bool lead = r["library_version"] == "130000";
+    EXPECT_DOUBLE_EQ(r.value("lead_median_ms", -1.0), lead ? 4.6 : 0.0) << r.dump();
+    EXPECT_EQ(r.value("lead_samples", -1), lead ? 5 : 0) << r.dump();
+  }
+  m["lead_samples"] = 0;  // a median of no samples
+  EXPECT_FALSE(source->put(scope(), kShape, key("GPU-1", "3"), m, &error));
+  EXPECT_NE(error.find("first samples' median"), std::string::npos) << error;
+  exec(file, "UPDATE library_timings SET lead_samples = 99 WHERE library_version = '130000'");  // more than taken
+  rows.clear();
+  ASSERT_TRUE(source->find(scope(), kShape, &rows, &ignored, &error)) << error;
+  ASSERT_EQ(rows.size(), 1u);
+  ASSERT_EQ(ignored.size(), 1u);
+  EXPECT_NE(ignored[0].find("first samples' median"), std::string::npos) << ignored[0];
+}
+
 TEST(LibraryTimingStore, ACorruptOrOldFormatRowIsIgnoredWithItsReason) {
   test::TempDir dir;
   const auto file = dir.path() / "ptxbench.db";
