@@ -189,7 +189,9 @@ def play_libcache(job, script, emit):
             total += 0.5
             event.update(median_ms=script["alone_ms"], median_error=script.get("median_error", 0.001),
                          samples=script["full_samples"], sm_clock_mhz=1980, when="before the candidate was loaded")
-            if "lead_ms" in script:  # the full timing's first check_samples samples
+            if check is not None:  # the check came first: its median is the first samples'
+                event.update(lead_median_ms=script["check_ms"], lead_samples=check_samples)
+            elif "lead_ms" in script:  # the full timing's first check_samples samples
                 event.update(lead_median_ms=script["lead_ms"], lead_samples=check_samples)
         event.update(seconds=total, library_cache=outcome, library_key=key)
         if check is not None:

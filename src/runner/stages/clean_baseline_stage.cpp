@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iterator>
+#include <optional>
 
 #include "runner/library_timing_check.h"
 #include "runner/timing.h"
@@ -30,9 +31,11 @@ void clean_baseline_from_store(WorkerContext& ctx, const ShapeWork& item, const 
   json check;
   CleanBaseline b;
   double seconds = 0;
+  std::optional<CleanBaseline> checked;  // the check's samples, when one was taken
   if (rows.is_array() && !rows.empty()) {
     ctx.channel.emit({{"type", "progress"}, {"stage", "baseline_check"}, {"shape", shape}});
     const CleanBaseline c = check_baseline_alone(ctx, shape, flops, cfg, check_samples);
+    checked = c;
     seconds += c.seconds;
     // The plan is known once the library has run on the shape (its warm-up calls).
     const json key = library_timing_key(ctx.timing_environment, ctx.workload.baseline_info(), label);
@@ -74,6 +77,10 @@ void clean_baseline_from_store(WorkerContext& ctx, const ShapeWork& item, const 
     ctx.channel.emit({{"type", "progress"}, {"stage", "baseline_alone"}, {"shape", shape}});
     b = time_baseline_alone(ctx, shape, flops, cfg, check_samples);
     seconds += b.seconds;
+    // After a check, the full timing's first samples follow the check's on a GPU already at work:
+    // the check itself is the first samples a later check is to be compared with.
+    if (checked && checked->samples == check_samples)
+      b.lead_median_ms = checked->median_ms, b.lead_samples = checked->samples;
   }
   ctx.clean_baseline[label] = b;
   json ev = {{"type", "baseline_alone"},
