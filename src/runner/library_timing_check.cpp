@@ -47,18 +47,28 @@ bool names_shape(const std::string& key, const std::set<std::string>& label_dims
 
 }  // namespace
 
-double library_check_tolerance(const StoredCleanTiming& s, int check_samples) {
-  const double n_stored = std::max(s.samples, 1), n_check = std::max(check_samples, 1);
-  const double t = 3 * std::max(s.median_error, 0.0) * std::sqrt(1 + n_stored / n_check);
+namespace {
+
+// Three standard errors of a difference whose variance is `variance_in_stored_errors` times the
+// stored median's (the check's own error from the stored samples' spread), within the bounds.
+double three_errors_within_bounds(const StoredCleanTiming& s, double variance_in_stored_errors) {
+  const double t = 3 * std::max(s.median_error, 0.0) * std::sqrt(variance_in_stored_errors);
   return std::clamp(std::isfinite(t) ? t : kLibraryCheckMaxTolerance, kLibraryCheckMinTolerance,
                     kLibraryCheckMaxTolerance);
 }
 
+double stored_over_check_samples(const StoredCleanTiming& s, int check_samples) {
+  return double(std::max(s.samples, 1)) / std::max(check_samples, 1);
+}
+
+}  // namespace
+
+double library_check_tolerance(const StoredCleanTiming& s, int check_samples) {
+  return three_errors_within_bounds(s, 1 + stored_over_check_samples(s, check_samples));
+}
+
 double library_lead_check_tolerance(const StoredCleanTiming& s, int check_samples) {
-  const double n_stored = std::max(s.samples, 1), n_check = std::max(check_samples, 1);
-  const double t = 3 * std::max(s.median_error, 0.0) * std::sqrt(2 * n_stored / n_check);
-  return std::clamp(std::isfinite(t) ? t : kLibraryCheckMaxTolerance, kLibraryCheckMinTolerance,
-                    kLibraryCheckMaxTolerance);
+  return three_errors_within_bounds(s, 2 * stored_over_check_samples(s, check_samples));
 }
 
 LibraryCheckVerdict judge_library_check(const StoredCleanTiming& s, double check_median_ms, int check_samples) {

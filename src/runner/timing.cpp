@@ -227,20 +227,28 @@ void warm_baseline_alone(WorkerContext& ctx, const json& shape, double flops, co
   (void)ctx.nvml.read();
 }
 
-void library_ahead(WorkerContext& ctx, const json& shape, double flops) {
+namespace {
+
+// The library alone set up on `shape`: its buffers and inputs, `warmup_calls` calls, the timed
+// samples' inputs (what precedes the GPU taken alone for its samples).
+void set_up_library_alone(WorkerContext& ctx, const json& shape, const std::string& label, double flops,
+                          int warmup_calls) {
   ctx.workload.prepare(shape.get<WorkloadShape>());
   ctx.workload.generate_inputs(ctx.draw_seed(), ctx.stream.get());
-  warm_up(ctx, shape_label(shape), flops, 1, false, true);
+  warm_up(ctx, label, flops, warmup_calls, false, true);
   prepare_timing_inputs(ctx);
+}
+
+}  // namespace
+
+void library_ahead(WorkerContext& ctx, const json& shape, double flops) {
+  set_up_library_alone(ctx, shape, shape_label(shape), flops, 1);
 }
 
 CleanBaseline time_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg,
                                   int lead_samples) {
   const std::string label = shape_label(shape);
-  ctx.workload.prepare(shape.get<WorkloadShape>());
-  ctx.workload.generate_inputs(ctx.draw_seed(), ctx.stream.get());
-  warm_up(ctx, label, flops, cfg.warmup_calls, false, true);
-  prepare_timing_inputs(ctx);
+  set_up_library_alone(ctx, shape, label, flops, cfg.warmup_calls);
   ctx.take_exclusive_gpu();  // the first timed sample follows
   const int capacity = std::max(cfg.clean_min_samples, 5) * 4;
   Sampler sm(ctx, label, flops, capacity);
@@ -267,10 +275,7 @@ CleanBaseline time_baseline_alone(WorkerContext& ctx, const json& shape, double 
 CleanBaseline check_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg,
                                    int samples) {
   const std::string label = shape_label(shape);
-  ctx.workload.prepare(shape.get<WorkloadShape>());
-  ctx.workload.generate_inputs(ctx.draw_seed(), ctx.stream.get());
-  warm_up(ctx, label, flops, cfg.warmup_calls, false, true);
-  prepare_timing_inputs(ctx);
+  set_up_library_alone(ctx, shape, label, flops, cfg.warmup_calls);
   ctx.take_exclusive_gpu();  // the first timed sample follows
   const int n = std::max(samples, 1);
   Sampler sm(ctx, label, flops, n);
