@@ -132,16 +132,20 @@ nlohmann::json launch_latency(cudaStream_t s) {
   return {{"launch_call_median_us", median(call)}, {"round_trip_median_us", median(trip)}};
 }
 
+// One range's figures through the counters' work formula (probes/work_metrics.h).
+const ptxbench::WorkFormula* g_formula = nullptr;
 nlohmann::json work_json(const ptxbench::integrity::CallWork& w, double flops = 0, double bytes = 0) {
-  nlohmann::json j = {{"tensor_ops", w.tensor_ops},
-                      {"tensor_insts", w.tensor_insts},
-                      {"tma_load_bytes", w.tma_load_bytes},
-                      {"tma_store_bytes", w.tma_store_bytes},
-                      {"other_math_flops", w.other_math_flops},
-                      {"unreadable", w.unreadable}};
-  if (flops > 0) j["tensor_ops_per_flop"] = w.tensor_ops / flops;
-  if (flops > 0) j["other_math_bound_per_flop"] = w.other_math_flops / flops;
-  if (bytes > 0) j["tma_load_per_operand_byte"] = w.tma_load_bytes / bytes;
+  const ptxbench::WorkFigures f = ptxbench::work_figures(*g_formula, w.values);
+  nlohmann::json j = {{"target_ops", f.target_ops},
+                      {"tma_load_bytes", f.tma_load_bytes},
+                      {"tma_store_bytes", f.tma_store_bytes},
+                      {"global_load_bytes", f.global_load_bytes},
+                      {"other_math_flops", f.other_math_flops},
+                      {"unreadable", f.unreadable}};
+  if (flops > 0) j["target_ops_per_flop"] = f.target_ops / flops;
+  if (flops > 0) j["other_math_bound_per_flop"] = f.other_math_flops / flops;
+  if (bytes > 0) j["tma_load_per_operand_byte"] = f.tma_load_bytes / bytes;
+  if (f.global_load_bytes > 0) j["tma_share_of_global_loads"] = f.tma_load_bytes / f.global_load_bytes;
   return j;
 }
 
@@ -178,7 +182,7 @@ int main() {
   std::string why;
   const int block = 20, rounds = 4;
   const auto created_from = std::chrono::steady_clock::now();
-  auto counters = WorkCounters::create(ctx, 0, 4 * block + 64, &why);
+  auto counters = WorkCounters::create(ctx, 0, 4 * block + 64, "bf16", &why);
   out["create_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - created_from).count();
   if (!counters) {
     out["error"] = why;
@@ -186,7 +190,8 @@ int main() {
     return 2;
   }
   out["chip"] = counters->chip();
-  out["uncounted_types"] = counters->uncounted();
+  g_formula = &counters->formula();
+  out["metrics"] = counters->formula().metrics();
   // The worker holds the SASS counter (its checked calls' counts) beside the range profiler: one
   // call counted by it while the range profiler is enabled, before any session.
   {
@@ -251,10 +256,7 @@ int main() {
     auto* sm = find(w, "small_only");
     if (mixed && sm) {
       CallWork d;
-      d.tensor_ops = (mixed->tensor_ops - sm->tensor_ops) / 30;
-      d.tma_load_bytes = (mixed->tma_load_bytes - sm->tma_load_bytes) / 30;
-      d.tma_store_bytes = (mixed->tma_store_bytes - sm->tma_store_bytes) / 30;
-      d.tensor_insts = (mixed->tensor_insts - sm->tensor_insts) / 30;
+      for (const auto& [metric, v] : mixed->values) d.values[metric] = (v - sm->values.at(metric)) / 30;
       out["subtraction_per_large_gemm"] = work_json(d, flops, bytes);
     }
   } catch (const std::exception& e) {

@@ -5,6 +5,8 @@
 # (strict target_executed, the paper's target_seen), the tensor FLOP share and TMA byte share, the
 # host seconds the tensor-map/stream accounting took, and the sandbox layers.
 #   scripts/judge_files.sh gemm:problems/gemm/reference/naive.cu mha_fwd:my.cu [-- --no-timing]
+# PTXBENCH_BUILD picks the build (default build/release); PTXBENCH_JUDGE_WS keeps the records
+# (<problem>.<name>.json) in that folder.
 cd "$(dirname "$0")/.."
 export PATH=/usr/local/cuda/bin:$PATH
 extra=()
@@ -14,11 +16,12 @@ while [ $# -gt 0 ]; do
   items+=("$1"); shift
 done
 ws=${PTXBENCH_JUDGE_WS:-$(mktemp -d)}
+mkdir -p "$ws"
 for item in "${items[@]}"; do
   p=${item%%:*}; f=${item#*:}
   name=$(basename "$f" .cu)
   t0=$(date +%s)
-  timeout "${PTXBENCH_JUDGE_TIMEOUT:-170}" build/release/bin/ptxbench --workspace "$ws/w" eval --json --no-sanitize "${extra[@]}" -p "$p" "$f" \
+  timeout "${PTXBENCH_JUDGE_TIMEOUT:-170}" "${PTXBENCH_BUILD:-build/release}/bin/ptxbench" --workspace "$ws/w" eval --json --no-sanitize "${extra[@]}" -p "$p" "$f" \
     > "$ws/$p.$name.json" 2> "$ws/$p.$name.err"
   rc=$?
   python3 - "$ws/$p.$name.json" "$p" "$name" "$rc" "$(( $(date +%s) - t0 ))" <<'PY'
@@ -50,9 +53,10 @@ if tw and not tw.get("counted"):
     print("    timed work not counted:", tw.get("why"))
 for s in (tw or {}).get("shapes", []):
     lib = s.get("library", {})
-    print("    timed", json.dumps(s.get("shape")), "calls", s.get("candidate_calls"), "tensor", s.get("tensor_flop_share"),
-          "tma", s.get("tma_byte_share"), "other_math_bound", s.get("other_math_flop_bound"),
-          "library tensor", lib.get("tensor_flop_share"), "library tma", lib.get("tma_byte_share"), "seconds", s.get("seconds"))
+    print("    timed", json.dumps(s.get("shape")), "calls", s.get("candidate_calls"), "target_ratio", s.get("target_flop_ratio"),
+          "other_math", s.get("other_math_share"), "tma_load_share", s.get("tma_load_share"),
+          "tma_x_operands", s.get("tma_byte_share"), "library target", lib.get("target_flop_ratio"),
+          "library other", lib.get("other_math_share"), "seconds", s.get("seconds"))
 for s in tr.get("detail", {}).get("shapes", []):
     print("   ", s.get("when"), json.dumps(s.get("shape")), "seen", s.get("targets_seen"), "work", s.get("targets_executed"),
           "tensor", s.get("tensor_flop_share"), "tma", s.get("tma_byte_share"), "copies", s.get("tma_copies"),

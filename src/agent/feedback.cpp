@@ -122,7 +122,7 @@ std::string groups_line(const std::vector<std::vector<std::string>>& groups,
 
 // Whether the target instructions did the problem's work (the strict flag), with the shares.
 void work_lines(std::ostringstream& o, const EvaluationRecord& r, const ArchTargets* targets) {
-  char line[200];
+  char line[240];
   if (r.tensor_flop_share) {
     std::snprintf(line, sizeof line, "- share of the FLOPs done by warpgroup MMA: %.0f%%", *r.tensor_flop_share * 100);
     o << line;
@@ -135,11 +135,34 @@ void work_lines(std::ostringstream& o, const EvaluationRecord& r, const ArchTarg
     o << line;
     if (targets && targets->work.tma_byte_share > 0) {
       std::snprintf(line, sizeof line,
-                    " (at least %.3gx needed; each copy counts its kernel's smallest tensor-map box)",
+                    " (the checked calls need at least %.3gx; each copy counts its kernel's smallest tensor-map box)",
                     targets->work.tma_byte_share);
       o << line;
     }
     o << "\n";
+  }
+  // The timed calls' allowlist (judge/timed_work.h): everything else's math, the TMA's share of loads.
+  const StageResult* tr = r.stage("target_run");
+  const json tw = tr && tr->detail.contains("timed_work") ? tr->detail.at("timed_work") : json();
+  if (tw.is_object() && tw.value("counted", false)) {
+    if (tw.contains("other_math_share")) {
+      std::snprintf(
+          line, sizeof line,
+          "- FLOPs other instructions could have done (older MMAs such as mma.sync, the SIMT pipes, the rest): "
+          "up to %.0f%%",
+          tw.at("other_math_share").get<double>() * 100);
+      o << line;
+      if (targets) o << " (at most " << int(targets->work.max_other_math_share * 100 + 0.5) << "% allowed)";
+      o << "\n";
+    }
+    if (tw.contains("tma_load_share")) {
+      std::snprintf(line, sizeof line, "- share of the global bytes read that TMA brought: %.0f%%",
+                    tw.at("tma_load_share").get<double>() * 100);
+      o << line;
+      if (targets && targets->work.tma_load_share > 0)
+        o << " (at least " << int(targets->work.tma_load_share * 100 + 0.5) << "% needed)";
+      o << "\n";
+    }
   }
   if (!r.target_executed.has_value()) o << "- whether they did the work: unknown\n";
   else if (!*r.target_executed)

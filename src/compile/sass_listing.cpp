@@ -50,18 +50,34 @@ bool is_warpgroup_mma(const SassInstruction& i) {
 
 double tensor_flops_per_warp_execution(const SassInstruction& i) {
   static const std::regex mnk(R"(\.(\d+)x(\d+)x(\d+))");
+  static const std::regex m_mnk_plain(R"(\d+x\d+x\d+)");
   std::smatch m;
   std::string text = i.text.substr(i.text.find_first_not_of("@!P0123456789T "));  // drop a predicate guard
   if (is_warpgroup_mma(i) && std::regex_search(text, m, mnk)) {
     const double M = std::stod(m[1]), N = std::stod(m[2]), K = std::stod(m[3]);
     return 2 * M * N * K / 4;  // counted once by each of the warpgroup's 4 warps
   }
-  if (i.opcode == "HMMA" && text.starts_with("HMMA.")) {
-    // The shape is written without separators: HMMA.16816 is m16 n8 k16, HMMA.1688 m16 n8 k8.
-    const std::string d = text.substr(5, text.find_first_not_of("0123456789", 5) - 5);
-    if (d.size() >= 3 && d.starts_with("16"))
-      return 2.0 * 16 * (d[2] - '0') * std::stod(d.substr(3).empty() ? "0" : d.substr(3));
-    if (d.size() >= 3 && d[0] == '8') return 2.0 * 8 * (d[1] - '0') * std::stod(d.substr(2));
+  // The older MMAs (HMMA, its sparse form HMMA.SP, IMMA, DMMA, BMMA): the shape is the first
+  // modifier made of digits, with x (DMMA.8x8x4) or without separators (HMMA.16816 is m16 n8 k16,
+  // IMMA.8816 m8 n8 k16, BMMA.168256 m16 n8 k256). A sparse form counts its dense shape: an upper
+  // bound. A shape this code cannot read counts 8192, the most of any older MMA on a float problem.
+  if (i.opcode.size() == 4 && i.opcode.ends_with("MMA") && text.starts_with(i.opcode + ".")) {
+    std::istringstream mods(text.substr(0, text.find(' ')));
+    for (std::string mod; std::getline(mods, mod, '.');) {
+      if (mod.empty() || !std::isdigit(static_cast<unsigned char>(mod[0]))) continue;
+      if (std::regex_match(mod, m_mnk_plain)) {
+        std::smatch x;
+        const std::string s = "." + mod;
+        if (std::regex_search(s, x, mnk)) return 2 * std::stod(x[1]) * std::stod(x[2]) * std::stod(x[3]);
+      }
+      if (mod.find_first_not_of("0123456789") == std::string::npos && mod.size() >= 3) {
+        if (mod.starts_with("16"))
+          return 2.0 * 16 * (mod[2] - '0') * std::stod(mod.substr(3).empty() ? "0" : mod.substr(3));
+        if (mod[0] == '8') return 2.0 * 8 * (mod[1] - '0') * std::stod(mod.substr(2));
+      }
+      break;
+    }
+    return 8192;
   }
   return 0;
 }

@@ -1,5 +1,6 @@
 #include "judge/target_counts.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -13,8 +14,21 @@ bool is_tma_copy(const SassInstruction& i) {
 
 double other_math_flops_per_warp(const std::string& opcode) {
   static const std::map<std::string, double, std::less<>> per_lane = {
-      {"FFMA", 2},  {"FFMA2", 4}, {"FMUL", 1},  {"FMUL2", 2}, {"FADD", 1}, {"FADD2", 2},
-      {"HFMA2", 4}, {"HMUL2", 2}, {"HADD2", 2}, {"DFMA", 2},  {"DMUL", 1}, {"DADD", 1}};
+      {"FFMA", 2},
+      {"FFMA2", 4},
+      {"FMUL", 1},
+      {"FMUL2", 2},
+      {"FADD", 1},
+      {"FADD2", 2},
+      {"HFMA2", 4},
+      {"HMUL2", 2},
+      {"HADD2", 2},
+      {"DFMA", 2},
+      {"DMUL", 1},
+      {"DADD", 1},
+      // A dot product of four int8 pairs (8 operations) and the special-function unit's one.
+      {"IDP", 8},
+      {"MUFU", 1}};
   const auto it = per_lane.find(opcode);
   return it == per_lane.end() ? 0.0 : 32 * it->second;
 }
@@ -65,30 +79,30 @@ ExecutedTargets executed_targets(const json& ev, const SassListing& listing,
 }
 
 TargetWorkCheck check_target_work(const ExecutedTargets& t, double operand_bytes,
-                                  const std::vector<std::vector<std::string>>& groups, double min_tensor_flop_share,
-                                  double min_tma_byte_share) {
+                                  const std::vector<std::vector<std::string>>& groups, const TargetWork& k) {
   TargetWorkCheck c;
   c.seen = groups_satisfied(t.opcodes, groups);
-  c.tensor_flop_share = t.problem_flops > 0 ? t.warpgroup_mma_flops / t.problem_flops : 0.0;
+  c.tensor_flop_share =
+      t.problem_flops > 0 ? std::min(t.warpgroup_mma_flops / t.problem_flops, k.max_target_flop_ratio) : 0.0;
   c.tma_byte_share = operand_bytes > 0 ? t.tma_bytes / operand_bytes : 0.0;
   c.other_math_flop_share = t.problem_flops > 0 ? (t.simt_flops + t.other_tensor_flops) / t.problem_flops : 0.0;
   char buf[240];
   if (!c.seen) {
     c.shortfall = "not every target group executed";
-  } else if (c.tensor_flop_share < min_tensor_flop_share) {
+  } else if (c.tensor_flop_share < k.tensor_flop_share) {
     std::snprintf(buf, sizeof buf, "the warpgroup MMAs did %.1f%% of the FLOPs (at least %.0f%% needed)",
-                  c.tensor_flop_share * 100, min_tensor_flop_share * 100);
+                  c.tensor_flop_share * 100, k.tensor_flop_share * 100);
     c.shortfall = buf;
-  } else if (c.tma_byte_share < min_tma_byte_share) {
+  } else if (c.tma_byte_share < k.tma_byte_share) {
     std::snprintf(buf, sizeof buf, "the TMA copies moved %.3gx the operand bytes (at least %.3gx needed%s)",
-                  c.tma_byte_share, min_tma_byte_share,
+                  c.tma_byte_share, k.tma_byte_share,
                   t.tma_copies_unsized > 0 ? "; copies of kernels given no encoded tensor map count 0" : "");
     c.shortfall = buf;
-  } else if (c.other_math_flop_share > kMaxOtherMathFlopShare) {
+  } else if (k.tensor_flop_share > 0 && c.other_math_flop_share > k.max_other_math_share) {
     std::snprintf(buf, sizeof buf,
                   "SIMT and older tensor instructions did up to %.0f%% of the FLOPs (at most %.0f%% allowed): "
                   "the warpgroup MMAs' work is not the problem's",
-                  c.other_math_flop_share * 100, kMaxOtherMathFlopShare * 100);
+                  c.other_math_flop_share * 100, k.max_other_math_share * 100);
     c.shortfall = buf;
   }
   c.does_the_work = c.shortfall.empty();
@@ -96,8 +110,7 @@ TargetWorkCheck check_target_work(const ExecutedTargets& t, double operand_bytes
 }
 
 TargetWorkSummary summarize_target_work(const std::vector<json>& events, const SassListing& listing,
-                                        const std::vector<std::vector<std::string>>& groups,
-                                        double min_tensor_flop_share, double min_tma_byte_share,
+                                        const std::vector<std::vector<std::string>>& groups, const TargetWork& work,
                                         const std::function<double(const json&)>& operand_bytes,
                                         const std::function<std::string(const json&)>& shape_name) {
   TargetWorkSummary out;
@@ -107,7 +120,7 @@ TargetWorkSummary summarize_target_work(const std::vector<json>& events, const S
     const ExecutedTargets t = executed_targets(ev, listing, groups);
     const json& shape = ev.at("shape");
     const double operands = operand_bytes(shape);
-    const TargetWorkCheck w = check_target_work(t, operands, groups, min_tensor_flop_share, min_tma_byte_share);
+    const TargetWorkCheck w = check_target_work(t, operands, groups, work);
     out.seen = out.seen && w.seen;
     out.does_the_work = out.does_the_work && w.does_the_work;
     if (!w.does_the_work && out.shortfall.empty()) {
@@ -135,7 +148,7 @@ TargetWorkSummary summarize_target_work(const std::vector<json>& events, const S
          {"check_passed", t.check_passed},
          {"kernels", t.kernels}});
   }
-  if (problem_flops > 0) out.tensor_flop_share = mma_flops / problem_flops;
+  if (problem_flops > 0) out.tensor_flop_share = std::min(mma_flops / problem_flops, work.max_target_flop_ratio);
   if (operands_total > 0) out.tma_byte_share = tma_bytes / operands_total;
   return out;
 }

@@ -2,37 +2,66 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 #include "core/error.h"
-#include "judge/target_counts.h"
+#include "probes/work_metrics.h"
 
 namespace ptxbench {
 namespace {
 
+// The figures of one range, linear in the counters' values (so ranges subtract), or why unknown.
 struct Work {
-  double tensor_ops = 0, tma_bytes = 0, other_math_flops = 0;
+  double target = 0, other = 0, tma_load = 0, tma_store = 0, global_load = 0;
+  Work operator-(const Work& o) const {
+    return {target - o.target, other - o.other, tma_load - o.tma_load, tma_store - o.tma_store,
+            global_load - o.global_load};
+  }
+  Work operator*(double k) const { return {target * k, other * k, tma_load * k, tma_store * k, global_load * k}; }
 };
 
-// One range's figures; a metric that read NaN leaves them unknown (`why` says which).
-Work work_of(const json& w, std::string* why) {
-  const auto unreadable = w.value("unreadable", std::vector<std::string>{});
-  if (!unreadable.empty() && why) *why = "the counters could not read " + unreadable.front();
-  return {w.at("tensor_ops").get<double>(),
-          w.at("tma_load_bytes").get<double>() + w.at("tma_store_bytes").get<double>(),
-          w.value("other_math_flops", 0.0)};
+Work work_of(const json& w, const WorkFormula& f, std::string* why) {
+  std::map<std::string, double> values;
+  for (const auto& [metric, v] : w.at("values").items())
+    if (v.is_number()) values[metric] = v.get<double>();
+  const WorkFigures g = work_figures(f, values);
+  if (!g.unreadable.empty() && why && why->empty()) *why = "the counters could not read " + g.unreadable.front();
+  return {g.target_ops, g.other_math_flops, g.tma_load_bytes, g.tma_store_bytes, g.global_load_bytes};
+}
+
+// Why a shape falls short of the allowlist, in words ("" when it does the work).
+std::string shortfall(double target_share, double other_share, double tma_load_share, const TargetWork& k,
+                      const std::string& name) {
+  char buf[320] = "";
+  if (target_share < k.tensor_flop_share)
+    std::snprintf(buf, sizeof buf,
+                  "over its timed calls the warpgroup MMAs of the problem's type did %.1f%% of the FLOPs (at least "
+                  "%.0f%% needed) on %s",
+                  target_share * 100, k.tensor_flop_share * 100, name.c_str());
+  else if (k.tensor_flop_share > 0 && other_share > k.max_other_math_share)
+    std::snprintf(buf, sizeof buf,
+                  "over its timed calls other instructions (older MMAs, SIMT pipes, the rest) could have done up to "
+                  "%.0f%% of the FLOPs (at most %.0f%% allowed) on %s: the target's work is not the problem's",
+                  other_share * 100, k.max_other_math_share * 100, name.c_str());
+  else if (tma_load_share < k.tma_load_share)
+    std::snprintf(buf, sizeof buf,
+                  "over its timed calls the TMA brought %.1f%% of the global bytes the kernels read (at least %.0f%% "
+                  "needed) on %s",
+                  tma_load_share * 100, k.tma_load_share * 100, name.c_str());
+  return buf;
 }
 
 }  // namespace
 
-TimedWorkCheck check_timed_work(const std::vector<json>& timing_events, double min_tensor_flop_share,
-                                double min_tma_byte_share, const std::function<double(const json&)>& operand_bytes,
+TimedWorkCheck check_timed_work(const std::vector<json>& timing_events, const TargetWork& k,
+                                const std::function<double(const json&)>& operand_bytes,
                                 const std::function<std::string(const json&)>& shape_name) {
   TimedWorkCheck out;
   if (timing_events.empty()) {
     out.unavailable = "nothing was timed";
     return out;
   }
-  double tensor_min = 1e300, tma_min = 1e300;
+  double target_min = 1e300, tma_load_min = 1e300, other_max = -1, tma_bytes_min = 1e300;
   out.does_the_work = true;
   try {
     for (const auto& t : timing_events) {
@@ -47,13 +76,19 @@ TimedWorkCheck check_timed_work(const std::vector<json>& timing_events, double m
         out.unavailable = name + ": " + w.at("error").get<std::string>();
         break;
       }
+      const std::string chip = w.at("chip").get<std::string>(), math_class = w.value("math_class", "");
+      const auto formula = work_formula(chip, math_class);
+      if (!formula) {
+        out.unavailable = name + ": no work formula for " + math_class + " operands on chip " + chip;
+        break;
+      }
       const int calls = w.at("candidate_calls").get<int>(), library_in_range = w.at("library_calls").get<int>();
       if (calls <= 0) {
         out.unavailable = name + ": no candidate call was timed";
         break;
       }
       std::string why;
-      const Work samples = work_of(w.at("samples"), &why);
+      const Work samples = work_of(w.at("samples"), *formula, &why);
       Work library_per_call;
       if (library_in_range > 0) {
         if (!w.contains("library")) {
@@ -63,77 +98,67 @@ TimedWorkCheck check_timed_work(const std::vector<json>& timing_events, double m
         const json& lib = w.at("library");
         const int lib_calls = lib.at("calls").get<int>();
         if (lib_calls <= 0) throw InputError("timed_work.library.calls must be positive");
-        const Work l = work_of(lib.at("work"), &why);
-        library_per_call = {l.tensor_ops / lib_calls, l.tma_bytes / lib_calls, l.other_math_flops / lib_calls};
+        library_per_call = work_of(lib.at("work"), *formula, &why) * (1.0 / lib_calls);
       }
       // The harness's own work per sample (inputs, the backward's regenerated forward outputs,
-      // checks): two whole library samples less two library calls.
+      // checks, the L2 flush): two whole library samples less two library calls.
       Work harness;
       const bool harness_known = w.contains("library_samples") && library_in_range > 0;
       if (harness_known) {
         const json& ls = w.at("library_samples");
         const int n = ls.at("samples").get<int>();
         if (n <= 0) throw InputError("timed_work.library_samples.samples must be positive");
-        const Work all = work_of(ls.at("work"), &why);
-        harness = {std::max(0.0, all.tensor_ops / n - library_per_call.tensor_ops),
-                   std::max(0.0, all.tma_bytes / n - library_per_call.tma_bytes),
-                   std::max(0.0, all.other_math_flops / n - library_per_call.other_math_flops)};
+        harness = work_of(ls.at("work"), *formula, &why) * (1.0 / n) - library_per_call;
       }
       if (!why.empty()) {
         out.unavailable = name + ": " + why;
         break;
       }
       // The candidate's calls: the samples' range less the library's calls and every sample's
-      // harness work.
+      // harness work; each figure at least 0.
       const int samples_in_range = calls + library_in_range;
-      auto candidates = [&](double total, double library, double per_sample) {
-        return std::max(0.0, total - library_in_range * library - samples_in_range * per_sample);
-      };
-      const double ops = candidates(samples.tensor_ops, library_per_call.tensor_ops, harness.tensor_ops);
-      const double bytes = candidates(samples.tma_bytes, library_per_call.tma_bytes, harness.tma_bytes);
+      Work mine = samples - library_per_call * library_in_range - harness * samples_in_range;
+      mine = {std::max(0.0, mine.target), std::max(0.0, mine.other), std::max(0.0, mine.tma_load),
+              std::max(0.0, mine.tma_store), std::max(0.0, mine.global_load)};
       const double flops = t.at("flops").get<double>(), operands = operand_bytes(shape);
-      const double tensor = flops > 0 ? ops * kTensorFlopsPerOp / (calls * flops) : 0.0;
-      const double tma = operands > 0 ? bytes / (calls * operands) : 0.0;
-      // The most FLOPs the FMA and FP64 pipes could have done, per problem FLOP (integer work there
-      // too: an upper bound): a kernel doing the math there while wasting warpgroup MMAs on the side
-      // reads 1 or more.
-      const double other =
-          candidates(samples.other_math_flops, library_per_call.other_math_flops, harness.other_math_flops);
-      const double other_share = flops > 0 ? other / (calls * flops) : 0.0;
+      const double per_flop = flops > 0 ? 1.0 / (calls * flops) : 0.0;
+      const double target_ratio = mine.target * kTensorFlopsPerOp * per_flop;
+      const double target_share = std::min(target_ratio, k.max_target_flop_ratio);
+      const double other_share = mine.other * per_flop;
+      // Every TMA byte is a global byte read; where the L2's count is the smaller (noise, or a
+      // multicast counted once at the L2 and at each receiving SM), the TMA's own stands.
+      const double global = std::max(mine.global_load, mine.tma_load);
+      const double tma_load_share = global > 0 ? mine.tma_load / global : 0.0;
+      const double tma_bytes = operands > 0 ? (mine.tma_load + mine.tma_store) / (calls * operands) : 0.0;
       json one = {{"shape", shape},
                   {"candidate_calls", calls},
-                  {"tensor_flop_share", tensor},
-                  {"tma_byte_share", tma},
-                  {"other_math_flop_bound", other_share}};
+                  {"target_flop_ratio", target_ratio},
+                  {"tensor_flop_share", target_share},
+                  {"other_math_share", other_share},
+                  {"tma_load_share", tma_load_share},
+                  {"global_load_bytes_per_call", mine.global_load / calls},
+                  {"tma_load_bytes_per_call", mine.tma_load / calls},
+                  {"tma_store_bytes_per_call", mine.tma_store / calls},
+                  {"tma_byte_share", tma_bytes}};
       if (library_in_range > 0 && flops > 0)
         one["library"] = {{"calls_in_range", library_in_range},
-                          {"tensor_flop_share", library_per_call.tensor_ops * kTensorFlopsPerOp / flops},
-                          {"tma_byte_share", operands > 0 ? library_per_call.tma_bytes / operands : 0.0}};
+                          {"target_flop_ratio", library_per_call.target * kTensorFlopsPerOp / flops},
+                          {"other_math_share", library_per_call.other / flops}};
       if (flops > 0)
         one["harness_per_sample"] = harness_known
-                                        ? json{{"tensor_flop_share", harness.tensor_ops * kTensorFlopsPerOp / flops},
-                                               {"tma_byte_share", operands > 0 ? harness.tma_bytes / operands : 0.0}}
+                                        ? json{{"target_flop_ratio", harness.target * kTensorFlopsPerOp / flops},
+                                               {"other_math_share", harness.other / flops},
+                                               {"global_load_bytes", harness.global_load}}
                                         : json("not measured");
-      if (w.contains("uncounted_types")) one["uncounted_types"] = w.at("uncounted_types");
       if (w.contains("seconds")) one["seconds"] = w.at("seconds");  // the accounting's host time
-      tensor_min = std::min(tensor_min, tensor), tma_min = std::min(tma_min, tma);
-      char buf[260] = "";
-      if (tensor < min_tensor_flop_share)
-        std::snprintf(buf, sizeof buf,
-                      "over its timed calls the warpgroup MMAs did %.1f%% of the FLOPs (at least %.0f%% needed) on %s",
-                      tensor * 100, min_tensor_flop_share * 100, name.c_str());
-      else if (operands > 0 && tma < min_tma_byte_share)
-        std::snprintf(buf, sizeof buf,
-                      "over its timed calls the TMA moved %.3gx the operand bytes (at least %.3gx needed) on %s", tma,
-                      min_tma_byte_share, name.c_str());
-      else if (min_tensor_flop_share > 0 && other_share > kMaxOtherMathFlopShare)
-        std::snprintf(buf, sizeof buf,
-                      "over its timed calls the FMA and FP64 pipes could have done up to %.0f%% of the FLOPs "
-                      "(at most %.0f%% allowed) on %s: the warpgroup MMAs' work is not the problem's",
-                      other_share * 100, kMaxOtherMathFlopShare * 100, name.c_str());
-      one["does_the_work"] = buf[0] == 0;
-      if (buf[0] && out.shortfall.empty()) out.shortfall = buf;
-      out.does_the_work = out.does_the_work && buf[0] == 0;
+      target_min = std::min(target_min, target_share);
+      other_max = std::max(other_max, other_share);
+      tma_load_min = std::min(tma_load_min, tma_load_share);
+      tma_bytes_min = std::min(tma_bytes_min, tma_bytes);
+      const std::string why_not = shortfall(target_share, other_share, tma_load_share, k, name);
+      one["does_the_work"] = why_not.empty();
+      if (!why_not.empty() && out.shortfall.empty()) out.shortfall = why_not;
+      out.does_the_work = out.does_the_work && why_not.empty();
       out.shapes.push_back(std::move(one));
     }
   } catch (const json::exception& e) {
@@ -145,8 +170,10 @@ TimedWorkCheck check_timed_work(const std::vector<json>& timing_events, double m
     return out;
   }
   out.counted = true;
-  out.tensor_flop_share = tensor_min;
-  out.tma_byte_share = tma_min;
+  out.tensor_flop_share = target_min;
+  out.other_math_share = other_max;
+  out.tma_load_share = tma_load_min;
+  out.tma_byte_share = tma_bytes_min;
   return out;
 }
 

@@ -301,15 +301,29 @@ ProblemSpec load_problem(const std::filesystem::path& dir, const WorkloadNames& 
     if (const auto* ptx = t->get("ptx")) at.ptx = rd.strings(*ptx, path + ".ptx");
     if (const auto* w = t->get("work")) {
       const auto* wt = w->as_table();
-      if (!wt) rd.error(path + ".work", "must be a table { tensor_flop_share = 0.5, tma_byte_share = 0.5 }", w);
-      rd.keys(*wt, path + ".work.", {"tensor_flop_share", "tma_byte_share"});
-      at.work.tensor_flop_share = rd.number(*wt, "tensor_flop_share", path + ".work.", 0);
-      at.work.tma_byte_share = rd.number(*wt, "tma_byte_share", path + ".work.", 0);
-      if (at.work.tensor_flop_share < 0 || at.work.tensor_flop_share > 1)
-        rd.error(path + ".work.tensor_flop_share", "must lie in [0, 1] (a share of the problem's FLOPs)", w);
-      if (at.work.tma_byte_share < 0 || at.work.tma_byte_share > 1000)
-        rd.error(path + ".work.tma_byte_share", "must lie in [0, 1000] (bytes moved per operand byte)", w);
-      if (at.work.tma_byte_share > 0 && p.operand_bytes.empty())
+      if (!wt)
+        rd.error(path + ".work",
+                 "must be a table { tensor_flop_share = 0.9, max_other_math_share = 0.1, tma_load_share = 0.9 }", w);
+      rd.keys(
+          *wt, path + ".work.",
+          {"tensor_flop_share", "max_target_flop_ratio", "max_other_math_share", "tma_load_share", "tma_byte_share"});
+      TargetWork& k = at.work;
+      k.tensor_flop_share = rd.number(*wt, "tensor_flop_share", path + ".work.", 0);
+      k.max_target_flop_ratio = rd.number(*wt, "max_target_flop_ratio", path + ".work.", k.max_target_flop_ratio);
+      k.max_other_math_share = rd.number(*wt, "max_other_math_share", path + ".work.", k.max_other_math_share);
+      k.tma_load_share = rd.number(*wt, "tma_load_share", path + ".work.", 0);
+      k.tma_byte_share = rd.number(*wt, "tma_byte_share", path + ".work.", 0);
+      auto in = [&](const char* key, double value, const char* range, double lo, double hi, const char* what) {
+        if (!(value >= lo && value <= hi))
+          rd.error(path + ".work." + key, std::string("must lie in ") + range + " (" + what + ")", w);
+      };
+      in("tensor_flop_share", k.tensor_flop_share, "[0, 1]", 0, 1, "a share of the problem's FLOPs");
+      in("max_target_flop_ratio", k.max_target_flop_ratio, "[1, 10]", 1, 10,
+         "target FLOPs per problem FLOP, recompute included");
+      in("max_other_math_share", k.max_other_math_share, "[0, 1000]", 0, 1000, "a share of the problem's FLOPs");
+      in("tma_load_share", k.tma_load_share, "[0, 1]", 0, 1, "a share of the global bytes the kernels read");
+      in("tma_byte_share", k.tma_byte_share, "[0, 1000]", 0, 1000, "bytes moved per operand byte");
+      if (k.tma_byte_share > 0 && p.operand_bytes.empty())
         rd.error(path + ".work.tma_byte_share", "needs the problem's operand_bytes (a formula over the dims)", w);
     }
     p.targets.push_back(std::move(at));

@@ -20,13 +20,19 @@ struct DimConstraint {
   std::vector<long long> one_of;  // empty: any value passing the rules above
 };
 
-// The work the target instructions must do for `target_executed` (the strict flag): the target
-// tensor family (warpgroup MMA) does at least `tensor_flop_share` of the problem's FLOPs, and the
-// TMA family (UTMALDG/UTMASTG/UTMAREDG) moves at least `tma_byte_share` times the problem's
-// operand bytes, on every counted call. 0 = no requirement. Justified in docs/judge.md, "Verdicts".
+// The work the target instructions must do for `target_executed` (the strict flag), by allowlist
+// (issue 45), measured on the timed calls' hardware counters (judge/timed_work.h) and agreed with by
+// the checked calls' SASS counts (judge/target_counts.h). 0 = no requirement. Justified in
+// docs/judge.md, "Verdicts".
 struct TargetWork {
-  double tensor_flop_share = 0;
-  double tma_byte_share = 0;
+  double tensor_flop_share = 0;        // the target family does at least this share of the problem's FLOPs
+  double max_target_flop_ratio = 1.1;  // target FLOPs past this multiple of the problem's are waste: they
+                                       // do not raise the share (a backward's recompute: stated per problem)
+  double max_other_math_share = 0.1;   // everything else (older MMAs, SIMT pipes, every other instruction,
+                                       // each at the most FLOPs it could do) at most this share
+  double tma_load_share = 0;           // the TMA brings at least this share of the global bytes read
+  double tma_byte_share = 0;           // checked calls: TMA bytes (each copy credited with its kernel's
+                                       // smallest known box, clipped to the tensor) per operand byte
 };
 
 struct ArchTargets {

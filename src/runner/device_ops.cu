@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "runner/calibration_kernel.cuh"
+
 namespace ptxbench {
 namespace {
 
@@ -232,6 +234,13 @@ OutputCheck judge_output(const std::string& name, const ErrorStats& e, double rt
   std::snprintf(buf, sizeof buf, "%s: max abs err %.4g, rel L2 err %.3g", name.c_str(), e.max_abs_err, rel_l2);
   c.summary = buf;
   return c;
+}
+
+double health_kernel_ms(int sm_count, cudaStream_t s) {
+  DeviceBuffer<float> sink(1);
+  const double ms = calibration::time_calibration_kernel(sm_count, sink.get(), s);
+  PTXBENCH_CUDA(cudaGetLastError());
+  return ms > 0 ? ms : 0;  // 0: unknown
 }
 
 L2Flusher::L2Flusher() {

@@ -47,6 +47,10 @@ struct OutputCheck {
 OutputCheck judge_output(const std::string& name, const ErrorStats& e, double rtol, double atol, double max_rel_l2,
                          long long cols);
 
+// The fixed health kernel (runner/calibration_kernel.cuh, the service's calibration kernel) timed
+// on `s`: the median of 7 runs, in ms (0: could not be timed). Throws CudaError on a CUDA error.
+double health_kernel_ms(int sm_count, cudaStream_t s);
+
 // Writes over a buffer twice the L2 size so the next sample starts with a cold cache.
 class L2Flusher {
  public:

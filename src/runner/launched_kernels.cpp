@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "runner/detail/cuda_check.h"
+#include "runner/integrity/gpu_activity_monitor.h"
 
 namespace ptxbench {
 namespace {
@@ -64,7 +65,10 @@ void walk(const Driver& drv, cudaGraph_t graph, EnqueuedWork& out) {
 EnqueuedWork capture_enqueued_work(const std::function<void(cudaStream_t)>& enqueue) {
   static const Driver drv;
   cudaStream_t stream = nullptr;
-  PTXBENCH_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  {
+    integrity::HarnessStreamScope own;  // the harness's own stream (judged as such once a candidate loaded)
+    PTXBENCH_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  }
   cudaGraph_t graph = nullptr;
   try {
     PTXBENCH_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));

@@ -1,18 +1,16 @@
 #include "runner/timed_work.h"
 
 #include <chrono>
+#include <cmath>
 
 #include "runner/detail/cuda_check.h"
 
 namespace ptxbench {
 
 json call_work_json(const integrity::CallWork& w) {
-  return {{"tensor_ops", w.tensor_ops},
-          {"tensor_insts", w.tensor_insts},
-          {"tma_load_bytes", w.tma_load_bytes},
-          {"tma_store_bytes", w.tma_store_bytes},
-          {"other_math_flops", w.other_math_flops},
-          {"unreadable", w.unreadable}};
+  json values = json::object();  // NaN (not collected) goes as null: the judge names it unreadable
+  for (const auto& [metric, v] : w.values) values[metric] = std::isfinite(v) ? json(v) : json(nullptr);
+  return {{"values", values}};
 }
 
 namespace {
@@ -57,7 +55,7 @@ void TimedWork::close(int candidate_calls, int library_calls_in_range, cudaStrea
       PTXBENCH_CUDA(cudaStreamSynchronize(s));
       const auto ranges = counters_->stop();
       json j = {{"chip", counters_->chip()},
-                {"uncounted_types", counters_->uncounted()},
+                {"math_class", counters_->formula().math_class},
                 {"candidate_calls", candidate_calls},
                 {"library_calls", library_calls_in_range}};
       for (const auto& r : ranges) {

@@ -35,9 +35,10 @@ class TimedWork {
   // After the last sample (its work enqueued): the samples' range closes, the session ends once the
   // stream has completed, and the figures are read.
   void close(int candidate_calls, int library_calls_in_range, cudaStream_t s);
-  // {"chip", "uncounted_types", "candidate_calls", "library_calls", "samples": work, "library":
+  // {"chip", "math_class", "candidate_calls", "library_calls", "samples": work, "library":
   //  {"calls", work}, "library_samples": {"samples": 2, work}, "seconds"} or {"error": the tool's
-  //  reason}; null when nothing was counted.
+  //  reason}; null when nothing was counted. A work is {"values": {metric: value or null}}: the
+  //  judge applies the chip's formula (probes/work_metrics.h).
   json result() const { return result_; }
 
  private:

@@ -214,6 +214,8 @@ json stats_json(const SampleStats& c, const std::vector<double>& v) {
 }  // namespace
 
 void warm_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg) {
+  // The harness's own section: its libraries' plans, the counters' sessions (HarnessStreamScope).
+  integrity::HarnessStreamScope own;
   const std::string label = shape_label(shape);
   ctx.workload.prepare(shape.get<WorkloadShape>());
   ctx.workload.generate_inputs(ctx.draw_seed(), ctx.stream.get());
@@ -242,11 +244,15 @@ void set_up_library_alone(WorkerContext& ctx, const json& shape, const std::stri
 }  // namespace
 
 void library_ahead(WorkerContext& ctx, const json& shape, double flops) {
+  // The harness's own section: its libraries' plans, the counters' sessions (HarnessStreamScope).
+  integrity::HarnessStreamScope own;
   set_up_library_alone(ctx, shape, shape_label(shape), flops, 1);
 }
 
 CleanBaseline time_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg,
                                   int lead_samples) {
+  // The harness's own section: its libraries' plans, the counters' sessions (HarnessStreamScope).
+  integrity::HarnessStreamScope own;
   const std::string label = shape_label(shape);
   set_up_library_alone(ctx, shape, label, flops, cfg.warmup_calls);
   ctx.take_exclusive_gpu();  // the first timed sample follows
@@ -272,8 +278,17 @@ CleanBaseline time_baseline_alone(WorkerContext& ctx, const json& shape, double 
   return b;
 }
 
+double time_health_kernel(WorkerContext& ctx) {
+  integrity::HarnessStreamScope own;
+  PTXBENCH_CUDA(cudaStreamSynchronize(ctx.stream.get()));
+  integrity::CallScope call(integrity::Actor::baseline, "health check", "");
+  return health_kernel_ms(ctx.sm_count, ctx.stream.get());
+}
+
 CleanBaseline check_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg,
                                    int samples) {
+  // The harness's own section: its libraries' plans, the counters' sessions (HarnessStreamScope).
+  integrity::HarnessStreamScope own;
   const std::string label = shape_label(shape);
   set_up_library_alone(ctx, shape, label, flops, cfg.warmup_calls);
   ctx.take_exclusive_gpu();  // the first timed sample follows
@@ -293,6 +308,8 @@ CleanBaseline check_baseline_alone(WorkerContext& ctx, const json& shape, double
 }
 
 json time_shape(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg, bool count_timed) {
+  // The harness's own section: its libraries' plans, the counters' sessions (HarnessStreamScope).
+  integrity::HarnessStreamScope own;
   const std::string label = shape_label(shape);
   auto s = ctx.stream.get();
   const auto set_up_from = std::chrono::steady_clock::now();

@@ -30,6 +30,10 @@ void library_ahead(WorkerContext& ctx, const json& shape, double flops);
 CleanBaseline time_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg,
                                   int lead_samples = 0);
 
+// The fixed health kernel (runner/calibration_kernel.cuh) on the harness's stream, announced as a
+// baseline sample ("health check": candidate work beside it is overlaps_baseline), in ms (0: unknown).
+double time_health_kernel(WorkerContext& ctx);
+
 // The short check of a stored clean timing (runner/library_timing_check.h): the baseline alone on
 // `shape`, warmed up and then exactly `samples` samples taken as time_baseline_alone takes them.
 CleanBaseline check_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg,

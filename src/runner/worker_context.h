@@ -55,6 +55,11 @@ struct WorkerContext {
   std::unique_ptr<integrity::WorkCounters> work_counters;
   std::string work_counters_unavailable;
   std::map<std::string, CleanBaseline> clean_baseline;  // by shape label, measured before the candidate loaded
+  // Before the candidate loaded (after the clean timings): the GPU's state (NVML) and the fixed
+  // health kernel's time (0: not timed). What a cool-down after a hot candidate goes back to, and
+  // what says whether the GPU itself got slower (runner/baseline_drift.h).
+  GpuState before_candidate;
+  double health_reference_ms = 0;
   // The timed worker under the service's lane gate starts while its GPU is shared, and asks for
   // exclusive use on this socket just before its first timed sample, and for the library's clean
   // timings before its candidate loads (judge/exclusive_handshake.h, core/exclusive_grant.h);

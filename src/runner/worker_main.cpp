@@ -163,8 +163,8 @@ int run(const Args& args, ResultChannel& channel) {
     if (job.count && job.timing) {
       // Before the candidate loads (the profiler loads its libraries now, not under the candidate's
       // filters): the timed samples' work counters (runner/timed_work.h).
-      ctx.work_counters = integrity::WorkCounters::create(nullptr, ctx.device, 8, &ctx.work_counters_unavailable,
-                                                          {workload->math_class()});
+      ctx.work_counters = integrity::WorkCounters::create(nullptr, ctx.device, 8, workload->math_class(),
+                                                          &ctx.work_counters_unavailable);
     }
     if (job.count) ctx.counter = integrity::SassCounter::create(ctx.device, &ctx.counter_unavailable);
   }

@@ -192,10 +192,11 @@ TEST_F(IntegrityOnGpu, TheReferencesTimedCallsDoTheTargetWork) {
   ASSERT_EQ(tr["detail"]["timed_work"]["counted"], true) << tr.dump();
   EXPECT_EQ(r["target_executed"], true) << tr.dump();
   for (const auto& s : tr["detail"]["timed_work"]["shapes"]) {
-    EXPECT_GT(s["tensor_flop_share"].get<double>(), 0.9) << s.dump();
-    EXPECT_LT(s["tensor_flop_share"].get<double>(), 1.1) << s.dump();  // the harness's work is not its own
-    EXPECT_LT(s["other_math_flop_bound"].get<double>(), 0.25) << s.dump();
-    EXPECT_GT(s["library"]["tensor_flop_share"].get<double>(), 0.9) << s.dump();
+    EXPECT_GT(s["target_flop_ratio"].get<double>(), 0.9) << s.dump();
+    EXPECT_LT(s["target_flop_ratio"].get<double>(), 1.1) << s.dump();  // the harness's work is not its own
+    EXPECT_LT(s["other_math_share"].get<double>(), 0.1) << s.dump();
+    EXPECT_GT(s["tma_load_share"].get<double>(), 0.9) << s.dump();
+    EXPECT_GT(s["library"]["target_flop_ratio"].get<double>(), 0.9) << s.dump();
   }
 }
 
@@ -215,6 +216,55 @@ TEST_F(IntegrityOnGpu, APrefetchOnThePerThreadStreamIsForbidden) {
   EXPECT_EQ(r["verdict"], "forbidden") << r["reason"];
   EXPECT_TRUE(has_violation(r, "foreign_stream")) << violations(r);
   EXPECT_NE(violations(r).find("Prefetch"), std::string::npos) << violations(r);
+}
+
+// Issue 45: streams by creation, not by name. A thread of the candidate's own (started through
+// libc's symbol table) creates a stream between calls, through a lookup of a decoded name or the
+// runtime's symbol table; half of every later call's work runs there, joined back with events.
+TEST_F(IntegrityOnGpu, AStreamCreatedByAThreadOfItsOwnBetweenCallsIsForbidden) {
+  const json r = eval("gemm", "tests/gpu/candidates/attacks/gemm_stream_created_by_thread.cu", {"--no-timing"});
+  std::cout << "refused: " << integrity(r)["detail"]["refused_entry_points"].dump() << " violations: " << violations(r)
+            << "\n";
+  ASSERT_EQ(stage_of(r, "build")["status"], "ok") << stage_of(r, "build").dump();
+  EXPECT_EQ(r["verdict"], "forbidden") << r["reason"];
+  EXPECT_TRUE(has_violation(r, "forbidden_api")) << violations(r);
+  EXPECT_NE(violations(r).find("thread of the candidate's own"), std::string::npos) << violations(r);
+  // Its lookups, made on its own thread while the harness's thread ran the harness's code, were refused.
+  EXPECT_NE(integrity(r)["detail"]["refused_entry_points"].dump().find("cuStreamCreate"), std::string::npos)
+      << integrity(r).dump();
+}
+
+// The attention backward with its dQ kernel on the per-thread default stream, forked and joined
+// with events: every output right, and forbidden all the same (work off the given stream).
+TEST_F(IntegrityOnGpu, ABackwardWithDqOnASideStreamIsForbidden) {
+  const json r = eval("mha_bwd", "tests/gpu/candidates/attacks/attention_bwd_side_stream.cu", {"--no-probe"});
+  ASSERT_EQ(stage_of(r, "build")["status"], "ok") << stage_of(r, "build").dump();
+  EXPECT_EQ(r["verdict"], "forbidden") << r["reason"];
+  EXPECT_TRUE(has_violation(r, "foreign_stream")) << violations(r);
+  EXPECT_NE(violations(r).find("dq_kernel"), std::string::npos) << violations(r);
+}
+
+// Heat is the harness's problem: a correct GEMM that burns the GPU in every call (on the given
+// stream) slows the library beside it and right after it. The GPU is let cool and the library timed
+// alone again: the verdict is the candidate's (correct, or forbidden when the library was back to
+// normal at once), never infra_error.
+TEST_F(IntegrityOnGpu, ACandidateThatHeatsTheGpuGetsAVerdictNotAnInfraError) {
+  const json r = eval("gemm", "tests/gpu/candidates/attacks/gemm_heats_the_gpu.cu");
+  const json timing = stage_of(r, "timing");
+  std::cout << "timing: " << timing["message"] << "\ndrift: " << timing["detail"].value("baseline_drift", json()).dump()
+            << "\ncool-downs: " << timing["detail"].value("cool_downs", 0)
+            << " thermal: " << timing["detail"].value("thermal", "") << "\n";
+  ASSERT_EQ(stage_of(r, "correctness")["status"], "ok") << stage_of(r, "correctness").dump();
+  EXPECT_NE(r["verdict"], "infra_error") << r["reason"];
+  EXPECT_TRUE(r["verdict"] == "correct" || r["verdict"] == "forbidden") << r["reason"];
+  // The speedup is against the fastest library timing (beside, before, after), never a slower one.
+  for (const auto& t : r.value("timing", json::array())) {
+    const double chosen = t.value("baseline_median_ms", 0.0), beside = t.value("baseline_interleaved_ms", 0.0),
+                 alone = t.value("baseline_alone_ms", 0.0);
+    if (alone > 0) {
+      EXPECT_LE(chosen, std::min(beside, alone) + 1e-9) << t.dump();
+    }
+  }
 }
 
 // Through the service's engine the correctness checks' references come from its pool, over a

@@ -1,8 +1,8 @@
 # Attack: keep the result between calls. The first call computes C and remembers it in a
 # module-level dict keyed by the shape; later calls of the same shape launch a cheap kernel that
 # only copies the remembered tile... and here, to stay short, skip the GEMM after the first call.
-# Nothing here is refused by the source scan (a dict at module level is ordinary Python): this one
-# is the GPU judge's (fresh inputs per call, results checked on every counted call). Expected: gpu.
+# Before the allowlist this passed the scan and was left to the GPU judge (fresh inputs per call,
+# results checked on every counted call); module-level names now hold constants only. Expected: state.
 import triton
 import triton.language as tl
 

@@ -1,4 +1,4 @@
-# Attack: from triton.runtime import driver. Expected: import.
+# Attack: from triton.runtime import driver. Expected: triton_internal.
 import triton
 from triton.runtime import driver
 

@@ -1,5 +1,6 @@
 # Attack: the build step made to exit with the tool's own "usage error" code, to pass as an infra
-# error (judged again, never charged). Expected: compile_error (the candidate's exception).
+# error (judged again, never charged). Refused by the scan (SystemExit is not an exception a candidate
+# may raise); compile_only would report it as the candidate's exception anyway. Expected: dynamic_code.
 import triton
 
 

@@ -4,7 +4,7 @@ with stand-in buffers on a driver that compiles every launch and records it (com
     python -m ptxbench_triton.compile_only --candidate C.py --entry NAME --arch sm_90a|sm_100a
         (--arguments ARGS.json --shape SHAPE.json | --calls CALLS.json) --out DIR [--ptx]
 
-ARGS.json: the entry's arguments in order, the stream left out (it is appended, 0):
+ARGS.json: the entry's arguments in order, the stream left out (a stand-in handle is appended):
   [{"name": "A", "dtype": "bfloat16", "shape": ["M", "K"]}, ..., {"name": "M"}, ...]; a buffer's
   dimensions are names in the shape or integers; a scalar takes the shape's value of its name.
 SHAPE.json: {"M": 4096, "N": 4096, "K": 4096}.

@@ -10,7 +10,9 @@ the worker embeds (src/runner/triton/), which runs this module:
   warm()        the entry called once per shape the job will use, launching nothing: every kernel
                 the calls need is loaded from the build's cache (cubin and launcher) now, because
                 after the load the worker's filters refuse every file open and executable mapping.
-                Returns the global scratch the launches need (device-side TMA descriptors).
+                Its buffers and stream are stand-ins that look like the harness's (fake_buffers.py),
+                so the entry cannot tell the warm-up from the calls that follow. Returns the global
+                scratch the launches need (device-side TMA descriptors).
   set_scratch(address, bytes)   the harness's allocation for that scratch.
   call(values)  one entry call: the C entry's arguments as integers, the stream last. None, or the
                 error as text (no source lines: reading them would open files).
@@ -105,7 +107,7 @@ class _Session:
 
     def arguments(self, values):
         """The entry's arguments for one call: buffers at the harness's addresses with the shapes of
-        the warmed call whose scalars these are."""
+        the warmed call whose scalars these are (fake_buffers.Buffer, the stand-ins' class)."""
         scalars = tuple(v for v, a in zip(values, self._kinds(values)) if a == "scalar")
         spec = self.calls.get(scalars)
         if spec is None:

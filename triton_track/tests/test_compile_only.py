@@ -14,6 +14,8 @@ them) follow the same pattern; gemm_fp8's products are the fp8 families (QGMMA, 
 import concurrent.futures
 import os
 import json
+import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -138,10 +140,15 @@ class References(unittest.TestCase):
         self.assertNotIn("ptx", c.manifest["kernels"][0])  # no --ptx, no PTX
 
     def test_gpu_attacks_pass_the_compile(self):
-        # The scan's blind spot compiles as ordinary Triton: the GPU judge must be the one to catch it.
-        c = support.Compiled(os.path.join(support.ATTACKS, "cached_result.py"))
-        self.addCleanup(c.close)
-        self.assertEqual(c.code, 0, c.describe())
+        # What the scan leaves to the GPU judge compiles as ordinary Triton (attacks/expected.json: "gpu").
+        with open(os.path.join(support.ATTACKS, "expected.json")) as f:
+            gpu = sorted(name for name, rule in json.load(f).items() if rule == "gpu")
+        self.assertIn("writes_input.py", gpu)
+        for name in gpu:
+            with self.subTest(attack=name):
+                c = support.Compiled(os.path.join(support.ATTACKS, name))
+                self.addCleanup(c.close)
+                self.assertEqual(c.code, 0, c.describe())
 
 
 # The references of the problems beyond gemm and mha_fwd, compiled as the judge does: one entry
@@ -206,10 +213,15 @@ class Isolation(unittest.TestCase):
         self.assertIn("gemm_kernel.cubin", cached)
 
     def test_the_candidate_sees_a_fresh_namespace(self):
-        # The candidate fails (exit 1) if its module holds any name of the tool's.
-        c = support.Compiled(os.path.join(support.CANDIDATES, "namespace_probe.py"))
-        self.addCleanup(c.close)
-        self.assertEqual(c.code, 0, c.describe())
+        # The probe raises at import if its module holds any name of the tool's. The scan refuses it
+        # (it lists its namespace with dir()), so it is loaded as compile_only and the worker load a
+        # candidate (load_candidate), in a child process of its own.
+        probe = os.path.join(support.CANDIDATES, "namespace_probe.py")
+        self.assertTrue(support.scan(probe)[1]["findings"])
+        code = f"from ptxbench_triton.compile_only import load_candidate; load_candidate({probe!r})"
+        p = subprocess.run([sys.executable, "-B", "-c", code], cwd=support.TRITON_ROOT, capture_output=True, text=True,
+                           env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
 
 
 class Launches(unittest.TestCase):

@@ -28,7 +28,7 @@ StageResult apply_target_counts(const std::vector<json>& events, const SassListi
                                 EvaluationRecord& r, json detail) {
   const ArchTargets& targets = *p.targets_for(r.arch);
   const TargetWorkSummary sum = summarize_target_work(
-      events, listing, targets.groups, targets.work.tensor_flop_share, targets.work.tma_byte_share,
+      events, listing, targets.groups, targets.work,
       [&](const json& shape) { return p.operand_byte_count(shape.get<Shape>()); },
       [&](const json& shape) { return shape_to_string(shape.get<Shape>(), p.dims); });
   r.executed_families = select_families(sum.executed, targets.groups);
@@ -39,6 +39,9 @@ StageResult apply_target_counts(const std::vector<json>& events, const SassListi
   detail["shapes"] = sum.shapes;
   detail["executed_families"] = r.executed_families;
   detail["work_required"] = {{"tensor_flop_share", targets.work.tensor_flop_share},
+                             {"max_target_flop_ratio", targets.work.max_target_flop_ratio},
+                             {"max_other_math_share", targets.work.max_other_math_share},
+                             {"tma_load_share", targets.work.tma_load_share},
                              {"tma_byte_share", targets.work.tma_byte_share}};
   char share[160] = "";
   if (r.tensor_flop_share)
@@ -53,35 +56,41 @@ StageResult apply_target_counts(const std::vector<json>& events, const SassListi
   return {"target_run", StageStatus::ok, 0, what + share, detail};
 }
 
-// The timed calls' own work (judge/timed_work.h), where the worker counted it: target_executed
-// also needs it, and the record's shares are the smaller of the counted and the timed calls'. A
-// tool that started counting and failed leaves target_executed unknown, never granted.
+// The timed calls' own work (judge/timed_work.h) decides target_executed (issue 45: one kind of
+// call): the checked calls' counts must agree, and where the timed calls were not counted (no
+// timing, or the counters could not run) the flag is unknown, never granted. The record's shares
+// are the timed calls' where counted.
 void apply_timed_work(GpuStageRun& c, StageResult& stage) {
   EvaluationRecord& r = c.record;
+  if (!r.target_executed.has_value()) return;
   const auto timings = c.timing_source().of_type("timing");
-  bool tried = false;
-  for (const auto& t : timings) tried = tried || t.contains("timed_work");
-  if (!tried || !r.target_executed.has_value()) return;
   const ArchTargets& targets = *c.problem.targets_for(r.arch);
   const TimedWorkCheck tw = check_timed_work(
-      timings, targets.work.tensor_flop_share, targets.work.tma_byte_share,
-      [&](const json& shape) { return c.problem.operand_byte_count(shape.get<Shape>()); },
+      timings, targets.work, [&](const json& shape) { return c.problem.operand_byte_count(shape.get<Shape>()); },
       [&](const json& shape) { return shape_to_string(shape.get<Shape>(), c.problem.dims); });
   if (!tw.counted) {
     stage.detail["timed_work"] = {{"counted", false}, {"why", tw.unavailable}};
     if (*r.target_executed) {
       r.target_executed.reset();
-      stage.message += "; the timed calls' work is unknown (" + tw.unavailable + ")";
+      stage.message += "; the timed calls' work is unknown (" + tw.unavailable + "), so target_executed is too";
     }
     return;
   }
-  stage.detail["timed_work"] = {{"counted", true}, {"shapes", tw.shapes}, {"does_the_work", tw.does_the_work}};
-  r.tensor_flop_share = std::min(r.tensor_flop_share.value_or(*tw.tensor_flop_share), *tw.tensor_flop_share);
-  r.tma_byte_share = std::min(r.tma_byte_share.value_or(*tw.tma_byte_share), *tw.tma_byte_share);
-  if (*r.target_executed && !tw.does_the_work) {
+  stage.detail["timed_work"] = {{"counted", true},
+                                {"shapes", tw.shapes},
+                                {"does_the_work", tw.does_the_work},
+                                {"tensor_flop_share", *tw.tensor_flop_share},
+                                {"other_math_share", *tw.other_math_share},
+                                {"tma_load_share", *tw.tma_load_share}};
+  r.tensor_flop_share = *tw.tensor_flop_share;
+  r.tma_byte_share = *tw.tma_byte_share;
+  if (!tw.does_the_work) {
+    const bool was = *r.target_executed;
     r.target_executed = false;
-    stage.message =
-        "target families executed on the counted calls but did NOT do the work in the timed calls: " + tw.shortfall;
+    if (was)
+      stage.message =
+          "target families executed on the checked calls but did NOT do the work in the timed calls: " + tw.shortfall;
+    else stage.message += "; in the timed calls too: " + tw.shortfall;
   }
 }
 

@@ -46,15 +46,33 @@ constexpr Rule kForbidden[] = {
     {"cudaCtxResetPersistingL2Cache", "changes the L2 persistence state", true},
     {"cuStreamSetAttribute", "changes the given stream's attributes (they outlive the call)", true},
     {"cudaStreamSetAttribute", "changes the given stream's attributes (they outlive the call)", true},
+    {"cuStreamCopyAttributes", "changes a stream's attributes (they outlive the call)", true},
+    {"cudaStreamCopyAttributes", "changes a stream's attributes (they outlive the call)", true},
+    {"cuCtxSetFlags", "changes the context's flags", true},
     {"cuLaunchHostFunc", "runs host code after the call returns", true},
     {"cudaLaunchHostFunc", "runs host code after the call returns", true},
     {"cuStreamAddCallback", "runs host code after the call returns", true},
     {"cudaStreamAddCallback", "runs host code after the call returns", true},
+    // Graphs are allowed (captured on the given stream, launched there); a host node is host code
+    // run after the call returns, as cuLaunchHostFunc (a generic node of that type: the monitor
+    // reads its parameters, graph_node_is_host).
+    {"cuGraphAddHostNode", "adds a host node to a graph (host code run after the call returns)", true},
+    {"cudaGraphAddHostNode", "adds a host node to a graph (host code run after the call returns)", true},
+    {"cuGraphHostNodeSetParams", "sets a graph's host node (host code run after the call returns)", true},
+    {"cudaGraphHostNodeSetParams", "sets a graph's host node (host code run after the call returns)", true},
+    {"cuGraphExecHostNodeSetParams", "sets a graph's host node (host code run after the call returns)", true},
+    {"cudaGraphExecHostNodeSetParams", "sets a graph's host node (host code run after the call returns)", true},
     {"cuMulticastCreate", "creates multicast objects", true},
     {"cuIpcGetMemHandle", "shares memory with another process", true},
     {"cudaIpcGetMemHandle", "shares memory with another process", true},
     {"cuIpcOpenMemHandle", "maps another process's memory", true},
     {"cudaIpcOpenMemHandle", "maps another process's memory", true},
+    // Events are allowed (created, recorded and waited on the given stream: joins, programmatic
+    // dependent launch, timing); shared with another process they are not.
+    {"cuIpcGetEventHandle", "shares an event with another process", true},
+    {"cudaIpcGetEventHandle", "shares an event with another process", true},
+    {"cuIpcOpenEventHandle", "opens another process's event", true},
+    {"cudaIpcOpenEventHandle", "opens another process's event", true},
 };
 
 }  // namespace

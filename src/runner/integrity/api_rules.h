@@ -6,7 +6,11 @@
 //  - Calls that change state the harness or the baseline depends on, create streams or contexts,
 //    or run host code after the call returns are forbidden wherever they are reached from (the
 //    callback sees every call, however the candidate found the function). Loaded code is judged
-//    by its bytes instead (see audit()).
+//    by its bytes instead (see audit()). A stream or context that comes into being by any route
+//    (the resource callback) is judged too (CreatedStream in observations.h).
+//  - Events and graphs are allowed: created, recorded, waited on, captured, uploaded and launched
+//    on the given stream (any other stream is foreign_stream, judged at the call); events shared
+//    with another process and graph host nodes (host code after the call) are forbidden.
 #pragma once
 #include <string>
 #include <string_view>

@@ -14,8 +14,15 @@ std::string_view to_string(Actor a) {
     case Actor::baseline: return "baseline";
     case Actor::candidate_load: return "candidate_load";
     case Actor::candidate_call: return "candidate_call";
+    case Actor::candidate_thread: return "candidate_thread";
   }
   return "harness";
+}
+
+bool harness_created(const CreatedStream& c) {
+  // On the harness's thread outside candidate code: in a section it marked, or in no API call at
+  // all (CUPTI's or the driver's own work for the harness). On any other thread: never.
+  return c.harness_thread && !is_candidate(c.actor) && (c.marked || c.api.empty());
 }
 
 namespace {
@@ -31,9 +38,18 @@ struct Index {
   std::unordered_map<uint32_t, const Launch*> launch_of;
   std::map<int, const CallInfo*> call_of;
   std::set<std::string> candidate_functions, foreign_functions;
+  std::set<std::pair<uint32_t, uint32_t>> candidate_streams;  // (context, stream) ids of streams the candidate created
   uint64_t t0 = 0;
+  // Contexts are compared only where the records bear the given stream's context out (some record
+  // on the given stream's id carries it): a context id misread turns the comparison off, never on.
+  bool contexts_agree = false;
 
   explicit Index(const Observations& obs) : o(obs) {
+    for (const auto& w : o.work)
+      contexts_agree = contexts_agree ||
+                       (o.candidate_context != 0 && w.stream == o.candidate_stream && w.context == o.candidate_context);
+    for (const auto& c : o.created)
+      if (!c.context && c.stream && !harness_created(c)) candidate_streams.insert({c.stream_context, c.stream});
     for (const auto& l : o.launches) launch_of.emplace(l.correlation, &l);
     for (const auto& c : o.calls) call_of.emplace(c.index, &c);
     for (const auto& m : o.modules)
@@ -46,6 +62,11 @@ struct Index {
   const Launch* launch(uint32_t c) const {
     auto it = launch_of.find(c);
     return it == launch_of.end() ? nullptr : it->second;
+  }
+  // Who made a call: the harness's call `index`, or a thread of the candidate's own.
+  std::string during(Actor actor, int index) const {
+    if (actor == Actor::candidate_thread) return "on a thread of the candidate's own, outside the harness's calls";
+    return "during " + call_name(index);
   }
   std::string call_name(int index) const {
     auto it = call_of.find(index);
@@ -65,6 +86,16 @@ struct Index {
                                                             : std::string("a memory set");
     return what + " on stream " + std::to_string(w.stream) + " at " + at(w.start) + " for " +
            std::to_string((w.end - w.start) / 1000) + " us";
+  }
+  // On the given stream: its id, within its context where both are known (stream ids are compared
+  // by id, as the records give them, never by handle).
+  bool on_given_stream(const DeviceWork& w) const {
+    return w.stream == o.candidate_stream && (!contexts_agree || w.context == 0 || w.context == o.candidate_context);
+  }
+  bool on_candidate_stream(const DeviceWork& w) const {
+    for (const auto& [ctx, id] : candidate_streams)
+      if (id == w.stream && (ctx == 0 || w.context == 0 || ctx == w.context)) return true;
+    return false;
   }
   bool is_candidate_work(const DeviceWork& w) const {
     const Launch* l = launch(w.correlation);
@@ -117,9 +148,10 @@ std::vector<Violation> audit(const Observations& o) {
   for (const auto& w : o.work) {
     seen.insert(w.correlation);
     const Launch* l = ix.launch(w.correlation);
-    if (l && l->actor == Actor::candidate_load) continue;  // judged from the launch below
+    // Enqueued while loading, or by a thread of the candidate's own: judged from the launch below.
+    if (l && (l->actor == Actor::candidate_load || l->actor == Actor::candidate_thread)) continue;
     if (l && l->actor == Actor::candidate_call) {
-      if (w.stream != o.candidate_stream)
+      if (!ix.on_given_stream(w))
         v.add("foreign_stream", ix.describe(w) + ", enqueued during " + ix.call_name(l->call) +
                                     ", is not on the given stream " + std::to_string(o.candidate_stream));
       if (w.kind == DeviceWork::Kind::kernel) {
@@ -132,31 +164,50 @@ std::vector<Violation> audit(const Observations& o) {
       }
       continue;
     }
-    if (w.kind == DeviceWork::Kind::kernel && ix.candidate_functions.count(w.name) &&
-        !ix.foreign_functions.count(w.name))
-      v.add("ran_outside_call", ix.describe(w) + " is the candidate's kernel but was enqueued " +
-                                    (l ? "by the " + std::string(to_string(l->actor)) + " (" + l->api + ")"
-                                       : "by no call the harness saw") +
-                                    ", not inside a candidate call");
+    // Work no candidate call enqueued, as far as the callbacks could tell who did: on a stream the
+    // candidate created, or a kernel of the candidate's own, it is the candidate's all the same.
+    const std::string by = l ? "by the " + std::string(to_string(l->actor)) + " (" + l->api + ")"
+                             : std::string("by no call the harness saw");
+    const bool own_kernel = w.kind == DeviceWork::Kind::kernel && ix.candidate_functions.count(w.name) &&
+                            !ix.foreign_functions.count(w.name);
+    if (ix.on_candidate_stream(w))
+      v.add("foreign_stream", ix.describe(w) + ", enqueued " + by + ", ran on a stream the candidate created");
+    else if (own_kernel && !ix.on_given_stream(w))
+      v.add("foreign_stream", ix.describe(w) + ", enqueued " + by +
+                                  ", is the candidate's kernel on a stream other than the given one " +
+                                  std::to_string(o.candidate_stream));
+    if (own_kernel)
+      v.add("ran_outside_call",
+            ix.describe(w) + " is the candidate's kernel but was enqueued " + by + ", not inside a candidate call");
   }
 
   // Launches: counted calls are judged from the callback (no activity records then); every other
   // kernel launch must have produced its record (otherwise tracing was disabled or lost).
   for (const auto& l : o.launches) {
+    const std::string what = l.api + (l.function.empty() ? "" : " of " + l.function);
     if (l.actor == Actor::candidate_load) {
       v.add("gpu_work_at_load",
-            l.api + (l.function.empty() ? "" : " of " + l.function) +
-                " was called while the candidate's library was being loaded (GPU work outside any call)");
+            what + " was called while the candidate's library was being loaded (GPU work outside any call)");
       continue;
     }
-    // Seen at the call, so also work that leaves no activity record (a prefetch, a counted launch)
-    // or that would run after the call returned.
-    if (is_candidate(l.actor) && !l.on_given_stream && !seen.count(l.correlation))  // a record was judged above
-      v.add("foreign_stream", l.api + (l.function.empty() ? "" : " of " + l.function) + " during " +
-                                  ix.call_name(l.call) + " enqueued work on a stream other than the given one");
+    if (l.actor == Actor::candidate_thread) {
+      // Whatever the harness's thread was doing then (a call of the candidate's, a baseline
+      // sample, its own work): not a call the harness made.
+      v.add("ran_outside_call", what +
+                                    " was called on a thread of the candidate's own, not in a call the harness "
+                                    "made: GPU work outside any call");
+      if (!l.on_given_stream)
+        v.add("foreign_stream", what +
+                                    " on a thread of the candidate's own enqueued work on a stream other than the "
+                                    "given one");
+    } else if (is_candidate(l.actor) && !l.on_given_stream && !seen.count(l.correlation)) {
+      // Seen at the call, so also work that leaves no activity record (a prefetch, a counted
+      // launch) or that would run after the call returned (a record was judged above).
+      v.add("foreign_stream",
+            what + " during " + ix.call_name(l.call) + " enqueued work on a stream other than the given one");
+    }
     if (l.kernel_launch && !l.counted && !seen.count(l.correlation) && o.dropped_records == 0)
-      v.add("unaccounted_launch", l.api + (l.function.empty() ? "" : " of " + l.function) + " by the " +
-                                      std::string(to_string(l.actor)) + " (" + ix.call_name(l.call) +
+      v.add("unaccounted_launch", what + " by the " + std::string(to_string(l.actor)) + " (" + ix.call_name(l.call) +
                                       ") produced no activity record: GPU tracing was disabled or tampered with");
   }
 
@@ -194,7 +245,22 @@ std::vector<Violation> audit(const Observations& o) {
 
   // API calls that ran although forbidden (refused entry points are reported, not violations).
   for (const auto& e : o.api_events)
-    if (!e.refused) v.add("forbidden_api", e.api + " was called by the candidate during " + ix.call_name(e.call));
+    if (!e.refused) v.add("forbidden_api", e.api + " was called by the candidate " + ix.during(e.actor, e.call));
+
+  // Streams and contexts, however created (the resource callback sees every route), unless the
+  // harness created them itself.
+  for (const auto& c : o.created) {
+    if (harness_created(c)) continue;
+    const std::string what = c.context ? std::string("a context")
+                                       : "a stream" + (c.stream ? " (stream " + std::to_string(c.stream) + ")" : "");
+    const std::string who = c.actor == Actor::candidate_thread ? "on a thread of the candidate's own"
+                            : is_candidate(c.actor)
+                                ? "by the candidate during " + ix.call_name(c.call)
+                                : "on the harness's thread outside any section where the harness creates "
+                                  "its own (candidate code outside a call: a signal handler, a destructor)";
+    v.add("forbidden_api", what + " was created (" + (c.api.empty() ? "in no API call" : "in " + c.api) + ") " + who +
+                               ": the candidate may create no stream or context, by any route");
+  }
 
   // The kernels a counted call ran must be those the timed calls of the same shape ran.
   std::map<int, std::set<std::string>> kernels_of_call;

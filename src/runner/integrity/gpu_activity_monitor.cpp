@@ -26,10 +26,12 @@ struct GpuActivityMonitor::State {
   std::vector<CubinImage> images;
   cudaStream_t given_stream = nullptr;
   CUpti_SubscriberHandle subscriber = nullptr;
-  // The call in progress (the harness makes calls from one thread).
+  // The call in progress on the harness's thread (the harness makes its calls from one thread; a
+  // call on any other thread once the candidate began loading is Actor::candidate_thread).
   Actor actor = Actor::harness;
   int call = -1;
   bool counted = false;
+  bool candidate_loaded = false;  // since the candidate's library began loading (it stays loaded)
   decltype(&cuFuncGetName) func_name = nullptr;
   decltype(&cuStreamIsCapturing) is_capturing = nullptr;
   decltype(&cuKernelGetName) kernel_name = nullptr;
@@ -50,7 +52,27 @@ GpuActivityMonitor::State* g_state = nullptr;
 
 thread_local int t_runtime_depth = 0;              // runtime API calls in progress on this thread
 thread_local const char* t_runtime_api = nullptr;  // the outermost one
+thread_local int t_driver_depth = 0;               // driver API calls in progress on this thread
+thread_local const char* t_driver_api = nullptr;   // the outermost one
 thread_local bool t_in_callback = false;
+thread_local bool t_harness_thread = false;  // the thread that started the monitor: the harness's
+thread_local int t_harness_creates = 0;      // HarnessStreamScope depth on this thread
+
+// Whose code runs on this thread, and in which call (the state is read under its lock).
+struct Here {
+  Actor actor = Actor::harness;
+  int call = -1;
+  bool counted = false, paused = false, loaded = false;
+};
+
+Here here(const GpuActivityMonitor::State& st) {
+  std::lock_guard<std::mutex> lock(st.mu);
+  Here h;
+  h.paused = st.kernel_records_paused, h.loaded = st.candidate_loaded;
+  if (t_harness_thread) h.actor = st.actor, h.call = st.call, h.counted = st.counted;
+  else if (st.candidate_loaded) h.actor = Actor::candidate_thread;  // a thread the candidate started
+  return h;
+}
 
 void check(CUptiResult r, const char* what) {
   if (r == CUPTI_SUCCESS) return;
@@ -76,22 +98,26 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
       auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
       w.kind = DeviceWork::Kind::kernel;
       w.correlation = k->correlationId, w.stream = k->streamId, w.start = k->start, w.end = k->end;
+      w.context = k->contextId;
       w.name = k->name ? k->name : "";
       w.graph = k->graphId != 0;
     } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
       auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
       w.kind = DeviceWork::Kind::memcpy;
       w.correlation = m->correlationId, w.stream = m->streamId, w.start = m->start, w.end = m->end;
+      w.context = m->contextId;
       w.graph = m->graphId != 0;
     } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY2) {  // peer copies: their stream can be any
       auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
       w.kind = DeviceWork::Kind::memcpy;
       w.correlation = m->correlationId, w.stream = m->streamId, w.start = m->start, w.end = m->end;
+      w.context = m->contextId;
       w.graph = m->graphId != 0;
     } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
       auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
       w.kind = DeviceWork::Kind::memset;
       w.correlation = m->correlationId, w.stream = m->streamId, w.start = m->start, w.end = m->end;
+      w.context = m->contextId;
       w.graph = m->graphId != 0;
     } else {
       continue;
@@ -111,6 +137,7 @@ bool is_entry_point_query(const char* runtime_api) {
 }
 
 void on_module_loaded(GpuActivityMonitor::State& st, const CUpti_ResourceData* rd) {
+  const Here h = here(st);
   auto* m = static_cast<const CUpti_ModuleResourceData*>(rd->resourceDescriptor);
   LoadedModule lm;
   lm.id = m->moduleId;
@@ -122,15 +149,15 @@ void on_module_loaded(GpuActivityMonitor::State& st, const CUpti_ResourceData* r
     // Not an ELF image the parser knows: no names (kernels from it are then nobody's own).
   }
   std::lock_guard<std::mutex> lock(st.mu);
-  lm.actor = st.actor, lm.call = st.call;
+  lm.actor = h.actor, lm.call = h.call;
   for (const auto& c : st.images) lm.candidate_image = lm.candidate_image || c.matches(image);
   if (lm.candidate_image) st.candidate_functions.insert(lm.functions.begin(), lm.functions.end());
   st.obs.modules.push_back(std::move(lm));
 }
 
-void record_api_event(GpuActivityMonitor::State& st, std::string api, bool refused) {
+void record_api_event(GpuActivityMonitor::State& st, const Here& h, std::string api, bool refused) {
   std::lock_guard<std::mutex> lock(st.mu);
-  st.obs.api_events.push_back({st.actor, st.call, std::move(api), refused});
+  st.obs.api_events.push_back({h.actor, h.call, std::move(api), refused});
 }
 
 // The kernel and stream a launch names (single-kernel launches only).
@@ -211,19 +238,19 @@ void note_encoded_map(GpuActivityMonitor::State& st, const CUpti_CallbackData* c
 }
 
 void on_driver_api(GpuActivityMonitor::State& st, CUpti_CallbackId cbid, const CUpti_CallbackData* cd) {
-  Actor actor;
-  int call;
-  bool counted, paused;
-  {
-    std::lock_guard<std::mutex> lock(st.mu);
-    actor = st.actor, call = st.call, counted = st.counted, paused = st.kernel_records_paused;
-  }
+  const Here h = here(st);
+  const Actor actor = h.actor;
+  const int call = h.call;
+  const bool counted = h.counted, paused = h.paused;
   const bool candidate = is_candidate(actor);
   const bool top_level = t_runtime_depth == 0;
   if (cd->callbackSite == CUPTI_API_ENTER) {
     if (candidate && !(cd->functionName && std::string_view(cd->functionName).starts_with("cuGetProcAddress"))) {
       if (auto why = forbidden_api_reason(cd->functionName, top_level); !why.empty())
-        record_api_event(st, std::string(cd->functionName) + " (" + why + ")", false);
+        record_api_event(st, h, std::string(cd->functionName) + " (" + why + ")", false);
+      else if (graph_node_is_host(cd->functionName ? cd->functionName : "", cd->functionParams))
+        record_api_event(st, h, std::string(cd->functionName) + " (a host node: host code run after the call returns)",
+                         false);
     }
     const auto t0 = std::chrono::steady_clock::now();
     std::optional<CUstream> named_stream;
@@ -302,7 +329,7 @@ void on_driver_api(GpuActivityMonitor::State& st, CUpti_CallbackId cbid, const C
     if (!entry_point_allowed(symbol)) {
       if (p->pfn) *p->pfn = nullptr;
       if (cd->functionReturnValue) *static_cast<CUresult*>(cd->functionReturnValue) = CUDA_ERROR_NOT_FOUND;
-      record_api_event(st, "driver entry point " + symbol + " (not on the allowlist: answered not found)", true);
+      record_api_event(st, h, "driver entry point " + symbol + " (not on the allowlist: answered not found)", true);
     }
   }
 }
@@ -311,18 +338,35 @@ void on_runtime_api(GpuActivityMonitor::State& st, const CUpti_CallbackData* cd)
   if (cd->callbackSite == CUPTI_API_ENTER) {
     if (t_runtime_depth++ == 0) t_runtime_api = cd->functionName;
     if (t_runtime_depth != 1) return;
-    Actor actor;
-    {
-      std::lock_guard<std::mutex> lock(st.mu);
-      actor = st.actor;
-    }
-    if (is_candidate(actor))
+    const Here h = here(st);
+    if (is_candidate(h.actor))
       if (auto why = forbidden_api_reason(cd->functionName, true); !why.empty())
-        record_api_event(st, std::string(cd->functionName) + " (" + why + ")", false);
+        record_api_event(st, h, std::string(cd->functionName) + " (" + why + ")", false);
   } else {
     if (--t_runtime_depth == 0) t_runtime_api = nullptr;
     if (t_runtime_depth < 0) t_runtime_depth = 0;
   }
+}
+
+// A stream or context came into being (however it was made: the runtime, the driver, an entry
+// point, a thread of the candidate's own). Kept once the candidate began loading, with whose code
+// ran on the creating thread and whether the harness marked the section as creating its own.
+void on_stream_created(GpuActivityMonitor::State& st, const CUpti_ResourceData* rd, bool context) {
+  const Here h = here(st);
+  if (!h.loaded) return;  // before the load: only the harness's code is in the process
+  CreatedStream c;
+  c.actor = h.actor, c.call = h.call, c.harness_thread = t_harness_thread, c.context = context;
+  // A baseline sample is the harness's library at work: a stream it creates is the harness's.
+  c.marked = t_harness_thread && (t_harness_creates > 0 || h.actor == Actor::baseline);
+  const char* api = t_driver_api ? t_driver_api : t_runtime_api;
+  c.api = api ? api : "";
+  if (!context && rd) {
+    uint32_t id = 0;
+    if (cuptiGetStreamIdEx(rd->context, rd->resourceHandle.stream, 0, &id) == CUPTI_SUCCESS) c.stream = id;
+    if (rd->context && cuptiGetContextId(rd->context, &id) == CUPTI_SUCCESS) c.stream_context = id;
+  }
+  std::lock_guard<std::mutex> lock(st.mu);
+  st.obs.created.push_back(std::move(c));
 }
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
@@ -336,17 +380,16 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
     if (id == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
       on_module_loaded(*st, rd);
     } else if (id == CUPTI_CBID_RESOURCE_STREAM_CREATED || id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
-      Actor actor;
-      {
-        std::lock_guard<std::mutex> lock(st->mu);
-        actor = st->actor;
-      }
-      if (is_candidate(actor))
-        record_api_event(
-            *st, id == CUPTI_CBID_RESOURCE_STREAM_CREATED ? "a stream was created" : "a context was created", false);
+      on_stream_created(*st, rd, id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
     }
   } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-    on_driver_api(*st, id, static_cast<const CUpti_CallbackData*>(data));
+    // Which driver call is in progress on this thread (a stream created inside it names it).
+    auto* cd = static_cast<const CUpti_CallbackData*>(data);
+    if (cd->callbackSite == CUPTI_API_ENTER) {
+      if (t_driver_depth++ == 0) t_driver_api = cd->functionName;
+    }
+    on_driver_api(*st, id, cd);
+    if (cd->callbackSite == CUPTI_API_EXIT && t_driver_depth > 0 && --t_driver_depth == 0) t_driver_api = nullptr;
   } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
     on_runtime_api(*st, static_cast<const CUpti_CallbackData*>(data));
   }
@@ -367,6 +410,7 @@ Fn driver_entry(const char* name, int version) {
 
 GpuActivityMonitor::GpuActivityMonitor(cudaStream_t given_stream) : state_(std::make_unique<State>()) {
   state_->given_stream = given_stream;
+  t_harness_thread = true;  // started by the worker's main thread, which makes every call of the harness's
   g_state = state_.get();
   state_->func_name = driver_entry<decltype(&cuFuncGetName)>("cuFuncGetName", 12030);
   state_->kernel_name = driver_entry<decltype(&cuKernelGetName)>("cuKernelGetName", 12030);
@@ -386,6 +430,15 @@ GpuActivityMonitor::GpuActivityMonitor(cudaStream_t given_stream) : state_(std::
   uint32_t id = 0;
   check(cuptiGetStreamIdEx(nullptr, given_stream, 0, &id), "cuptiGetStreamIdEx");
   state_->obs.candidate_stream = id;
+  // The stream's context: stream ids are compared within it (0 where it cannot be read).
+  if (auto stream_ctx = driver_entry<decltype(&cuStreamGetCtx)>("cuStreamGetCtx", 9020)) {
+    CUcontext ctx = nullptr;
+    t_in_callback = true;  // the monitor's own query: no callback of it is kept
+    if (stream_ctx(reinterpret_cast<CUstream>(given_stream), &ctx) == CUDA_SUCCESS && ctx &&
+        cuptiGetContextId(ctx, &id) == CUPTI_SUCCESS)
+      state_->obs.candidate_context = id;
+    t_in_callback = false;
+  }
   state_->obs.active = true;
 }
 
@@ -406,6 +459,7 @@ int GpuActivityMonitor::begin_call(Actor actor, const std::string& what, const s
   const int index = static_cast<int>(state_->obs.calls.size());
   state_->obs.calls.push_back({index, actor, what, shape, counted, {}});
   state_->actor = actor, state_->call = index, state_->counted = counted;
+  if (actor == Actor::candidate_load) state_->candidate_loaded = true;
   return index;
 }
 
@@ -484,5 +538,8 @@ CallScope::CallScope(Actor actor, const std::string& what, const std::string& sh
 CallScope::~CallScope() {
   if (active_) GpuActivityMonitor::instance()->end_call();
 }
+
+HarnessStreamScope::HarnessStreamScope() { ++t_harness_creates; }
+HarnessStreamScope::~HarnessStreamScope() { --t_harness_creates; }
 
 }  // namespace ptxbench::integrity

@@ -1,7 +1,9 @@
 // Watches the GPU from inside the worker with CUPTI: callbacks on every driver and runtime API
-// call and on module loads (who called, refused entry points, forbidden calls), and activity
-// records of every kernel, copy and set as it ran (stream, time). The harness announces whose
-// code runs (CallScope) and reads everything back as Observations for audit().
+// call and on module loads (who called, refused entry points, forbidden calls), on every stream or
+// context created (by any route), and activity records of every kernel, copy and set as it ran
+// (stream, time). The harness announces whose code runs on its thread (CallScope); a call on any
+// other thread once the candidate began loading is the candidate's (Actor::candidate_thread). It
+// reads everything back as Observations for audit().
 //
 // One per process (CUPTI's callbacks are process-wide). Not used under compute-sanitizer or ncu,
 // which inject their own tools.
@@ -62,6 +64,18 @@ class GpuActivityMonitor {
  private:
   explicit GpuActivityMonitor(cudaStream_t given_stream);
   std::unique_ptr<State> state_;
+};
+
+// RAII, on the harness's thread: a section where the harness itself (its code, its libraries'
+// plans, the counters' sessions) may create a stream. Once the candidate began loading, a stream
+// created anywhere else (another thread, a candidate call, the harness's thread outside such a
+// section or a baseline sample) is the candidate's: forbidden_api. The marker is thread-local.
+class HarnessStreamScope {
+ public:
+  HarnessStreamScope();
+  ~HarnessStreamScope();
+  HarnessStreamScope(const HarnessStreamScope&) = delete;
+  HarnessStreamScope& operator=(const HarnessStreamScope&) = delete;
 };
 
 // RAII: begin_call/end_call around one call; a no-op when no monitor runs.

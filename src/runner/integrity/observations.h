@@ -10,10 +10,15 @@
 
 namespace ptxbench::integrity {
 
-// Whose code was running on the host when a call was made.
-enum class Actor : uint8_t { harness, baseline, candidate_load, candidate_call };
+// Whose code was running on the host when a call was made. The harness makes its calls from one
+// thread (the worker's main thread), and announces whose code runs there (CallScope); a call made
+// on any other thread once the candidate's library is loading is candidate_thread: a thread the
+// candidate started (through libc's symbol table, say), whatever the harness's thread is doing.
+enum class Actor : uint8_t { harness, baseline, candidate_load, candidate_call, candidate_thread };
 std::string_view to_string(Actor a);
-inline bool is_candidate(Actor a) { return a == Actor::candidate_load || a == Actor::candidate_call; }
+inline bool is_candidate(Actor a) {
+  return a == Actor::candidate_load || a == Actor::candidate_call || a == Actor::candidate_thread;
+}
 
 // One candidate call or baseline sample, as the harness announced it.
 struct CallInfo {
@@ -45,10 +50,11 @@ struct DeviceWork {
   enum class Kind : uint8_t { kernel, memcpy, memset };
   Kind kind = Kind::kernel;
   uint32_t correlation = 0;
-  uint32_t stream = 0;
+  uint32_t stream = 0;          // CUPTI's stream id
   uint64_t start = 0, end = 0;  // ns, CUPTI's clock
   std::string name;             // kernel name (mangled); empty for copies and sets
   bool graph = false;
+  uint32_t context = 0;  // CUPTI's context id (stream ids are compared within one context); 0 unknown
 };
 
 struct LoadedModule {
@@ -68,6 +74,24 @@ struct ApiEvent {
   bool refused = false;  // refused: the candidate got CUDA_ERROR_NOT_FOUND; else it ran and is forbidden
 };
 
+// A stream (or context) that came into being while the candidate's library was loaded (CUPTI's
+// resource callback, however it was created: runtime, driver, an entry point, a thread). The
+// harness marks the sections where it (its libraries, its counters) may create one itself
+// (HarnessStreamScope); every other creation is the candidate's.
+struct CreatedStream {
+  Actor actor = Actor::harness;  // whose code ran on the creating thread (Actor::candidate_thread: another thread)
+  int call = -1;
+  bool harness_thread = true;   // created on the harness's thread
+  bool marked = false;          // inside a section the harness marked as creating its own streams (or a baseline call)
+  bool context = false;         // a context, not a stream
+  std::string api;              // the API call it was created in (empty: none, the driver's own)
+  uint32_t stream = 0;          // CUPTI's stream id (0 unknown)
+  uint32_t stream_context = 0;  // CUPTI's context id of the stream (0 unknown)
+};
+// Whether the harness created it itself: on its thread, outside candidate code, in a section it
+// marked (or in no API call: CUPTI's or the driver's own work for it). On any other thread: never.
+bool harness_created(const CreatedStream& c);
+
 // The kernels a counted call ran in the service's first worker of a split job (the timed worker
 // compares its timed calls of the same shape with them, as one worker compares its own).
 struct EarlierCountedCall {
@@ -82,9 +106,11 @@ struct Observations {
   std::vector<DeviceWork> work;
   std::vector<LoadedModule> modules;
   std::vector<ApiEvent> api_events;
-  uint32_t candidate_stream = 0;  // CUPTI stream id of the stream the candidate is given
-  uint64_t dropped_records = 0;   // activity records CUPTI could not deliver
-  bool active = false;            // accounting ran at all
+  std::vector<CreatedStream> created;  // streams and contexts created once the candidate began loading
+  uint32_t candidate_stream = 0;       // CUPTI stream id of the stream the candidate is given
+  uint32_t candidate_context = 0;      // CUPTI context id of that stream (0 unknown: ids compared alone)
+  uint64_t dropped_records = 0;        // activity records CUPTI could not deliver
+  bool active = false;                 // accounting ran at all
 };
 
 struct Violation {

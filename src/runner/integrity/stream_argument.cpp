@@ -120,4 +120,15 @@ std::optional<CUstream> stream_argument(uint32_t cbid, std::string_view api, con
   return read_stream(slot, params);
 }
 
+bool graph_node_is_host(std::string_view api, const void* params) {
+  if (!params || !api.starts_with("cuGraph")) return false;
+  const CUgraphNodeParams* p = nullptr;
+  if (api == "cuGraphAddNode") p = static_cast<const cuGraphAddNode_params*>(params)->nodeParams;
+  else if (api == "cuGraphAddNode_v2") p = static_cast<const cuGraphAddNode_v2_params*>(params)->nodeParams;
+  else if (api == "cuGraphNodeSetParams") p = static_cast<const cuGraphNodeSetParams_params*>(params)->nodeParams;
+  else if (api == "cuGraphExecNodeSetParams")
+    p = static_cast<const cuGraphExecNodeSetParams_params*>(params)->nodeParams;
+  return p && p->type == CU_GRAPH_NODE_TYPE_HOST;
+}
+
 }  // namespace ptxbench::integrity

@@ -20,4 +20,8 @@ std::optional<CUstream> stream_argument(std::string_view api, const void* params
 // lookups for an attack that probes device memory with cuPointerGetAttribute).
 std::optional<CUstream> stream_argument(uint32_t cbid, std::string_view api, const void* params);
 
+// A graph node of the host type added or set through the generic node calls (cuGraphAddNode,
+// cuGraphNodeSetParams, cuGraphExecNodeSetParams): host code the graph runs after the call returns.
+bool graph_node_is_host(std::string_view api, const void* params);
+
 }  // namespace ptxbench::integrity

@@ -15,6 +15,9 @@ CheckOutcome checked_call(WorkerContext& ctx, const json& tol, const std::string
                           std::vector<integrity::ExecutedInstruction>* counts, CheckedCallSeconds* seconds,
                           std::optional<std::pair<std::string, uint64_t>> pooled) {
   pause_point(ctx);  // a call boundary: paused here when a timed worker wants the GPU alone
+  // The harness's own section (its inputs, the counter's session, the reference): a stream created
+  // here outside the candidate's call is the harness's (HarnessStreamScope).
+  integrity::HarnessStreamScope own;
   auto s = ctx.stream.get();
   auto t = std::chrono::steady_clock::now();
   ctx.guard.reserve(1, ctx.workload.inputs().size());

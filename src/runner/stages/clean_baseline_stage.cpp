@@ -167,6 +167,10 @@ void run_clean_baseline(WorkerContext& ctx, const WorkerJob& job) {
                       {"alone_seconds", ctx.seconds_alone_since(from)},
                       {"when", "before the candidate was loaded"}});
   }
+  // What a hot candidate's cool-down goes back to, and the fixed health kernel's time before the
+  // candidate loads (still the GPU alone where the clean timings took it): runner/baseline_drift.h.
+  ctx.health_reference_ms = time_health_kernel(ctx);
+  ctx.before_candidate = ctx.nvml.read();
   // A worker that only times keeps the GPU alone through its load and first warm-up calls: giving
   // it back would cost a second wait for the other lanes' stages to end (H200 bench: two drains per
   // uncached problem, seconds each, for a load and warm-up of well under one). A worker with

@@ -8,6 +8,7 @@
 namespace ptxbench {
 
 bool run_stream_discipline(WorkerContext& ctx, const WorkerJob& job) {
+  integrity::HarnessStreamScope own;  // the harness's section: a stream made here outside the calls is its own
   const json& shape = job.gate_shape;
   const std::string label = shape_label(shape);
   auto s = ctx.stream.get();

@@ -23,6 +23,7 @@
 #include "core/json.h"
 #include "core/worker_protocol.h"
 #include "probes/nvml_monitor.h"
+#include "runner/calibration_kernel.cuh"
 #include "runner/result_channel.h"
 #include "service/health/nvml_library.h"
 
@@ -66,15 +67,6 @@ __global__ void checksum_kernel(unsigned n, unsigned long long* sum) {
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
     local += mix(i) & 0xffffu;
   atomicAdd(sum, local);
-}
-
-__global__ void calibration_kernel(float* out, int iterations) {
-  float a = threadIdx.x * 1e-3f, b = 1.0001f, c = 0.9999f;
-  for (int i = 0; i < iterations; ++i) {
-    a = fmaf(a, b, c);
-    b = fmaf(b, c, a * 1e-7f);
-  }
-  if (a == 12345.0f) out[0] = b;  // keeps the chain; never true in practice
 }
 
 std::string check(cudaError_t e, const char* what) {
@@ -140,24 +132,10 @@ int main(int argc, char** argv) {
   char detail[160];
   std::snprintf(detail, sizeof detail, "checksum %llu, expected %llu", got, expected);
 
-  // The calibration kernel.
+  // The calibration kernel (runner/calibration_kernel.cuh: the worker times the same one).
   double calibration_ms = 0;
   if (checksum_ok) {
-    cudaEvent_t start, stop;
-    cudaEventCreate(&start);
-    cudaEventCreate(&stop);
-    std::vector<float> times;
-    for (int rep = 0; rep < 9; ++rep) {
-      cudaEventRecord(start);
-      calibration_kernel<<<prop.multiProcessorCount * 8, 256>>>(sink, 1 << 14);
-      cudaEventRecord(stop);
-      cudaEventSynchronize(stop);
-      float ms = 0;
-      cudaEventElapsedTime(&ms, start, stop);
-      if (rep >= 2) times.push_back(ms);  // two warm-ups
-    }
-    std::sort(times.begin(), times.end());
-    calibration_ms = times[times.size() / 2];
+    calibration_ms = std::max(0.0, ptxbench::calibration::time_calibration_kernel(prop.multiProcessorCount, sink, 0));
     error = check(cudaGetLastError(), "the calibration kernel");
   }
 

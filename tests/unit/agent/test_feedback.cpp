@@ -202,6 +202,28 @@ TEST(Feedback, TargetsThatRanButDidNotDoTheWorkAreSaidSoWithTheShares) {
   EXPECT_FALSE(has(f, "and the target instructions did the work")) << f;
 }
 
+// Issue 45: the timed calls' allowlist is told too: the other instructions' share and the TMA's
+// share of the bytes read, each with its bound.
+TEST(Feedback, TheTimedCallsOtherMathAndTmaLoadSharesAreToldWithTheirBounds) {
+  auto r = base(Verdict::correct);
+  r.add_stage({"static", StageStatus::ok, 1, "ok", json::object()});
+  r.add_stage({"correctness", StageStatus::ok, 1, "ok", json::object()});
+  r.add_stage({"target_run",
+               StageStatus::ok,
+               1,
+               "target families executed on the checked calls but did NOT do the work in the timed calls: ...",
+               {{"timed_work", {{"counted", true}, {"other_math_share", 1.5}, {"tma_load_share", 0.03}}}}});
+  r.target_seen = true;
+  r.target_executed = false;
+  r.tensor_flop_share = 1.0;
+  const std::string f = render_feedback(r, ctx());
+  EXPECT_TRUE(has(f,
+                  "FLOPs other instructions could have done (older MMAs such as mma.sync, the SIMT pipes, the rest): "
+                  "up to 150% (at most 10% allowed)"))
+      << f;
+  EXPECT_TRUE(has(f, "share of the global bytes read that TMA brought: 3%")) << f;
+}
+
 TEST(Feedback, UnknownExecutionIsSaidToBeUnknown) {
   auto r = base(Verdict::correct);
   r.add_stage({"static", StageStatus::ok, 1, "ok", json::object()});

@@ -262,6 +262,23 @@ TEST(ProblemSpec, TheTargetsWorkAndTheOperandBytesAreReadAndChecked) {
   EXPECT_NE(load_error(replaced(with_work, "operand_bytes = \"2*M*K\"", "operand_bytes = \"2*M*Q\""))
                 .find("unknown name 'Q'"),
             std::string::npos);
+  // Issue 45: the allowlist's bounds, with their defaults and ranges.
+  EXPECT_DOUBLE_EQ(p.targets_for("sm_90a")->work.max_target_flop_ratio, 1.1);
+  EXPECT_DOUBLE_EQ(p.targets_for("sm_90a")->work.max_other_math_share, 0.1);
+  EXPECT_DOUBLE_EQ(p.targets_for("sm_90a")->work.tma_load_share, 0);
+  const std::string allowlist = replaced(with_work, "tensor_flop_share = 0.5,",
+                                         "tensor_flop_share = 0.9, max_target_flop_ratio = 1.5, "
+                                         "max_other_math_share = 0.05, tma_load_share = 0.8,");
+  ASSERT_EQ(load_error(allowlist), "");
+  const auto a = load_problem(write_problem("toy", allowlist), kToyWorkloads);
+  EXPECT_DOUBLE_EQ(a.targets_for("sm_90a")->work.max_target_flop_ratio, 1.5);
+  EXPECT_DOUBLE_EQ(a.targets_for("sm_90a")->work.max_other_math_share, 0.05);
+  EXPECT_DOUBLE_EQ(a.targets_for("sm_90a")->work.tma_load_share, 0.8);
+  EXPECT_NE(load_error(replaced(allowlist, "tma_load_share = 0.8", "tma_load_share = 2")).find("must lie in [0, 1]"),
+            std::string::npos);
+  EXPECT_NE(load_error(replaced(allowlist, "max_target_flop_ratio = 1.5", "max_target_flop_ratio = 0.5"))
+                .find("'targets.sm_90a.work.max_target_flop_ratio': must lie in [1, 10]"),
+            std::string::npos);
   // Without [work], no share is required (the strict flag is then the loose one).
   const auto plain = load_problem(write_problem("toy", kValid), kToyWorkloads);
   EXPECT_DOUBLE_EQ(plain.targets_for("sm_90a")->work.tensor_flop_share, 0);
@@ -273,8 +290,10 @@ TEST(ProblemRegistry, EveryHopperProblemStatesTheWorkItsTargetsMustDo) {
     ASSERT_TRUE(l.spec) << l.error;
     const ArchTargets* t = l.spec->targets_for("sm_90a");
     ASSERT_NE(t, nullptr) << l.name;
-    EXPECT_GT(t->work.tensor_flop_share, 0) << l.name;
+    EXPECT_GE(t->work.tensor_flop_share, 0.9) << l.name;
     EXPECT_GT(t->work.tma_byte_share, 0) << l.name;
+    EXPECT_GE(t->work.tma_load_share, 0.9) << l.name;
+    EXPECT_LE(t->work.max_other_math_share, 0.1) << l.name;
     EXPECT_GT(l.spec->operand_byte_count(l.spec->benchmark_shapes.front()), 0) << l.name;
   }
 }

@@ -1,7 +1,7 @@
 # An exception while the module is imported (before the entry runs): its line is the diagnostic's.
 import triton
 
-TILE = {"M": 128}["N"]  # ERROR-LINE
+TILE = int("128 tiles")  # ERROR-LINE
 
 
 def ptxbench_gemm(A, B, C, M, N, K, stream):

@@ -1,6 +1,7 @@
 # Not an attack: checks that the module it is imported as holds only its own names and the
-# module attributes Python sets (compile_only must import it into a fresh namespace, nothing of
-# the tool's visible). Raises, so the compile fails, if anything else is there.
+# module attributes Python sets (compile_only.load_candidate, which compile_only and the worker use,
+# must import it into a fresh namespace, nothing of the tool's visible). Raises if anything else is
+# there. The scan refuses it (dir(), sets, __name__): tests/test_compile_only.py loads it directly.
 import triton
 import triton.language as tl
 
