@@ -2,7 +2,7 @@
 # GPU work for one device call (used by the developers on the lent H200): the GPU tests in groups,
 # cheapest first, and optionally the expert GEMM stability bench. Name the groups to run (default:
 # all of them; a device call is limited to 10 minutes, so split them over two calls):
-#   scripts/device_session.sh capture sandbox integrity attention_wgmma attention_bad attention_selftest gemm
+#   scripts/device_session.sh capture sandbox integrity target_truth attention_wgmma attention_bad attention_selftest gemm
 #   scripts/device_session.sh hopper_pack gqa gemm_ext attention_naive bench_expert
 #   scripts/device_session.sh service          # the service with the real worker (fault injection)
 #   scripts/device_session.sh bench_service    # the service throughput bench alone (one whole call)
@@ -22,16 +22,17 @@ declare -A REGEX=(
   [attention_selftest]='AttentionSelfTest|SampledRowsOnGpu'
   [attention_naive]='AttentionOnGpu\.Naive'
   [integrity]='IntegrityOnGpu'
+  [target_truth]='TargetTruthOnGpu'
   [gqa]='Gqa(OnGpu|SelfTest)'
   [gemm_ext]='GemmExt(OnGpu|SelfTest)'
   [sandbox]='WorkerSandboxOnGpu'
   [service]='ServiceOnGpu'
 )
 declare -A LIMIT=([capture]=60 [hopper_pack]=150 [gemm]=200 [attention_wgmma]=150 [attention_bad]=200
-                  [attention_selftest]=120 [attention_naive]=300 [integrity]=330 [gqa]=480 [gemm_ext]=300
+                  [attention_selftest]=120 [attention_naive]=300 [integrity]=330 [target_truth]=420 [gqa]=480 [gemm_ext]=300
                   [sandbox]=240 [service]=300)
 groups=("$@")
-[ ${#groups[@]} -eq 0 ] && groups=(capture sandbox integrity hopper_pack attention_wgmma attention_bad attention_selftest gemm gqa gemm_ext attention_naive service bench_expert bench_service)
+[ ${#groups[@]} -eq 0 ] && groups=(capture sandbox integrity target_truth hopper_pack attention_wgmma attention_bad attention_selftest gemm gqa gemm_ext attention_naive service bench_expert bench_service)
 for g in "${groups[@]}"; do
   if [ "$g" = bench_expert ]; then
     timeout 120 scripts/bench.sh --runs 3 problems/gemm/reference/expert.cu > "$OUT/bench_expert.log" 2>&1

@@ -225,7 +225,8 @@ void add_eval_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   cmd->add_flag("--no-gpu", a->no_gpu, "Build and run static checks only");
   cmd->add_flag("--no-sanitize", a->no_sanitize, "Skip compute-sanitizer");
   cmd->add_flag("--no-probe", a->no_probe, "Skip counting the executed target instructions");
-  cmd->add_flag("--no-timing", a->no_timing, "Skip timing");
+  cmd->add_flag("--no-timing", a->no_timing,
+                "Skip timing (target_executed is then unknown: the timed calls decide it)");
   cmd->add_flag("--no-store", a->no_store, "Do not save records (the workspace is not touched)");
   cmd->add_flag("--no-accounting", a->no_accounting,
                 "Do not audit GPU activity or count instructions in-process (only to measure their effect on timing)");

@@ -225,7 +225,8 @@ void add_fixit_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   build->add_flag("--no-gpu", b->no_gpu, "Build and check fixes statically only (items stay pending)");
   build->add_flag("--no-sanitize", b->no_sanitize, "Skip compute-sanitizer when judging fixes");
   build->add_flag("--no-probe", b->no_probe, "Skip counting the executed target instructions");
-  build->add_flag("--no-timing", b->no_timing, "Skip timing (a correct_slow item cannot be fixed then)");
+  build->add_flag("--no-timing", b->no_timing,
+                  "Skip timing (no fix can then show target_executed, which the timed calls decide, or a speedup)");
   build->add_option("--device", b->device, "CUDA device index")->check(CLI::NonNegativeNumber);
   build->add_option("--compile-jobs", b->compile_jobs, "nvcc builds at once (default: one per core)");
   build->add_option("--worker", b->worker, "Path to ptxbench-worker (default: beside ptxbench)");

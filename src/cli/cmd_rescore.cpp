@@ -107,7 +107,8 @@ void add_rescore_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   cmd->add_flag("--no-gpu", a->no_gpu, "Build and run static checks only");
   cmd->add_flag("--no-sanitize", a->no_sanitize, "Skip compute-sanitizer");
   cmd->add_flag("--no-probe", a->no_probe, "Skip counting the executed target instructions");
-  cmd->add_flag("--no-timing", a->no_timing, "Skip timing");
+  cmd->add_flag("--no-timing", a->no_timing,
+                "Skip timing (target_executed is then unknown: the timed calls decide it)");
   cmd->add_option("--compile-jobs", a->compile_jobs, "nvcc builds at once (default 0: one per core)");
   cmd->add_option("--device", a->device, "CUDA device index")->check(CLI::NonNegativeNumber);
   cmd->add_option("--worker", a->worker, "Path to ptxbench-worker (default: beside ptxbench)");

@@ -331,7 +331,8 @@ void add_run_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   cmd->add_flag("--no-gpu", f->no_gpu, "Build and run static checks only");
   cmd->add_flag("--no-sanitize", f->no_sanitize, "Skip compute-sanitizer");
   cmd->add_flag("--no-probe", f->no_probe, "Skip counting the executed target instructions");
-  cmd->add_flag("--no-timing", f->no_timing, "Skip timing");
+  cmd->add_flag("--no-timing", f->no_timing,
+                "Skip timing (target_executed is then unknown: the timed calls decide it)");
   cmd->add_flag("--no-cache", f->no_cache,
                 "No workload-state caching: the library's clean timings neither read from nor "
                 "kept in the workspace, and none of the engine's in-memory caches");

@@ -125,7 +125,8 @@ void add_serve_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   cmd->add_option("--arch", a->arch, "Target architecture")->check(arch_validator())->capture_default_str();
   cmd->add_flag("--no-sanitize", a->no_sanitize, "Skip compute-sanitizer");
   cmd->add_flag("--no-probe", a->no_probe, "Skip counting the executed target instructions");
-  cmd->add_flag("--no-timing", a->no_timing, "Skip timing");
+  cmd->add_flag("--no-timing", a->no_timing,
+                "Skip timing (target_executed is then unknown: the timed calls decide it)");
   cmd->add_flag("--no-health-probe", a->no_health, "No health probes or thermal screening (not for measurements)");
   cmd->add_flag("--no-cache", a->no_cache,
                 "No workload-state caching: the library timed alone for every candidate (its "

@@ -15,7 +15,7 @@ std::string why_not_a_fix(const EvaluationRecord& fix, const FixTarget& target, 
     return "the fix is correct, but whether its target instructions executed is unknown";
   if (needs_target && !*fix.target_executed)
     return "the fix is correct, but its target instructions did not do the problem's work (target_executed false: a "
-           "target group did not run, or fell short of the problem's tensor-FLOP or TMA-byte share)";
+           "target group did not run, or the timed calls fell short of the problem's allowlist bounds)";
   if (target.error_class == "correct_slow") {
     const double before = target.failing_speedup.value_or(0), wanted = before * (1 + rules.min_speedup_gain);
     char buf[160];

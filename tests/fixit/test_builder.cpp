@@ -191,8 +191,8 @@ TEST_F(Build, AFixThatNeverPassesIsDroppedAfterTheAttemptsWithTheLastReason) {
   EXPECT_EQ(it[0].error_class, "correct_no_target");
   EXPECT_EQ(it[0].reason,
             "teacher: 2 attempt(s), none fixed it; the last: the fix is correct, but its target instructions did "
-            "not do the problem's work (target_executed false: a target group did not run, or fell short of "
-            "the problem's tensor-FLOP or TMA-byte share)");
+            "not do the problem's work (target_executed false: a target group did not run, or the timed calls "
+            "fell short of the problem's allowlist bounds)");
 }
 
 TEST_F(Build, InfraErrorsLeaveItemsPendingAndTheNextInvocationRepeatsNoStoredTeacherCall) {

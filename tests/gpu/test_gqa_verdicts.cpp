@@ -92,7 +92,11 @@ TEST_F(GqaOnGpu, WgmmaTmaIsCorrectAndExecutesTargets) {
     ASSERT_TRUE(r.is_object()) << r.dump();
     EXPECT_EQ(r["verdict"], "correct") << r["reason"];
     EXPECT_EQ(stage_of(r, "sanitize")["status"], "ok") << stage_of(r, "sanitize").dump();
-    EXPECT_TRUE(r["target_executed"].get<bool>()) << r["executed_families"].dump();
+    // Timed calls decide target_executed (issue 45): with none, the flag is unknown; the checked
+    // calls' families are seen (the timed calls' allowlist: tests/gpu/test_target_truth.cpp and
+    // scripts/target_truth_gpu.sh refs).
+    EXPECT_TRUE(r["target_seen"].get<bool>()) << r["executed_families"].dump();
+    EXPECT_TRUE(r["target_executed"].is_null()) << stage_of(r, "target_run").dump();
     EXPECT_GT(r["executed_families"].value("HGMMA", 0), 0);
     EXPECT_GT(r["executed_families"].value("UTMALDG", 0), 0);
     if (problem == "gqa_bwd") {

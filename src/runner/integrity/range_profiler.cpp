@@ -11,20 +11,13 @@
 #include <utility>
 
 #include "core/error.h"
+#include "runner/integrity/cupti_check.h"
 #include "runner/integrity/cupti_params.h"
 
 namespace ptxbench::integrity {
 namespace {
 
-std::string cupti_message(CUptiResult r) {
-  const char* msg = nullptr;
-  cuptiGetResultString(r, &msg);
-  return msg ? msg : "CUPTI error " + std::to_string(int(r));
-}
-
-void check(CUptiResult r, const char* what) {
-  if (r != CUPTI_SUCCESS) fail(std::string("CUPTI range profiler: ") + what + ": " + cupti_message(r));
-}
+void check(CUptiResult r, const char* what) { cupti_check(r, "CUPTI range profiler", what); }
 
 // The calling thread's context, through the runtime's driver entry point (the worker does not link
 // libcuda, so that it starts on machines without a driver).

@@ -10,20 +10,13 @@
 #include <cstdlib>
 
 #include "core/error.h"
+#include "runner/integrity/cupti_check.h"
 #include "runner/integrity/cupti_params.h"
 
 namespace ptxbench::integrity {
 namespace {
 
-std::string cupti_message(CUptiResult r) {
-  const char* msg = nullptr;
-  cuptiGetResultString(r, &msg);
-  return msg ? msg : "CUPTI error " + std::to_string(int(r));
-}
-
-void check(CUptiResult r, const char* what) {
-  if (r != CUPTI_SUCCESS) fail(std::string("CUPTI SASS metrics: ") + what + ": " + cupti_message(r));
-}
+void check(CUptiResult r, const char* what) { cupti_check(r, "CUPTI SASS metrics", what); }
 
 CUcontext current_context() {
   static auto get = [] {

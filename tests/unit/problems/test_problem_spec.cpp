@@ -292,8 +292,8 @@ TEST(ProblemRegistry, EveryHopperProblemStatesTheWorkItsTargetsMustDo) {
     ASSERT_NE(t, nullptr) << l.name;
     EXPECT_GE(t->work.tensor_flop_share, 0.9) << l.name;
     EXPECT_GT(t->work.tma_byte_share, 0) << l.name;
-    EXPECT_GE(t->work.tma_load_share, 0.9) << l.name;
-    EXPECT_LE(t->work.max_other_math_share, 0.1) << l.name;
+    EXPECT_GE(t->work.tma_load_share, 0.5) << l.name;
+    EXPECT_LE(t->work.max_other_math_share, 0.15) << l.name;
     EXPECT_GT(l.spec->operand_byte_count(l.spec->benchmark_shapes.front()), 0) << l.name;
   }
 }
