@@ -16,6 +16,7 @@ file's. Fails (exit 1), naming the file and line, on:
   - a folder of src/ the block does not name, or a component the block names that does not exist;
   - with --readme: a top-level folder or a src/ folder that README.md's "## Layout" section does
     not name, or a src/ folder that docs/architecture.md's component list does not name;
+  - SQLite's header included outside src/store/;
   - a unit test's source file (tests/unit/**/*.{h,cpp,cu,cuh}) outside a component folder
     tests/unit/<component>/, or a folder of tests/unit/ that names no component: a folder of src/,
     or a top-level folder with code of its own besides tests/ (knowledge/: the prompt's packs).
@@ -151,6 +152,23 @@ def unit_test_layout(root: Path, src_components: set[str]) -> list[str]:
     return errors
 
 
+# The workspace database's engine belongs to the store alone (docs/architecture.md: "store alone owns
+# the schema"): SQLite's header is included only under src/store/.
+SQLITE_INCLUDE = re.compile(r'^\s*#\s*include\s+[<"]sqlite3\.h[>"]')
+
+
+def sqlite_outside_store(root: Path) -> list[str]:
+    errors = []
+    for p in sorted((root / "src").rglob("*")):
+        if p.suffix not in SOURCE_SUFFIXES or p.relative_to(root / "src").parts[0] == "store":
+            continue
+        for n, line in enumerate(p.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+            if SQLITE_INCLUDE.match(line):
+                errors.append(f"{p.relative_to(root)}:{n}: includes SQLite outside src/store/ (reach the "
+                              "workspace or an index through the store's interfaces)")
+    return errors
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent)
@@ -197,6 +215,7 @@ def main() -> int:
                               "(remove it from the block)")
 
     errors += unit_test_layout(root, src_components)
+    errors += sqlite_outside_store(root)
 
     if args.readme:
         layout = layout_section(root / "README.md")

@@ -1,7 +1,5 @@
 #include "fixit/repair_notes.h"
 
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <cctype>
 #include <fstream>
@@ -45,11 +43,6 @@ std::string signature_text(const std::string& problem, const std::string& signat
 
 }  // namespace
 
-struct RepairNotes::Index {
-  sqlite3* db = nullptr;
-  ~Index() { sqlite3_close(db); }
-};
-
 std::string NotesQuery::text() const { return signature_text(problem, signature) + " " + joined(features); }
 
 json Retrieval::to_json(const NotesOptions& o) const {
@@ -66,7 +59,7 @@ json Retrieval::to_json(const NotesOptions& o) const {
 }
 
 RepairNotes::RepairNotes(const std::vector<json>& records, std::string source)
-    : source_(std::move(source)), index_(std::make_unique<Index>()) {
+    : source_(std::move(source)), index_(std::make_unique<store::TextIndex>(source_ + ": the repair notes' index")) {
   std::string identity;
   for (size_t i = 0; i < records.size(); ++i) {
     const json& r = records[i];
@@ -87,32 +80,9 @@ RepairNotes::RepairNotes(const std::vector<json>& records, std::string source)
     notes_.push_back(std::move(n));
   }
   sha256_ = content_sha256(identity);
-  if (sqlite3_open(":memory:", &index_->db) != SQLITE_OK)
-    throw InputError(source_ + ": cannot open an in-memory index");
-  char* msg = nullptr;
-  if (sqlite3_exec(index_->db,
-                   "CREATE VIRTUAL TABLE notes USING fts5(signature, features, problem UNINDEXED, idx UNINDEXED)",
-                   nullptr, nullptr, &msg) != SQLITE_OK) {
-    const std::string m = msg ? msg : "unknown error";
-    sqlite3_free(msg);
-    throw InputError("the repair notes' index needs SQLite's FTS5: " + m);
-  }
-  sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(index_->db, "INSERT INTO notes (signature, features, problem, idx) VALUES (?, ?, ?, ?)", -1, &st,
-                     nullptr);
-  for (size_t i = 0; i < notes_.size(); ++i) {
-    const std::string sig = signature_text(notes_[i].problem, notes_[i].signature), feat = joined(notes_[i].features);
-    sqlite3_bind_text(st, 1, sig.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, feat.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 3, notes_[i].problem.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 4, static_cast<long long>(i));
-    if (sqlite3_step(st) != SQLITE_DONE) {
-      sqlite3_finalize(st);
-      throw InputError(source_ + ": indexing note " + notes_[i].id + ": " + sqlite3_errmsg(index_->db));
-    }
-    sqlite3_reset(st);
-  }
-  sqlite3_finalize(st);
+  for (size_t i = 0; i < notes_.size(); ++i)
+    index_->add(i, signature_text(notes_[i].problem, notes_[i].signature), joined(notes_[i].features),
+                "note " + notes_[i].id);
 }
 
 RepairNotes::~RepairNotes() = default;
@@ -123,17 +93,10 @@ Retrieval RepairNotes::retrieve(const NotesQuery& q, const NotesOptions& o) cons
   std::sort(terms.begin(), terms.end());
   terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
   if (terms.empty() || o.k <= 0) return out;
-  std::string match;
-  for (const auto& t : terms) match += (match.empty() ? "\"" : " OR \"") + t + "\"";
   std::lock_guard lock(mutex_);
-  sqlite3_stmt* st = nullptr;
   // Signature words weigh twice the kernel's features; ties keep the records' order.
-  sqlite3_prepare_v2(index_->db,
-                     "SELECT idx, bm25(notes, 2.0, 1.0) AS s FROM notes WHERE notes MATCH ? ORDER BY s, idx", -1, &st,
-                     nullptr);
-  sqlite3_bind_text(st, 1, match.c_str(), -1, SQLITE_TRANSIENT);
-  while (sqlite3_step(st) == SQLITE_ROW) {
-    const RepairNote& n = notes_[static_cast<size_t>(sqlite3_column_int64(st, 0))];
+  for (const auto& m : index_->search(terms, 2.0)) {
+    const RepairNote& n = notes_[m.document];
     if (o.held_out.count(n.problem)) {
       ++out.excluded_held_out;
       continue;
@@ -142,9 +105,8 @@ Retrieval RepairNotes::retrieve(const NotesQuery& q, const NotesOptions& o) cons
       ++out.excluded_same_problem;
       continue;
     }
-    if (static_cast<int>(out.shown.size()) < o.k) out.shown.push_back({&n, -sqlite3_column_double(st, 1)});
+    if (static_cast<int>(out.shown.size()) < o.k) out.shown.push_back({&n, m.score});
   }
-  sqlite3_finalize(st);
   return out;
 }
 

@@ -18,6 +18,7 @@
 #include "core/json.h"
 #include "core/record.h"
 #include "problems/problem_spec.h"
+#include "store/text_index.h"
 
 namespace ptxbench::fixit {
 
@@ -70,8 +71,7 @@ class RepairNotes {
  private:
   std::vector<RepairNote> notes_;
   std::string source_, sha256_;
-  struct Index;
-  std::unique_ptr<Index> index_;
+  std::unique_ptr<store::TextIndex> index_;
   mutable std::mutex mutex_;
 };
 
