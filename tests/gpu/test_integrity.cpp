@@ -18,15 +18,10 @@ class IntegrityOnGpu : public OnGpu {
     static auto p = fresh_workspace("gpu-integrity");
     return p;
   }
-  // Sanitizers are beside the point of these candidates (and cost minutes under racecheck).
   static json eval(const std::string& problem, const std::string& rel, std::vector<std::string> extra = {}) {
-    std::vector<std::string> a{"eval", "--json", "--no-sanitize", "-p", problem};
-    a.insert(a.end(), extra.begin(), extra.end());
-    a.push_back(file(rel));
-    auto r = run_cli(ws(), a);
-    EXPECT_FALSE(r.output.is_null()) << r.process.describe() << "\n" << r.process.out << "\n" << r.process.err;
-    std::cout << rel << ": " << r.output.value("verdict", "?") << " - " << r.output.value("reason", "") << "\n";
-    return r.output;
+    const json r = eval_candidate(ws(), problem, rel, std::move(extra));
+    std::cout << rel << ": " << r.value("verdict", "?") << " - " << r.value("reason", "") << "\n";
+    return r;
   }
   static json integrity(const json& r) { return stage_of(r, "integrity"); }
   static bool has_violation(const json& r, const std::string& rule) {

@@ -23,16 +23,11 @@ class TargetTruthOnGpu : public OnGpu {
     static auto p = fresh_workspace("gpu-target-truth");
     return p;
   }
-  // Sanitizers are beside the point of these candidates.
   static json eval(const std::string& problem, const std::string& rel, std::vector<std::string> extra = {}) {
-    std::vector<std::string> a{"eval", "--json", "--no-sanitize", "-p", problem};
-    a.insert(a.end(), extra.begin(), extra.end());
-    a.push_back(file(rel));
-    auto r = run_cli(ws(), a);
-    EXPECT_FALSE(r.output.is_null()) << r.process.describe() << "\n" << r.process.out << "\n" << r.process.err;
-    if (r.output.is_null()) return json::object();
-    report(rel, r.output);
-    return r.output;
+    const json r = eval_candidate(ws(), problem, rel, std::move(extra));
+    if (r.is_null()) return json::object();
+    report(rel, r);
+    return r;
   }
   static std::string field(const json& j, const std::string& key) {
     return j.is_object() && j.contains(key) ? j.at(key).dump() : std::string("(absent)");

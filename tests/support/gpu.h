@@ -2,7 +2,9 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
+#include <vector>
 
 #include "support/cli.h"
 
@@ -26,6 +28,18 @@ class OnGpu : public ::testing::Test {
     if (const auto& why = gpu_missing_reason(); !why.empty()) GTEST_SKIP() << why;
   }
   static std::string file(const std::string& rel) { return (source_dir() / rel).string(); }
+  // `ptxbench eval --json --no-sanitize -p PROBLEM [extra] FILE` in workspace `ws` (sanitizers are
+  // beside the point of the integrity and target-truth candidates, and cost minutes under
+  // racecheck); the record, or null with the process's output reported as a failure.
+  static json eval_candidate(const std::filesystem::path& ws, const std::string& problem, const std::string& rel,
+                             std::vector<std::string> extra = {}) {
+    std::vector<std::string> a{"eval", "--json", "--no-sanitize", "-p", problem};
+    a.insert(a.end(), extra.begin(), extra.end());
+    a.push_back(file(rel));
+    auto r = run_cli(ws, a);
+    EXPECT_FALSE(r.output.is_null()) << r.process.describe() << "\n" << r.process.out << "\n" << r.process.err;
+    return r.output;
+  }
 };
 
 }  // namespace ptxbench::test
