@@ -27,6 +27,7 @@ void add_report_command(CLI::App& app, GlobalOptions& g, ExitCode& code);
 void add_serve_command(CLI::App& app, GlobalOptions& g, ExitCode& code);
 void add_service_command(CLI::App& app, GlobalOptions& g, ExitCode& code);
 void add_fixit_command(CLI::App& app, GlobalOptions& g, ExitCode& code);
+void add_doctor_command(CLI::App& app, GlobalOptions& g, ExitCode& code);
 
 std::string workspace_dir(const GlobalOptions& g);
 std::filesystem::path problems_root(const GlobalOptions& g);

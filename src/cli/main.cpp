@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   cli::add_serve_command(app, g, code);
   cli::add_service_command(app, g, code);
   cli::add_fixit_command(app, g, code);
+  cli::add_doctor_command(app, g, code);
   // Progress and logs go to stderr; stdout carries only results (summary or JSON).
   spdlog::set_default_logger(spdlog::stderr_color_mt("ptxbench"));
   spdlog::set_pattern("[ptxbench] %v");

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
+#include <set>
 
 #include "support/cli.h"
 
@@ -190,4 +192,38 @@ TEST_F(Cli, ConflictingEngineFlagsAreRefused) {
                       "1", "--problems", "gemm"});
   EXPECT_EQ(devices.process.exit_code, 1);
   EXPECT_NE(devices.process.err.find("--devices disagree"), std::string::npos) << devices.process.err;
+}
+
+// Issue 48: `ptxbench doctor` says what this machine can do, and how to fix each missing piece. On a
+// machine without a GPU (CI) it says so with the fix and exits 2; on a GPU host it names the GPU and
+// exits 0. Either way: every check has a status, and every one that is not ok has its fix.
+TEST_F(Cli, DoctorSaysWhatThisMachineCanDoAndHowToFixTheRest) {
+  auto r = cli({"doctor", "--json"});
+  ASSERT_TRUE(r.output.is_object()) << r.process.describe() << "\n" << r.process.out << r.process.err;
+  const json& d = r.output;
+  const bool gpu = d.at("gpu_stages").get<bool>();
+  EXPECT_EQ(r.process.exit_code, gpu ? 0 : 2) << d.dump(2);
+  std::set<std::string> names;
+  for (const auto& c : d.at("checks")) {
+    const std::string status = c.at("status");
+    EXPECT_TRUE(status == "ok" || status == "missing" || status == "limited") << c.dump();
+    EXPECT_EQ(c.at("fix").get<std::string>().empty(), status == "ok") << c.dump();
+    EXPECT_FALSE(c.at("found").get<std::string>().empty()) << c.dump();
+    names.insert(c.at("name").get<std::string>().substr(0, c.at("name").get<std::string>().find(' ')));
+  }
+  for (const char* n : {"harness", "nvcc", "cuobjdump", "GPU", "CUPTI's", "compute-sanitizer", "ncu", "cuDNN", "NVML",
+                        "Triton", "bubblewrap", "Landlock", "seccomp"})
+    EXPECT_TRUE(names.count(n)) << n << " missing from " << d.dump(2);
+  if (!gpu) {
+    const auto& checks = d.at("checks");
+    const auto g = std::find_if(checks.begin(), checks.end(),
+                                [](const json& c) { return c.at("name").get<std::string>().starts_with("GPU"); });
+    ASSERT_NE(g, checks.end());
+    EXPECT_EQ(g->at("status"), "missing");
+    EXPECT_NE(d.at("summary").get<std::string>().find("no GPU stage can run"), std::string::npos) << d.dump(2);
+  }
+  // The table for people says the same.
+  auto text = cli({"doctor"});
+  EXPECT_NE(text.process.out.find("harness"), std::string::npos) << text.process.out;
+  EXPECT_NE(text.process.out.find(gpu ? "the GPU stages run on" : "no GPU stage can run"), std::string::npos);
 }
