@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what PTXBench needs (idempotent), then configures and builds it.
-#   scripts/setup.sh           what the main job needs (scripts/run.sh): quick, no test-only tools
+#   scripts/setup.sh           what the main job needs (scripts/run.sh): quick, no test-only tools,
+#                              and builds only the main job's four programs
 #   scripts/setup.sh --tests   that, and every test's tools (scripts/test.sh): the llama.cpp server
 #                              (built from source, ~9 minutes once), chromium, redis-server, clang's
 #                              libFuzzer, clang-format, the Python loaders of the Fixit exports, the
@@ -124,7 +125,14 @@ fi
 # PTXBENCH_PRESET: the CMake preset to build (default release; .ci/run builds `ci`, where warnings
 # are errors).
 PRESET=${PTXBENCH_PRESET:-release}
-echo "[setup] configuring and building (build/$PRESET)"
+# The main job needs four programs (the CLI, the GPU worker, the sandbox helper, the health probe);
+# the tests need everything (the test executables, the fuzz targets, the benchmarks).
+MAIN_TARGETS=(ptxbench ptxbench-worker ptxbench-sandbox-exec ptxbench-health-probe)
+echo "[setup] configuring and building (build/$PRESET$([ "$TESTS" = 1 ] || echo ": ${MAIN_TARGETS[*]}"))"
 cmake --preset "$PRESET" >/dev/null
-cmake --build --preset "$PRESET"
+if [ "$TESTS" = 1 ]; then
+  cmake --build --preset "$PRESET"
+else
+  cmake --build --preset "$PRESET" --target "${MAIN_TARGETS[@]}"
+fi
 echo "[setup] done: build/$PRESET/bin/ptxbench"
