@@ -1,6 +1,7 @@
 #include "judge/gpu_description.h"
 
 #include "core/arch.h"
+#include "judge/candidate_files.h"
 #include "judge/worker_client.h"
 
 namespace ptxbench {
@@ -10,8 +11,10 @@ GpuDescription describe_gpu_for(const EvalOptions& options) {
   if (!options.use_gpu) {
     d.reason = "--no-gpu: static checks only";
   } else {
-    auto run =
-        run_worker(options.worker, nullptr, options.workspace / "jobs", {}, std::chrono::seconds(60), {"--info"});
+    // An empty worker path means the one beside this executable, as the Evaluator takes it (ptxbench
+    // doctor describes the GPU before any Evaluator exists).
+    const auto worker = options.worker.empty() ? locate_worker() : options.worker;
+    auto run = run_worker(worker, nullptr, options.workspace / "jobs", {}, std::chrono::seconds(60), {"--info"});
     if (run.tampered) {
       d.reason = "no usable GPU (the worker's --info report failed verification: " + *run.tampered + ")";
     } else if (auto h = run.hello(); h && run.done) {

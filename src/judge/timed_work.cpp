@@ -126,9 +126,13 @@ TimedWorkCheck check_timed_work(const std::vector<json>& timing_events, const Ta
       const double target_share = std::min(target_ratio, k.max_target_flop_ratio);
       const double other_share = mine.other * per_flop;
       // Every TMA byte is a global byte read; where the L2's count is the smaller (noise, or a
-      // multicast counted once at the L2 and at each receiving SM), the TMA's own stands.
+      // multicast counted once at the L2 and at each receiving SM), the TMA's own stands. The TMA's
+      // counter counts whole boxes, the zero-filled part past a tensor too (H100: a 256x256 box over
+      // a 16x16 tensor counted 128 KiB a copy), so its bytes are credited at the smallest share of
+      // a box that its tensor fills among the maps the candidate's kernels were given.
+      const double fill = std::clamp(w.value("tma_box_fill", 1.0), 0.0, 1.0);
       const double global = std::max(mine.global_load, mine.tma_load);
-      const double tma_load_share = global > 0 ? mine.tma_load / global : 0.0;
+      const double tma_load_share = global > 0 ? mine.tma_load * fill / global : 0.0;
       const double tma_bytes = operands > 0 ? (mine.tma_load + mine.tma_store) / (calls * operands) : 0.0;
       json one = {{"shape", shape},
                   {"candidate_calls", calls},
@@ -136,6 +140,7 @@ TimedWorkCheck check_timed_work(const std::vector<json>& timing_events, const Ta
                   {"tensor_flop_share", target_share},
                   {"other_math_share", other_share},
                   {"tma_load_share", tma_load_share},
+                  {"tma_box_fill", fill},
                   {"global_load_bytes_per_call", mine.global_load / calls},
                   {"tma_load_bytes_per_call", mine.tma_load / calls},
                   {"tma_store_bytes_per_call", mine.tma_store / calls},

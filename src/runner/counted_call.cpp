@@ -51,7 +51,8 @@ json target_counts_json(const std::vector<integrity::ExecutedInstruction>& count
   for (auto& [key, pcs] : by_function) {
     const auto& [name, image] = key;
     if (monitor && !maps.contains(name))
-      if (auto m = monitor->tensor_maps_of(name)) maps[name] = {{"min_box_bytes", m->min_box_bytes}, {"maps", m->maps}};
+      if (auto m = monitor->tensor_maps_of(name))
+        maps[name] = {{"min_box_bytes", m->min_box_bytes}, {"maps", m->maps}, {"min_fill", m->min_fill}};
     json f = {{"function", name}, {"pcs", std::move(pcs)}};
     if (!image.empty()) f["image"] = image;
     functions.push_back(std::move(f));

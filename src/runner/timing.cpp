@@ -425,7 +425,13 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, const Timin
     out["speedup"] = c.median > 0 ? b.median / c.median : 0.0;
   }
   if (alone_since_clean_timings) out["alone_since_clean_timings_seconds"] = *alone_since_clean_timings;
-  if (!work.result().is_null()) out["timed_work"] = work.result();
+  if (!work.result().is_null()) {
+    out["timed_work"] = work.result();
+    // The TMA's counter counts whole boxes, zero-filled parts too: the judge credits the timed
+    // calls' TMA bytes at the smallest fill of the maps the candidate's kernels were given.
+    if (auto* monitor = integrity::GpuActivityMonitor::instance())
+      out["timed_work"]["tma_box_fill"] = monitor->tma_box_fill();
+  }
   if (counted_sample >= 0 && counted_sample < candidate_samples) {
     out["counted_sample"] = counted_sample;
     out["counted_instructions"] = target_counts_json(sm.counts);

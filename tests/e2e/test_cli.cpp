@@ -220,6 +220,9 @@ TEST_F(Cli, DoctorSaysWhatThisMachineCanDoAndHowToFixTheRest) {
                                 [](const json& c) { return c.at("name").get<std::string>().starts_with("GPU"); });
     ASSERT_NE(g, checks.end());
     EXPECT_EQ(g->at("status"), "missing");
+    // The worker beside ptxbench starts and says why there is no GPU: "could not start" would mean
+    // doctor looked for a worker elsewhere (the bug the H100 showed: doctor said no GPU there).
+    EXPECT_EQ(g->at("found").get<std::string>().find("could not start"), std::string::npos) << g->dump();
     EXPECT_NE(d.at("summary").get<std::string>().find("no GPU stage can run"), std::string::npos) << d.dump(2);
   }
   // The table for people says the same.

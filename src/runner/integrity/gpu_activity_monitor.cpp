@@ -220,7 +220,7 @@ void note_kernel_maps(GpuActivityMonitor::State& st, const CUpti_CallbackData* c
   st.maps.launched(function, blobs);
 }
 
-thread_local std::optional<double> t_replaced_box;  // the box of the map cuTensorMapReplaceAddress changes
+thread_local std::optional<MapBox> t_replaced_box;  // the box of the map cuTensorMapReplaceAddress changes
 
 // Tensor maps encoded (or re-addressed) by the candidate, at the call's exit.
 void note_encoded_map(GpuActivityMonitor::State& st, const CUpti_CallbackData* cd) {
@@ -230,7 +230,7 @@ void note_encoded_map(GpuActivityMonitor::State& st, const CUpti_CallbackData* c
   };
   if (auto e = encoded_map(cd->functionName, cd->functionParams); e && e->map && e->box_bytes) {
     std::lock_guard<std::mutex> lock(st.mu);
-    st.maps.encoded(view(e->map), *e->box_bytes);
+    st.maps.encoded(view(e->map), MapBox{*e->box_bytes, e->full_box_bytes.value_or(*e->box_bytes)});
   } else if (const CUtensorMap* m = replaced_map(cd->functionName, cd->functionParams); m && t_replaced_box) {
     std::lock_guard<std::mutex> lock(st.mu);
     st.maps.encoded(view(m), *t_replaced_box);
@@ -509,6 +509,11 @@ void GpuActivityMonitor::flush() {
 std::optional<KernelMaps> GpuActivityMonitor::tensor_maps_of(const std::string& function) const {
   std::lock_guard<std::mutex> lock(state_->mu);
   return state_->maps.maps_of(function);
+}
+
+double GpuActivityMonitor::tma_box_fill() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->maps.min_fill();
 }
 
 bool GpuActivityMonitor::is_candidate_function(const std::string& function) const {

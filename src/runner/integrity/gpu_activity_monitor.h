@@ -49,6 +49,8 @@ class GpuActivityMonitor {
 
   // The tensor maps the candidate encoded that `function` was launched with (tensor_maps.h).
   std::optional<KernelMaps> tensor_maps_of(const std::string& function) const;
+  // The smallest share of a box its tensor fills, over every map the candidate's kernels were given.
+  double tma_box_fill() const;
   // A kernel of a module byte-identical to one of the candidate's cubins.
   bool is_candidate_function(const std::string& function) const;
   bool knows_candidate_functions() const;  // a module of the candidate's was seen loading

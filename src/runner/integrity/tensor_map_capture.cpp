@@ -25,19 +25,21 @@ std::optional<EncodedMap> encoded_map(std::string_view api, const void* params) 
   if (!params) return std::nullopt;
   if (base == "cuTensorMapEncodeTiled") {
     const auto* p = static_cast<const cuTensorMapEncodeTiled_params*>(params);
-    EncodedMap m{p->tensorMap, std::nullopt};
+    EncodedMap m{p->tensorMap, std::nullopt, std::nullopt};
     if (p->boxDim && p->tensorRank >= 1 && p->tensorRank <= 5) {
       std::vector<uint32_t> box(p->boxDim, p->boxDim + p->tensorRank), strides;
       std::vector<uint64_t> global;
       if (p->elementStrides) strides.assign(p->elementStrides, p->elementStrides + p->tensorRank);
       if (p->globalDim) global.assign(p->globalDim, p->globalDim + p->tensorRank);
       m.box_bytes = tiled_box_bytes(int(p->tensorDataType), box, strides, global);
+      m.full_box_bytes = tiled_box_bytes(int(p->tensorDataType), box, strides);
     }
     return m;
   }
   if (base == "cuTensorMapEncodeIm2col") {
     const auto* p = static_cast<const cuTensorMapEncodeIm2col_params*>(params);
-    return EncodedMap{p->tensorMap, im2col_box_bytes(int(p->tensorDataType), p->channelsPerPixel, p->pixelsPerColumn)};
+    const auto box = im2col_box_bytes(int(p->tensorDataType), p->channelsPerPixel, p->pixelsPerColumn);
+    return EncodedMap{p->tensorMap, box, box};
   }
   return std::nullopt;
 }

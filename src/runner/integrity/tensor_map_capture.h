@@ -18,8 +18,9 @@ bool is_tensor_map_call(uint32_t driver_cbid);     // cuTensorMapEncodeTiled/Im2
 bool is_kernel_launch_call(uint32_t driver_cbid);  // cuLaunchKernel(Ex), cuLaunchCooperativeKernel
 
 struct EncodedMap {
-  const CUtensorMap* map = nullptr;  // where the driver writes (wrote, at exit) the map
-  std::optional<double> box_bytes;   // nullopt: a box this code cannot size
+  const CUtensorMap* map = nullptr;      // where the driver writes (wrote, at exit) the map
+  std::optional<double> box_bytes;       // nullopt: a box this code cannot size
+  std::optional<double> full_box_bytes;  // the whole box, the part past the tensor included
 };
 
 // For cuTensorMapEncodeTiled and cuTensorMapEncodeIm2col (any version); nullopt for other calls.

@@ -35,11 +35,11 @@ std::optional<double> im2col_box_bytes(int data_type, uint32_t channels_per_pixe
   return double(channels_per_pixel) * double(pixels_per_column) * *element;
 }
 
-void TensorMapTable::encoded(std::string_view image, double box_bytes) {
-  if (image.size() == kTensorMapBytes) boxes_[std::string(image)] = box_bytes;
+void TensorMapTable::encoded(std::string_view image, MapBox box) {
+  if (image.size() == kTensorMapBytes) boxes_[std::string(image)] = box;
 }
 
-std::optional<double> TensorMapTable::box_of(std::string_view image) const {
+std::optional<MapBox> TensorMapTable::box_of(std::string_view image) const {
   const auto it = boxes_.find(image);
   if (it == boxes_.end()) return std::nullopt;
   return it->second;
@@ -55,9 +55,19 @@ std::optional<KernelMaps> TensorMapTable::maps_of(const std::string& function) c
   if (it == kernels_.end() || it->second.empty()) return std::nullopt;
   KernelMaps k;
   k.maps = int(it->second.size());
-  k.min_box_bytes = it->second.begin()->second;
-  for (const auto& [image, box] : it->second) k.min_box_bytes = std::min(k.min_box_bytes, box);
+  k.min_box_bytes = it->second.begin()->second.moved;
+  for (const auto& [image, box] : it->second) {
+    k.min_box_bytes = std::min(k.min_box_bytes, box.moved);
+    k.min_fill = std::min(k.min_fill, box.fill());
+  }
   return k;
+}
+
+double TensorMapTable::min_fill() const {
+  double fill = 1;
+  for (const auto& [function, maps] : kernels_)
+    for (const auto& [image, box] : maps) fill = std::min(fill, box.fill());
+  return fill;
 }
 
 }  // namespace ptxbench::integrity

@@ -8,6 +8,7 @@
 // built by hand, held in global memory, or changed in the kernel) is credited nothing.
 // Plain data and no CUDA: unit-tested on the CPU (tests/unit/runner/test_tensor_maps.cpp).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -36,22 +37,35 @@ std::optional<double> im2col_box_bytes(int data_type, uint32_t channels_per_pixe
 struct KernelMaps {
   double min_box_bytes = 0;  // the smallest box among the known maps the kernel was given
   int maps = 0;              // how many distinct known maps
+  double min_fill = 1;       // the smallest share of a box that its tensor fills (moved / box)
+};
+
+// A map's box: the bytes one copy reads from its tensor (clipped by the tensor's dims) and the
+// bytes it writes to shared memory (the whole box; the part past the tensor is zero-filled).
+struct MapBox {
+  double moved = 0;
+  double filled = 0;
+  double fill() const { return filled > 0 ? std::min(1.0, moved / filled) : 1.0; }
 };
 
 class TensorMapTable {
  public:
   // A map the candidate encoded (its 128 bytes as the driver wrote them) and its box's bytes.
-  void encoded(std::string_view image, double box_bytes);
+  void encoded(std::string_view image, double box_bytes) { encoded(image, MapBox{box_bytes, box_bytes}); }
+  void encoded(std::string_view image, MapBox box);
   // The box of a known map image, if any (cuTensorMapReplaceAddress keeps the box of the map it changes).
-  std::optional<double> box_of(std::string_view image) const;
+  std::optional<MapBox> box_of(std::string_view image) const;
   // A launch of `function` whose 128-byte parameters are `blobs`: those equal to an encoded map
   // are the kernel's maps (union over every launch of it).
   void launched(const std::string& function, const std::vector<std::string_view>& blobs);
   std::optional<KernelMaps> maps_of(const std::string& function) const;
+  // The smallest fill over every known map any kernel was launched with (1 when none): the timed
+  // calls' TMA bytes, which count whole boxes, are credited at this share (issue 45).
+  double min_fill() const;
 
  private:
-  std::map<std::string, double, std::less<>> boxes_;              // map image -> box bytes
-  std::map<std::string, std::map<std::string, double>> kernels_;  // function -> image -> box bytes
+  std::map<std::string, MapBox, std::less<>> boxes_;              // map image -> box
+  std::map<std::string, std::map<std::string, MapBox>> kernels_;  // function -> image -> box
 };
 
 }  // namespace ptxbench::integrity

@@ -136,6 +136,21 @@ TEST(TimedWork, OperandsBroughtByOtherLoadsBesideAFewTmaCopiesFallShort) {
   EXPECT_NE(c.shortfall.find("the TMA brought 10.0% of the global bytes"), std::string::npos) << c.shortfall;
 }
 
+TEST(TimedWork, TmaBoxesPastATinyTensorAreCreditedWithWhatTheyRead) {
+  // cp.async brings the operands; beside them TMA copies of a 256x256 box over a 16x16 tensor,
+  // counted whole by the TMA's counter (9x the operands' bytes), read 512 bytes each.
+  Figures f = honest(10);
+  f.tma_load = 9 * kOperands * 10;
+  f.global_load = 2 * kOperands * 10;
+  json ev = timing_event(10, f);
+  EXPECT_TRUE(check({ev}).does_the_work);  // whole boxes credited: the attack's share would be 1
+  ev["timed_work"]["tma_box_fill"] = 512.0 / 131072;
+  const auto c = check({ev});
+  EXPECT_FALSE(c.does_the_work);
+  EXPECT_NEAR(*c.tma_load_share, 512.0 / 131072, 1e-9);
+  EXPECT_NEAR(c.shapes[0].at("tma_box_fill").get<double>(), 512.0 / 131072, 1e-12);
+}
+
 TEST(TimedWork, TmaStoresRepeatedEarnNoLoadShare) {
   Figures f = honest(10);
   f.tma_load = 0;

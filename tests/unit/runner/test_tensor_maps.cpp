@@ -61,6 +61,27 @@ TEST(TensorMaps, AKernelIsCreditedWithTheSmallestKnownBoxItWasGiven) {
   EXPECT_FALSE(t.box_of(image('x')));
 }
 
+// Issue 45: a box far larger than its tensor (a 256x256 box over a 16x16 corner) moves 512 bytes a
+// copy and fills 128 KiB; the timed calls' TMA bytes are credited at the smallest fill of the maps
+// that kernels were launched with, a map no kernel was given changing nothing.
+TEST(TensorMaps, TheSmallestFillOfTheMapsKernelsWereGivenIsKept) {
+  TensorMapTable t;
+  EXPECT_DOUBLE_EQ(t.min_fill(), 1.0);
+  const double moved = *tiled_box_bytes(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, {256, 256}, {}, {16, 16});
+  const double filled = *tiled_box_bytes(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, {256, 256}, {});
+  EXPECT_DOUBLE_EQ(moved, 512);
+  EXPECT_DOUBLE_EQ(filled, 131072);
+  t.encoded(image('a'), MapBox{16384, 16384});
+  t.encoded(image('t'), MapBox{moved, filled});
+  t.launched("k", {image('a')});
+  EXPECT_DOUBLE_EQ(t.min_fill(), 1.0);  // the tiny map was encoded but never given to a kernel
+  EXPECT_DOUBLE_EQ(t.maps_of("k")->min_fill, 1.0);
+  t.launched("side", {image('t')});
+  EXPECT_DOUBLE_EQ(t.min_fill(), 512.0 / 131072);
+  EXPECT_DOUBLE_EQ(t.maps_of("side")->min_fill, 512.0 / 131072);
+  EXPECT_DOUBLE_EQ(t.box_of(image('t'))->filled, 131072);
+}
+
 TEST(StreamArgument, TheStreamOfCopiesPrefetchesEventsWaitsAndLaunchesIsRead) {
   const auto s = reinterpret_cast<CUstream>(0x1234);
   cuMemPrefetchAsync_v2_params prefetch{};
