@@ -14,7 +14,10 @@ GpuDescription describe_gpu_for(const EvalOptions& options) {
     // An empty worker path means the one beside this executable, as the Evaluator takes it (ptxbench
     // doctor describes the GPU before any Evaluator exists).
     const auto worker = options.worker.empty() ? locate_worker() : options.worker;
-    auto run = run_worker(worker, nullptr, options.workspace / "jobs", {}, std::chrono::seconds(60), {"--info"});
+    // The job folder absolute: the worker starts in a folder of its own, where a relative one (the
+    // default workspace, .ptxbench) names nothing (the H100 showed doctor failing so).
+    auto run = run_worker(worker, nullptr, std::filesystem::absolute(options.workspace / "jobs"), {},
+                          std::chrono::seconds(60), {"--info"});
     if (run.tampered) {
       d.reason = "no usable GPU (the worker's --info report failed verification: " + *run.tampered + ")";
     } else if (auto h = run.hello(); h && run.done) {

@@ -198,7 +198,11 @@ TEST_F(Cli, ConflictingEngineFlagsAreRefused) {
 // machine without a GPU (CI) it says so with the fix and exits 2; on a GPU host it names the GPU and
 // exits 0. Either way: every check has a status, and every one that is not ok has its fix.
 TEST_F(Cli, DoctorSaysWhatThisMachineCanDoAndHowToFixTheRest) {
-  auto r = cli({"doctor", "--json"});
+  // A relative workspace, as the default (.ptxbench) is: the worker starts in a folder of its own.
+  const auto ws = fresh_workspace("doctor");
+  const auto relative = std::filesystem::relative(ws, source_dir());
+  ASSERT_TRUE(relative.is_relative()) << relative;
+  auto r = run_cli(relative, {"doctor", "--json"});
   ASSERT_TRUE(r.output.is_object()) << r.process.describe() << "\n" << r.process.out << r.process.err;
   const json& d = r.output;
   const bool gpu = d.at("gpu_stages").get<bool>();
@@ -226,7 +230,8 @@ TEST_F(Cli, DoctorSaysWhatThisMachineCanDoAndHowToFixTheRest) {
     EXPECT_NE(d.at("summary").get<std::string>().find("no GPU stage can run"), std::string::npos) << d.dump(2);
   }
   // The table for people says the same.
-  auto text = cli({"doctor"});
+  auto text = run_cli(relative, {"doctor"});
   EXPECT_NE(text.process.out.find("harness"), std::string::npos) << text.process.out;
   EXPECT_NE(text.process.out.find(gpu ? "the GPU stages run on" : "no GPU stage can run"), std::string::npos);
+  std::filesystem::remove_all(ws);
 }
