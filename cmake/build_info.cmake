@@ -3,6 +3,14 @@
 # baked commit follows the checkout; "dirty" says the work tree had uncommitted changes then.
 set(PTXBENCH_GIT_COMMIT "unknown")
 set(PTXBENCH_GIT_DIRTY "false")
+# A source tree without its git history (docker/Dockerfile copies no .git) is told them by the
+# environment: PTXBENCH_GIT_COMMIT (a hex commit id) and PTXBENCH_GIT_DIRTY (true/false).
+if("$ENV{PTXBENCH_GIT_COMMIT}" MATCHES "^[0-9a-f]+$")
+  set(PTXBENCH_GIT_COMMIT "$ENV{PTXBENCH_GIT_COMMIT}")
+  if("$ENV{PTXBENCH_GIT_DIRTY}" STREQUAL "true")
+    set(PTXBENCH_GIT_DIRTY "true")
+  endif()
+endif()
 find_package(Git QUIET)
 if(GIT_FOUND)
   execute_process(COMMAND ${GIT_EXECUTABLE} rev-parse HEAD WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}

@@ -1,12 +1,23 @@
 # Every third-party dependency is found here, in one place. scripts/setup.sh installs them.
-find_package(CUDAToolkit REQUIRED)
+# Debian 12's CMake 3.25.1 fails in FindCUDAToolkit on CUDA 13, which has no libnvToolsExt: it
+# marks the missing CUDA::nvToolsExt deprecated whenever the project requires CMake >= 3.25 (fixed in
+# 3.25.2). Below 3.25.2 the module is shown a lower minimum; nothing here uses nvToolsExt (nvtx3).
+if(CMAKE_VERSION VERSION_LESS 3.25.2)
+  set(_ptxbench_min_version ${CMAKE_MINIMUM_REQUIRED_VERSION})
+  set(CMAKE_MINIMUM_REQUIRED_VERSION 3.24)
+  find_package(CUDAToolkit REQUIRED)
+  set(CMAKE_MINIMUM_REQUIRED_VERSION ${_ptxbench_min_version})
+else()
+  find_package(CUDAToolkit REQUIRED)
+endif()
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 CONFIG REQUIRED)
-# toml++ is used header-only so the host tools carry no libtomlplusplus.so to GPU hosts.
+# toml++ from its headers, so the host tools carry no libtomlplusplus.so to GPU hosts; its
+# implementation is compiled once (src/problems/toml_impl.cpp), not inline in each file using it.
 find_path(TOMLPP_INCLUDE_DIR toml++/toml.h REQUIRED)
-add_library(ptxbench_tomlpp INTERFACE)
-target_include_directories(ptxbench_tomlpp SYSTEM INTERFACE ${TOMLPP_INCLUDE_DIR})
-target_compile_definitions(ptxbench_tomlpp INTERFACE TOML_HEADER_ONLY=1 TOML_EXCEPTIONS=1)
+add_library(ptxbench_tomlpp STATIC ${PROJECT_SOURCE_DIR}/src/problems/toml_impl.cpp)
+target_include_directories(ptxbench_tomlpp SYSTEM PUBLIC ${TOMLPP_INCLUDE_DIR})
+target_compile_definitions(ptxbench_tomlpp PUBLIC TOML_HEADER_ONLY=0 TOML_EXCEPTIONS=1)
 find_package(SQLite3 REQUIRED)
 find_package(spdlog CONFIG REQUIRED)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto)

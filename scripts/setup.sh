@@ -7,6 +7,8 @@
 #                              libFuzzer, clang-format, the Python loaders of the Fixit exports, the
 #                              training stack and Triton (triton_track/setup.sh)
 #   scripts/setup.sh --triton  the main job's tools and Triton's compiler (eval/run --language triton)
+#   --no-build                 installs only: no configure, no build (docker/Dockerfile's dependency
+#                              layer, cached apart from the sources)
 #   Debian packages: compilers, CMake, Ninja, and the libraries in cmake/dependencies.cmake.
 #   PyPI: cuobjdump/nvdisasm (SASS inspection without a GPU toolkit's disassembler), NVML headers,
 #   the cuDNN frontend's header-only C++ graph API (the attention baseline), plotly (its
@@ -22,11 +24,13 @@ cd "$(dirname "$0")/.."
 
 TESTS=0
 TRITON=0
+BUILD=1
 for arg in "$@"; do
   case "$arg" in
     --tests) TESTS=1; TRITON=1 ;;
     --triton) TRITON=1 ;;
-    *) echo "[setup] unknown argument '$arg' (known: --tests, --triton)" >&2; exit 1 ;;
+    --no-build) BUILD=0 ;;
+    *) echo "[setup] unknown argument '$arg' (known: --tests, --triton, --no-build)" >&2; exit 1 ;;
   esac
 done
 
@@ -115,6 +119,10 @@ fi  # --tests
 # The Triton track's compiler (triton_track/): its own environment, idempotent; no GPU needed.
 if [ "$TRITON" = 1 ]; then
   PTXBENCH_PYTHON="$PY" bash triton_track/setup.sh
+fi
+if [ "$BUILD" = 0 ]; then
+  echo "[setup] done: dependencies installed (--no-build: nothing configured or built)"
+  exit 0
 fi
 
 if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then

@@ -256,12 +256,12 @@ void add_fixit_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
   exp->callback([e, &g] {
     FixitStore store(database_path(g, true));
     if (!store.status().ok) throw InputError("workspace database: " + store.status().error);
-    const FixitBuildRow b = pick_build(store, e->build, e->recipe);
+    const FixitBuildRow picked = pick_build(store, e->build, e->recipe);
     fixit::ExportOptions o;
     o.format = fixit::parse_export_format(e->format);
     o.system = e->system == "full";
     std::vector<FixitRecordRow> rows;
-    if (auto s = store.load_records(b.id, &rows); !s.ok) throw InputError(s.error);
+    if (auto s = store.load_records(picked.id, &rows); !s.ok) throw InputError(s.error);
     std::ostringstream data;
     std::vector<json> kept;
     for (const auto& r : rows) {
@@ -270,7 +270,7 @@ void add_fixit_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
       kept.push_back(r.record);
     }
     std::vector<FixitItemRow> items;
-    if (auto s = store.load_items(b.id, &items); !s.ok) throw InputError(s.error);
+    if (auto s = store.load_items(picked.id, &items); !s.ok) throw InputError(s.error);
     json counts = {{"by_status", json::object()},
                    {"by_reason", json::object()},
                    {"excluded_by_post_balance", rows.size() - kept.size()}};
@@ -281,7 +281,7 @@ void add_fixit_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
         counts["by_reason"][k] = counts["by_reason"].value(k, 0) + 1;
       }
     }
-    json build_json = {{"id", b.id}, {"config", b.config}, {"status", b.status}};
+    json build_json = {{"id", picked.id}, {"config", picked.config}, {"status", picked.status}};
     const std::string file = e->out.empty() || e->out == "-" ? "(stdout)" : fs::path(e->out).filename().string();
     const json card = fixit::card_json({build_json, kept, counts, o, file});
     if (e->out.empty() || e->out == "-") std::cout << data.str();
@@ -291,11 +291,12 @@ void add_fixit_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
       write_text(card_base + ".md", fixit::card_markdown(card));
       write_text(card_base + ".json", card.dump(2) + "\n");
     }
-    std::cerr << "[fixit] " << kept.size() << " records of build " << b.id << " as " << e->format
+    std::cerr << "[fixit] " << kept.size() << " records of build " << picked.id << " as " << e->format
               << (e->out.empty() || e->out == "-" ? "" : " in " + e->out)
               << (card_base.empty() ? "" : "; card " + card_base + ".md")
-              << (b.status != "complete" ? " (the build is " + b.status + ": run it again to finish its pending items)"
-                                         : "")
+              << (picked.status != "complete"
+                      ? " (the build is " + picked.status + ": run it again to finish its pending items)"
+                      : "")
               << "\n";
   });
 

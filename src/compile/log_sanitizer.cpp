@@ -7,7 +7,7 @@ namespace ptxbench {
 namespace fs = std::filesystem;
 namespace {
 
-fs::path normal(const fs::path& p) {
+fs::path log_normal(const fs::path& p) {
   std::error_code ec;
   fs::path c = fs::weakly_canonical(fs::absolute(p, ec), ec);
   return ec ? p.lexically_normal() : c;
@@ -31,9 +31,9 @@ std::string diagnostic_file(const std::string& line) {
 }  // namespace
 
 bool path_under(const std::string& path, const std::vector<fs::path>& roots) {
-  const std::string p = normal(path).string();
+  const std::string p = log_normal(path).string();
   for (const auto& r : roots) {
-    const std::string rs = normal(r).string();
+    const std::string rs = log_normal(r).string();
     if (p == rs ||
         (p.size() > rs.size() && p.compare(0, rs.size(), rs) == 0 && (rs.back() == '/' || p[rs.size()] == '/')))
       return true;
@@ -42,7 +42,7 @@ bool path_under(const std::string& path, const std::vector<fs::path>& roots) {
 }
 
 std::string display_path(const std::string& path, const LogView& view) {
-  if (!view.candidate.empty() && normal(path) == normal(view.candidate)) return view.display_name;
+  if (!view.candidate.empty() && log_normal(path) == log_normal(view.candidate)) return view.display_name;
   return fs::path(path).filename().string();
 }
 
@@ -58,7 +58,7 @@ std::string sanitize_compiler_log(const std::string& log, const LogView& view) {
     const bool about_file =
         !file.empty() && (file.find('/') != std::string::npos || file.find('.') != std::string::npos);
     const bool outside = about_file && fs::path(file).is_absolute() && !path_under(file, view.allowed) &&
-                         normal(file) != normal(view.candidate);
+                         log_normal(file) != log_normal(view.candidate);
     if (outside) {
       withholding = true;
       ++withheld;
@@ -75,7 +75,7 @@ std::string sanitize_compiler_log(const std::string& log, const LogView& view) {
       // build folder) by name; any other path is one the candidate wrote itself: as written.
       const std::string path = (*it)[2].str();
       const bool ours =
-          path_under(path, view.allowed) || (!view.candidate.empty() && normal(path) == normal(view.candidate));
+          path_under(path, view.allowed) || (!view.candidate.empty() && log_normal(path) == log_normal(view.candidate));
       mapped += (*it)[1].str() + (ours ? display_path(path, view) : path);
       at = static_cast<size_t>(it->position() + it->length());
     }

@@ -15,7 +15,7 @@ json parse_json(const std::string& s, const std::string& where) {
   return j;
 }
 
-std::string shape_label(const json& shape) {
+std::string workspace_shape_label(const json& shape) {
   std::string s;
   if (shape.is_object())
     for (const auto& [k, v] : shape.items())
@@ -114,7 +114,7 @@ TurnSet load_workspace(const std::filesystem::path& path, const LoadOptions& opt
         if (rec.contains("timing") && rec["timing"].is_array())
           for (const auto& sh : rec["timing"]) {
             ShapeResult r;
-            r.shape = shape_label(sh.value("shape", json::object()));
+            r.shape = workspace_shape_label(sh.value("shape", json::object()));
             r.speedup = sh.value("speedup", 0.0);
             if (sh.value("median_ms", 0.0) > 0) r.median_ms = sh.value("median_ms", 0.0);
             if (sh.value("baseline_median_ms", 0.0) > 0) r.baseline_median_ms = sh.value("baseline_median_ms", 0.0);

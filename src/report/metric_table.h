@@ -55,6 +55,6 @@ inline Value ll(long long v) { return Value(v); }
 #define PTXBENCH_METRIC_TABLE_CAT2(a, b) a##b
 #define PTXBENCH_METRIC_TABLE_CAT(a, b) PTXBENCH_METRIC_TABLE_CAT2(a, b)
 // In the table's file: PTXBENCH_REGISTER_METRIC_TABLE(20, coverage_table);
-#define PTXBENCH_REGISTER_METRIC_TABLE(rank, build)                                                                 \
-  static ::ptxbench::report::MetricTableRegistrar PTXBENCH_METRIC_TABLE_CAT(ptxbench_metric_table_, __LINE__)(rank, \
-                                                                                                              build)
+#define PTXBENCH_REGISTER_METRIC_TABLE(rank, build)                                                               \
+  static ::ptxbench::report::MetricTableRegistrar PTXBENCH_METRIC_TABLE_CAT(ptxbench_metric_table_, __COUNTER__)( \
+      rank, build)

@@ -49,6 +49,6 @@ std::string print_report(const std::string& format, const Report& r);
 #define PTXBENCH_REGISTER_PRINTER_CAT2(a, b) a##b
 #define PTXBENCH_REGISTER_PRINTER_CAT(a, b) PTXBENCH_REGISTER_PRINTER_CAT2(a, b)
 // In a printer's file: PTXBENCH_REGISTER_PRINTER("csv", 30, CsvPrinter);
-#define PTXBENCH_REGISTER_PRINTER(name, rank, Type)                                                       \
-  static ::ptxbench::report::PrinterRegistrar PTXBENCH_REGISTER_PRINTER_CAT(ptxbench_printer_, __LINE__)( \
+#define PTXBENCH_REGISTER_PRINTER(name, rank, Type)                                                          \
+  static ::ptxbench::report::PrinterRegistrar PTXBENCH_REGISTER_PRINTER_CAT(ptxbench_printer_, __COUNTER__)( \
       name, rank, [] { return std::unique_ptr<::ptxbench::report::Printer>(new Type()); })

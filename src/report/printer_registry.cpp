@@ -7,23 +7,24 @@
 namespace ptxbench::report {
 namespace {
 
-struct Entry {
+struct PrinterEntry {
   std::string name;
   int rank = 0;
   PrinterFactory make;
   bool needs_turns = false;
 };
 
-std::vector<Entry>& registry() {
-  static std::vector<Entry> r;
+std::vector<PrinterEntry>& printer_entries() {
+  static std::vector<PrinterEntry> r;
   return r;
 }
 
-std::vector<const Entry*> offered(bool with_turns) {
-  std::vector<const Entry*> out;
-  for (const auto& e : registry())
+std::vector<const PrinterEntry*> offered(bool with_turns) {
+  std::vector<const PrinterEntry*> out;
+  for (const auto& e : printer_entries())
     if (with_turns || !e.needs_turns) out.push_back(&e);
-  std::stable_sort(out.begin(), out.end(), [](const Entry* a, const Entry* b) { return a->rank < b->rank; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const PrinterEntry* a, const PrinterEntry* b) { return a->rank < b->rank; });
   return out;
 }
 
@@ -31,12 +32,12 @@ std::vector<const Entry*> offered(bool with_turns) {
 
 PrinterRegistrar::PrinterRegistrar(const std::string& name, int rank, PrinterFactory factory) {
   const bool needs_turns = factory()->needs_turn_detail();
-  registry().push_back({name, rank, std::move(factory), needs_turns});
+  printer_entries().push_back({name, rank, std::move(factory), needs_turns});
 }
 
 std::vector<std::string> format_names(bool with_turns) {
   std::vector<std::string> out;
-  for (const Entry* e : offered(with_turns)) out.push_back(e->name);
+  for (const PrinterEntry* e : offered(with_turns)) out.push_back(e->name);
   return out;
 }
 
@@ -49,7 +50,7 @@ std::string format_list(bool with_turns) {
 
 std::unique_ptr<Printer> make_printer(const std::string& name, bool with_turns) {
   std::string names;
-  for (const Entry* e : offered(with_turns)) {
+  for (const PrinterEntry* e : offered(with_turns)) {
     if (e->name == name) return e->make();
     names += (names.empty() ? "" : ", ") + e->name;
   }

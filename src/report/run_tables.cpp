@@ -8,18 +8,18 @@
 namespace ptxbench {
 namespace {
 
-std::string fmt(const char* f, double v) {
+std::string run_fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
   return buf;
 }
 
-std::string pad(std::string s, size_t w) {
+std::string run_pad(std::string s, size_t w) {
   if (s.size() < w) s.append(w - s.size(), ' ');
   return s + " ";
 }
 
-std::string opt_speedup(const std::optional<double>& v) { return v ? fmt("%.3fx", *v) : "-"; }
+std::string opt_speedup(const std::optional<double>& v) { return v ? run_fmt("%.3fx", *v) : "-"; }
 
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 json opt(const std::optional<long long>& v) { return v ? json(*v) : json(nullptr); }
@@ -99,14 +99,15 @@ std::string format_run_summary(const RunInfo& run, const std::vector<TurnRow>& t
   const std::string suite = suite_of(run);
   if (!suite.empty()) o << "suite " << suite << " (split: train = trained on, held-out = evaluated only)\n";
   o << "\n"
-    << pad("problem", 16) << (suite.empty() ? "" : pad("split", 9)) << pad("trajectories", 13) << pad("turns", 6)
-    << pad("correct", 8) << pad("target-ok", 10) << pad("best", 8) << pad("best-target", 12) << "states\n";
+    << run_pad("problem", 16) << (suite.empty() ? "" : run_pad("split", 9)) << run_pad("trajectories", 13)
+    << run_pad("turns", 6) << run_pad("correct", 8) << run_pad("target-ok", 10) << run_pad("best", 8)
+    << run_pad("best-target", 12) << "states\n";
   for (const auto& [name, p] : tally(run, turns, trajectories)) {
-    o << pad(name, 16) << (suite.empty() ? "" : pad(split_of(run, name), 9))
-      << pad(std::to_string(p.complete) + "/" + std::to_string(p.trajectories), 13)
-      << pad(std::to_string(p.turns) + (p.pending ? "+" + std::to_string(p.pending) : ""), 6)
-      << pad(std::to_string(p.correct), 8) << pad(std::to_string(p.target_correct), 10) << pad(opt_speedup(p.best), 8)
-      << pad(opt_speedup(p.best_target), 12) << states_text(p.states) << "\n";
+    o << run_pad(name, 16) << (suite.empty() ? "" : run_pad(split_of(run, name), 9))
+      << run_pad(std::to_string(p.complete) + "/" + std::to_string(p.trajectories), 13)
+      << run_pad(std::to_string(p.turns) + (p.pending ? "+" + std::to_string(p.pending) : ""), 6)
+      << run_pad(std::to_string(p.correct), 8) << run_pad(std::to_string(p.target_correct), 10)
+      << run_pad(opt_speedup(p.best), 8) << run_pad(opt_speedup(p.best_target), 12) << states_text(p.states) << "\n";
   }
   o << "\n(turns: counted turns judged; +N: stored replies not judged yet. best: geomean speedup vs the library among "
        "correct turns; best-target: among correct turns whose target instructions executed)\n";
@@ -144,16 +145,16 @@ json run_summary_json(const RunInfo& run, const std::vector<TurnRow>& turns,
 
 std::string format_run_list(const std::vector<RunListEntry>& runs) {
   std::ostringstream o;
-  o << pad("run", 48) << pad("status", 9) << pad("arch", 8) << pad("budget", 8) << pad("turns", 12)
-    << pad("updated", 25) << "problems\n";
+  o << run_pad("run", 48) << run_pad("status", 9) << run_pad("arch", 8) << run_pad("budget", 8) << run_pad("turns", 12)
+    << run_pad("updated", 25) << "problems\n";
   for (const auto& e : runs) {
     const int total = e.run.trajectories * e.run.turns * static_cast<int>(e.run.problems.size());
     std::string problems;
     for (const auto& p : e.run.problems) problems += (problems.empty() ? "" : ",") + p;
-    o << pad(e.run.id, 48) << pad(e.run.status, 9) << pad(e.run.arch, 8)
-      << pad(std::to_string(e.run.trajectories) + "x" + std::to_string(e.run.turns), 8)
-      << pad(std::to_string(e.turns_done) + "/" + std::to_string(total), 12) << pad(e.run.updated_at, 25) << problems
-      << "\n";
+    o << run_pad(e.run.id, 48) << run_pad(e.run.status, 9) << run_pad(e.run.arch, 8)
+      << run_pad(std::to_string(e.run.trajectories) + "x" + std::to_string(e.run.turns), 8)
+      << run_pad(std::to_string(e.turns_done) + "/" + std::to_string(total), 12) << run_pad(e.run.updated_at, 25)
+      << problems << "\n";
   }
   if (runs.empty()) o << "(no runs in this workspace)\n";
   return o.str();
@@ -188,7 +189,7 @@ std::string format_run_detail(const RunInfo& run, const std::vector<TurnRow>& tu
     << "\n";
   o << "context: last " << run.config.value("context_turns", 0) << " turns in full; created " << run.created_at
     << ", updated " << run.updated_at << "\n\n";
-  o << pad("trajectory", 22) << pad("status", 9) << pad("best", 8) << "turns (state per turn)\n";
+  o << run_pad("trajectory", 22) << run_pad("status", 9) << run_pad("best", 8) << "turns (state per turn)\n";
   std::map<std::pair<std::string, int>, std::vector<const TurnRow*>> by;
   for (const auto& t : turns) by[{t.problem, t.trajectory}].push_back(&t);
   for (const auto& tr : trajectories) {
@@ -200,8 +201,8 @@ std::string format_run_detail(const RunInfo& run, const std::vector<TurnRow>& tu
       if (t->state == "correct" && t->speedup_geomean && (!best || *t->speedup_geomean > *best))
         best = t->speedup_geomean;
     }
-    o << pad(tr.problem + "/" + std::to_string(tr.trajectory), 22) << pad(tr.status, 9) << pad(opt_speedup(best), 8)
-      << (seq.empty() ? "-" : seq) << "\n";
+    o << run_pad(tr.problem + "/" + std::to_string(tr.trajectory), 22) << run_pad(tr.status, 9)
+      << run_pad(opt_speedup(best), 8) << (seq.empty() ? "-" : seq) << "\n";
   }
   return o.str();
 }
@@ -210,21 +211,21 @@ std::string format_trajectory(const RunInfo& run, const std::string& problem, in
                               const std::vector<TurnRow>& turns, bool with_feedback) {
   std::ostringstream o;
   o << "run " << run.id << ", " << problem << " trajectory " << trajectory << " (turns numbered from 0)\n\n";
-  o << pad("turn", 5) << pad("state", 16) << pad("reply", 16) << pad("targets", 9) << pad("speedup", 8)
-    << pad("model s", 8) << pad("build s", 8) << pad("GPU s", 7) << pad("tokens in/out/reason", 22) << pad("cost", 8)
-    << "candidate\n";
+  o << run_pad("turn", 5) << run_pad("state", 16) << run_pad("reply", 16) << run_pad("targets", 9)
+    << run_pad("speedup", 8) << run_pad("model s", 8) << run_pad("build s", 8) << run_pad("GPU s", 7)
+    << run_pad("tokens in/out/reason", 22) << run_pad("cost", 8) << "candidate\n";
   auto tok = [](const std::optional<long long>& v) { return v ? std::to_string(*v) : std::string("?"); };
   for (const auto& t : turns) {
     if (t.problem != problem || t.trajectory != trajectory) continue;
     const std::string targets = t.target_executed                 ? (*t.target_executed ? "exec" : "not-exec")
                                 : t.target_static.value_or(false) ? "static"
                                                                   : "-";
-    o << pad(std::to_string(t.turn), 5) << pad(t.phase == "done" ? t.state : "judging", 16)
-      << pad(t.provider_outcome, 16) << pad(targets, 9) << pad(opt_speedup(t.speedup_geomean), 8)
-      << pad(fmt("%.1f", t.model_seconds), 8) << pad(fmt("%.1f", t.build_seconds), 8)
-      << pad(fmt("%.1f", t.gpu_seconds), 7)
-      << pad(tok(t.input_tokens) + "/" + tok(t.output_tokens) + "/" + tok(t.reasoning_tokens), 22)
-      << pad(t.cost_usd ? fmt("$%.4f", *t.cost_usd) : "-", 8)
+    o << run_pad(std::to_string(t.turn), 5) << run_pad(t.phase == "done" ? t.state : "judging", 16)
+      << run_pad(t.provider_outcome, 16) << run_pad(targets, 9) << run_pad(opt_speedup(t.speedup_geomean), 8)
+      << run_pad(run_fmt("%.1f", t.model_seconds), 8) << run_pad(run_fmt("%.1f", t.build_seconds), 8)
+      << run_pad(run_fmt("%.1f", t.gpu_seconds), 7)
+      << run_pad(tok(t.input_tokens) + "/" + tok(t.output_tokens) + "/" + tok(t.reasoning_tokens), 22)
+      << run_pad(t.cost_usd ? run_fmt("$%.4f", *t.cost_usd) : "-", 8)
       << (t.candidate_sha256 ? t.candidate_sha256->substr(0, 12) + (t.reused_evaluation ? " (reused)" : "") : "-")
       << "\n";
     if (with_feedback && !t.feedback.empty()) {

@@ -38,6 +38,6 @@ struct TextSectionRegistrar {
 #define PTXBENCH_TEXT_SECTION_CAT2(a, b) a##b
 #define PTXBENCH_TEXT_SECTION_CAT(a, b) PTXBENCH_TEXT_SECTION_CAT2(a, b)
 // In a report table's file: PTXBENCH_REGISTER_TEXT_SECTION(90, transition_grids);
-#define PTXBENCH_REGISTER_TEXT_SECTION(rank, section)                                                               \
-  static ::ptxbench::report::TextSectionRegistrar PTXBENCH_TEXT_SECTION_CAT(ptxbench_text_section_, __LINE__)(rank, \
-                                                                                                              section)
+#define PTXBENCH_REGISTER_TEXT_SECTION(rank, section)                                                             \
+  static ::ptxbench::report::TextSectionRegistrar PTXBENCH_TEXT_SECTION_CAT(ptxbench_text_section_, __COUNTER__)( \
+      rank, section)

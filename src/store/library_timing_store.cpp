@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "store/row_columns.h"
+#include "store/content_tables.h"
 #include "store/schema_migrations.h"
 #include "store/sqlite_statement.h"
 
@@ -14,9 +15,7 @@ namespace {
 using sqlite::Statement;
 using store_detail::Columns;
 
-DbStatus sql_error(sqlite3* db, const std::string& what) {
-  return DbStatus::failure(what + ": " + (db ? sqlite3_errmsg(db) : "no database"));
-}
+using store_detail::sql_error;
 
 const Columns<LibraryTimingRow>& columns() {
   using C = store_detail::Make<LibraryTimingRow>;

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include "store/row_columns.h"
+#include "store/content_tables.h"
 #include "store/schema_migrations.h"
 #include "store/sqlite_statement.h"
 
@@ -12,9 +13,7 @@ namespace {
 using sqlite::Statement;
 using store_detail::Columns;
 
-DbStatus sql_error(sqlite3* db, const std::string& what) {
-  return DbStatus::failure(what + ": " + (db ? sqlite3_errmsg(db) : "no database"));
-}
+using store_detail::sql_error;
 
 // A JSON column read as parsed, malformed or not (the queue decides what a malformed one means).
 store_detail::Column<ServiceJobRow> parsed_json(const char* name, json ServiceJobRow::*m) {

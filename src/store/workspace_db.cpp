@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include "core/error.h"
+#include "store/content_tables.h"
 #include "store/schema_migrations.h"
 #include "store/sqlite_statement.h"
 
@@ -11,9 +12,7 @@ namespace {
 
 using sqlite::Statement;
 
-DbStatus sql_error(sqlite3* db, const std::string& what) {
-  return DbStatus::failure(what + ": " + (db ? sqlite3_errmsg(db) : "no database"));
-}
+using store_detail::sql_error;
 
 // Rows of "SELECT id, record_json ...".
 DbStatus read_rows(sqlite3* db, Statement& st, std::vector<StoredRecord>* out) {

@@ -10,7 +10,7 @@
 namespace ptxbench::attention {
 namespace {
 
-constexpr int kSampledRows = 32;  // query rows for dQ, and as many key rows for dK and dV
+constexpr int kBackwardSampledRows = 32;  // query rows for dQ, and as many key rows for dK and dV
 
 json error_json(const Fp64Error& e) { return {{"max_err_over_rms", e.max_err_over_rms}, {"rel_l2_err", e.rel_l2}}; }
 
@@ -175,22 +175,22 @@ void BackwardWorkload::reset_timed_checks(int capacity) {
 // Rows drawn from `secret`, which exists only after the call; expectations from the inputs as
 // generated again after it.
 void BackwardWorkload::check_timed_call(int slot, uint64_t secret, cudaStream_t s) {
-  for (auto* b : {&q_rows_, &k_rows_}) b->ensure(kSampledRows);
-  for (auto* b : {&exp_dq_, &exp_dk_, &exp_dv_}) b->ensure(size_t(kSampledRows) * d_.D);
-  row_scratch_.ensure(row_scratch_floats(d_, kSampledRows));
-  draw_rows(secret, d_, kSampledRows, q_rows_.get(), s);
-  draw_kv_rows(secret ^ 0x5eedc0ffeeull, d_, kSampledRows, k_rows_.get(), s);
+  for (auto* b : {&q_rows_, &k_rows_}) b->ensure(kBackwardSampledRows);
+  for (auto* b : {&exp_dq_, &exp_dk_, &exp_dv_}) b->ensure(size_t(kBackwardSampledRows) * d_.D);
+  row_scratch_.ensure(row_scratch_floats(d_, kBackwardSampledRows));
+  draw_rows(secret, d_, kBackwardSampledRows, q_rows_.get(), s);
+  draw_kv_rows(secret ^ 0x5eedc0ffeeull, d_, kBackwardSampledRows, k_rows_.get(), s);
   row_dots(dO_.get(), O_.get(), delta_.get(), d_.rows(), d_.D, s);
-  expected_dq_rows(d_, Q_.get(), K_.get(), V_.get(), dO_.get(), LSE_.get(), delta_.get(), q_rows_.get(), kSampledRows,
-                   exp_dq_.get(), row_scratch_.get(), s);
-  expected_dkdv_rows(d_, Q_.get(), K_.get(), V_.get(), dO_.get(), LSE_.get(), delta_.get(), k_rows_.get(), kSampledRows,
-                     exp_dk_.get(), exp_dv_.get(), row_scratch_.get(), s);
+  expected_dq_rows(d_, Q_.get(), K_.get(), V_.get(), dO_.get(), LSE_.get(), delta_.get(), q_rows_.get(),
+                   kBackwardSampledRows, exp_dq_.get(), row_scratch_.get(), s);
+  expected_dkdv_rows(d_, Q_.get(), K_.get(), V_.get(), dO_.get(), LSE_.get(), delta_.get(), k_rows_.get(),
+                     kBackwardSampledRows, exp_dk_.get(), exp_dv_.get(), row_scratch_.get(), s);
   TimedSlot* st = slots_.get() + slot;
-  compare_rows(dQ_.get(), q_rows_.get(), kSampledRows, d_.D, exp_dq_.get(),
+  compare_rows(dQ_.get(), q_rows_.get(), kBackwardSampledRows, d_.D, exp_dq_.get(),
                output_tolerance(tolerances_, "dQ").sample(), st, s);
-  compare_rows(dK_.get(), k_rows_.get(), kSampledRows, d_.D, exp_dk_.get(),
+  compare_rows(dK_.get(), k_rows_.get(), kBackwardSampledRows, d_.D, exp_dk_.get(),
                output_tolerance(tolerances_, "dK").sample(), st, s);
-  compare_rows(dV_.get(), k_rows_.get(), kSampledRows, d_.D, exp_dv_.get(),
+  compare_rows(dV_.get(), k_rows_.get(), kBackwardSampledRows, d_.D, exp_dv_.get(),
                output_tolerance(tolerances_, "dV").sample(), st, s);
   count_nonfinite(dQ_.get(), d_.elements(), st, s);
   for (auto* b : {&dK_, &dV_}) count_nonfinite(b->get(), d_.kv_elements(), st, s);

@@ -8,7 +8,7 @@
 namespace ptxbench::attention {
 namespace {
 
-constexpr int kSampledRows = 64;
+constexpr int kForwardSampledRows = 64;
 
 }  // namespace
 
@@ -99,18 +99,18 @@ void ForwardWorkload::reset_timed_checks(int capacity) {
 
 // Rows drawn from `secret`, which exists only after the call.
 void ForwardWorkload::check_timed_call(int slot, uint64_t secret, cudaStream_t s) {
-  rows_.ensure(kSampledRows);
-  exp_o_.ensure(size_t(kSampledRows) * d_.D);
-  exp_lse_.ensure(kSampledRows);
-  row_scratch_.ensure(row_scratch_floats(d_, kSampledRows));
-  draw_rows(secret, d_, kSampledRows, rows_.get(), s);
-  expected_forward_rows(d_, Q_.get(), K_.get(), V_.get(), rows_.get(), kSampledRows, exp_o_.get(), exp_lse_.get(),
-                        row_scratch_.get(), s);
+  rows_.ensure(kForwardSampledRows);
+  exp_o_.ensure(size_t(kForwardSampledRows) * d_.D);
+  exp_lse_.ensure(kForwardSampledRows);
+  row_scratch_.ensure(row_scratch_floats(d_, kForwardSampledRows));
+  draw_rows(secret, d_, kForwardSampledRows, rows_.get(), s);
+  expected_forward_rows(d_, Q_.get(), K_.get(), V_.get(), rows_.get(), kForwardSampledRows, exp_o_.get(),
+                        exp_lse_.get(), row_scratch_.get(), s);
   TimedSlot* st = slots_.get() + slot;
-  compare_rows(O_.get(), rows_.get(), kSampledRows, d_.D, exp_o_.get(), output_tolerance(tolerances_, "O").sample(), st,
-               s);
-  compare_rows(LSE_.get(), rows_.get(), kSampledRows, 1, exp_lse_.get(), output_tolerance(tolerances_, "LSE").sample(),
-               st, s);
+  compare_rows(O_.get(), rows_.get(), kForwardSampledRows, d_.D, exp_o_.get(),
+               output_tolerance(tolerances_, "O").sample(), st, s);
+  compare_rows(LSE_.get(), rows_.get(), kForwardSampledRows, 1, exp_lse_.get(),
+               output_tolerance(tolerances_, "LSE").sample(), st, s);
   count_nonfinite(O_.get(), d_.elements(), st, s);
   count_nonfinite(LSE_.get(), d_.rows(), st, s);
 }

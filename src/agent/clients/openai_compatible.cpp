@@ -28,7 +28,7 @@ const Flavor kFlavors[] = {
     {"llamacpp", {"http://127.0.0.1:8080/v1", "", 2}, false, false},
 };
 
-std::vector<std::string> known_options() {
+std::vector<std::string> openai_known_options() {
   std::vector<std::string> keys = kHttpOptionKeys;
   for (const char* k : {"temperature", "top_p", "seed", "max_tokens", "max_completion_tokens", "token_param",
                         "reasoning_effort", "extra_body"})
@@ -71,7 +71,7 @@ std::string reasoning_text(const json& message) {
 
 // An OpenAI-style error object ({"message", "type", "code"}) or a bare string, under HTTP `status`
 // (200 when it came inside a successful response).
-AttemptResult read_error_object(int status, const json& error) {
+AttemptResult openai_error_object(int status, const json& error) {
   const std::string message = error.is_string() ? error.get<std::string>() : text_field(error, "message");
   const std::string type = text_field(error, "type");
   const std::string code = code_field(error, "code");
@@ -103,7 +103,7 @@ class OpenAiCompatibleClient : public ModelClient {
   OpenAiCompatibleClient(const ClientConfig& config, const Flavor& flavor)
       : flavor_(flavor),
         model_(config.model),
-        options_(config.args, config.provider, known_options()),
+        options_(config.args, config.provider, openai_known_options()),
         transport_(config.provider, HttpSettings::from(options_, flavor.defaults), config.clock) {
     const ChatRequest probe;
     (void)build_body(probe, options_);  // an option error shows when the client is made, not per request
@@ -191,14 +191,14 @@ class OpenAiCompatibleClient : public ModelClient {
     const json body = json::parse(r.body, nullptr, false);
     const bool parsed = !body.is_discarded();
     if (r.status / 100 != 2) {
-      if (parsed && field(body, "error")) return read_error_object(r.status, body.at("error"));
+      if (parsed && field(body, "error")) return openai_error_object(r.status, body.at("error"));
       return read_error_status(r.status, "HTTP " + std::to_string(r.status) + ": " + one_line(r.body, 200));
     }
     if (!parsed || !body.is_object())
       return AttemptResult::again("malformed JSON",
                                   "HTTP " + std::to_string(r.status) + " with a body that is not JSON (" +
                                       std::to_string(r.body.size()) + " bytes): " + one_line(r.body, 120));
-    if (const json* error = field(body, "error")) return read_error_object(r.status, *error);
+    if (const json* error = field(body, "error")) return openai_error_object(r.status, *error);
     reply.model = text_field(body, "model");
     if (const json* usage = field(body, "usage")) {
       reply.usage.input_tokens = count_field(*usage, "prompt_tokens");

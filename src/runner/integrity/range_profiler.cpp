@@ -17,11 +17,11 @@
 namespace ptxbench::integrity {
 namespace {
 
-void check(CUptiResult r, const char* what) { cupti_check(r, "CUPTI range profiler", what); }
+void profiler_check(CUptiResult r, const char* what) { cupti_check(r, "CUPTI range profiler", what); }
 
 // The calling thread's context, through the runtime's driver entry point (the worker does not link
 // libcuda, so that it starts on machines without a driver).
-CUcontext current_context() {
+CUcontext profiler_current_context() {
   void* fn = nullptr;
   cudaDriverEntryPointQueryResult found{};
   if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
@@ -41,7 +41,7 @@ class HostConfig {
     hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     hi.pChipName = chip.c_str();
     hi.pCounterAvailabilityImage = const_cast<uint8_t*>(availability);
-    check(cuptiProfilerHostInitialize(&hi), "cuptiProfilerHostInitialize");
+    profiler_check(cuptiProfilerHostInitialize(&hi), "cuptiProfilerHostInitialize");
     host_ = hi.pHostObject;
   }
   ~HostConfig() {
@@ -74,22 +74,22 @@ class HostConfig {
       a1.pHostObject = one.host_;
       a1.ppMetricNames = &p;
       a1.numMetrics = 1;
-      check(cuptiProfilerHostConfigAddMetrics(&a1), ("adding " + n).c_str());
+      profiler_check(cuptiProfilerHostConfigAddMetrics(&a1), ("adding " + n).c_str());
     }
-    check(r, "adding the metrics");
+    profiler_check(r, "adding the metrics");
   }
   std::vector<uint8_t> image() const {
     auto size = cupti_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
         CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
     size.pHostObject = host_;
-    check(cuptiProfilerHostGetConfigImageSize(&size), "config image size");
+    profiler_check(cuptiProfilerHostGetConfigImageSize(&size), "config image size");
     std::vector<uint8_t> out(size.configImageSize);
     auto cfg =
         cupti_params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
     cfg.pHostObject = host_;
     cfg.configImageSize = out.size();
     cfg.pConfigImage = out.data();
-    check(cuptiProfilerHostGetConfigImage(&cfg), "config image");
+    profiler_check(cuptiProfilerHostGetConfigImage(&cfg), "config image");
     return out;
   }
   size_t passes() const {
@@ -98,7 +98,7 @@ class HostConfig {
         cupti_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
     np.configImageSize = img.size();
     np.pConfigImage = img.data();
-    check(cuptiProfilerHostGetNumOfPasses(&np), "number of passes");
+    profiler_check(cuptiProfilerHostGetNumOfPasses(&np), "number of passes");
     return np.numOfPasses;
   }
 
@@ -141,7 +141,7 @@ struct RangeProfiler::State {
     set.minNestingLevel = 1;
     set.passIndex = 0;
     set.targetNestingLevel = 1;
-    check(cuptiRangeProfilerSetConfig(&set), "cuptiRangeProfilerSetConfig");
+    profiler_check(cuptiRangeProfilerSetConfig(&set), "cuptiRangeProfilerSetConfig");
   }
 };
 
@@ -152,26 +152,26 @@ std::unique_ptr<RangeProfiler> RangeProfiler::create(CUcontext ctx, int device, 
   State& s = *c->s_;
   s.max_ranges = max_ranges;
   try {
-    if (!ctx) ctx = current_context();
+    if (!ctx) ctx = profiler_current_context();
     auto init = cupti_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-    check(cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
+    profiler_check(cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
     auto chip = cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
     chip.deviceIndex = size_t(device);
-    check(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName");
+    profiler_check(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName");
     c->chip_ = chip.pChipName ? chip.pChipName : "";
 
     auto en = cupti_params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
     en.ctx = ctx;
-    check(cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable");
+    profiler_check(cuptiRangeProfilerEnable(&en), "cuptiRangeProfilerEnable");
     s.profiler = en.pRangeProfilerObject;
 
     auto avail = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(
         CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
     avail.ctx = ctx;
-    check(cuptiProfilerGetCounterAvailability(&avail), "counter availability size");
+    profiler_check(cuptiProfilerGetCounterAvailability(&avail), "counter availability size");
     std::vector<uint8_t> image(avail.counterAvailabilityImageSize);
     avail.pCounterAvailabilityImage = image.data();
-    check(cuptiProfilerGetCounterAvailability(&avail), "counter availability");
+    profiler_check(cuptiProfilerGetCounterAvailability(&avail), "counter availability");
 
     c->metrics_ = choose(c->chip_, image.data());
     if (c->metrics_.empty()) fail("no metric to count on " + c->chip_);
@@ -190,14 +190,14 @@ std::unique_ptr<RangeProfiler> RangeProfiler::create(CUcontext ctx, int device, 
     ds.numMetrics = s.name_ptrs.size();
     ds.maxNumOfRanges = max_ranges;
     ds.maxNumRangeTreeNodes = uint32_t(max_ranges);
-    check(cuptiRangeProfilerGetCounterDataSize(&ds), "counter data size");
+    profiler_check(cuptiRangeProfilerGetCounterDataSize(&ds), "counter data size");
     s.data.resize(ds.counterDataSize);
     auto di = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
         CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
     di.pRangeProfilerObject = s.profiler;
     di.counterDataSize = s.data.size();
     di.pCounterData = s.data.data();
-    check(cuptiRangeProfilerCounterDataImageInitialize(&di), "counter data image");
+    profiler_check(cuptiRangeProfilerCounterDataImageInitialize(&di), "counter data image");
     s.set_config();
     // A session with no work in it, now: CUPTI's first session makes a file link (a symlink call,
     // seen on an H100), which the worker's sandbox forbids once the candidate is loaded. The worker
@@ -238,11 +238,11 @@ void RangeProfiler::start() {
   di.pRangeProfilerObject = s_->profiler;
   di.counterDataSize = s_->data.size();
   di.pCounterData = s_->data.data();
-  check(cuptiRangeProfilerCounterDataImageInitialize(&di), "counter data image");
+  profiler_check(cuptiRangeProfilerCounterDataImageInitialize(&di), "counter data image");
   if (s_->sessions++ > 0) s_->set_config();
   auto st = cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
   st.pRangeProfilerObject = s_->profiler;
-  check(cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart");
+  profiler_check(cuptiRangeProfilerStart(&st), "cuptiRangeProfilerStart");
   s_->started = true;
 }
 
@@ -250,29 +250,29 @@ void RangeProfiler::push(const std::string& range) {
   auto p = cupti_params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
   p.pRangeProfilerObject = s_->profiler;
   p.pRangeName = range.c_str();
-  check(cuptiRangeProfilerPushRange(&p), "cuptiRangeProfilerPushRange");
+  profiler_check(cuptiRangeProfilerPushRange(&p), "cuptiRangeProfilerPushRange");
 }
 
 void RangeProfiler::pop() {
   auto p = cupti_params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
   p.pRangeProfilerObject = s_->profiler;
-  check(cuptiRangeProfilerPopRange(&p), "cuptiRangeProfilerPopRange");
+  profiler_check(cuptiRangeProfilerPopRange(&p), "cuptiRangeProfilerPopRange");
 }
 
 std::vector<RangeValues> RangeProfiler::stop() {
   auto stop = cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
   stop.pRangeProfilerObject = s_->profiler;
-  check(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
+  profiler_check(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
   s_->started = false;
   auto dec = cupti_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
   dec.pRangeProfilerObject = s_->profiler;
-  check(cuptiRangeProfilerDecodeData(&dec), "cuptiRangeProfilerDecodeData");
+  profiler_check(cuptiRangeProfilerDecodeData(&dec), "cuptiRangeProfilerDecodeData");
   if (dec.numOfRangeDropped) fail("the range profiler dropped " + std::to_string(dec.numOfRangeDropped) + " ranges");
   auto info = cupti_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
       CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
   info.pCounterDataImage = s_->data.data();
   info.counterDataImageSize = s_->data.size();
-  check(cuptiRangeProfilerGetCounterDataInfo(&info), "counter data info");
+  profiler_check(cuptiRangeProfilerGetCounterDataInfo(&info), "counter data info");
   std::vector<RangeValues> out;
   for (size_t r = 0; r < info.numTotalRanges; ++r) {
     auto ri = cupti_params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(
@@ -281,7 +281,7 @@ std::vector<RangeValues> RangeProfiler::stop() {
     ri.counterDataImageSize = s_->data.size();
     ri.rangeIndex = r;
     ri.rangeDelimiter = "/";
-    check(cuptiRangeProfilerCounterDataGetRangeInfo(&ri), "range info");
+    profiler_check(cuptiRangeProfilerCounterDataGetRangeInfo(&ri), "range info");
     RangeValues v;
     v.range = ri.rangeName ? ri.rangeName : "";
     v.values.assign(s_->name_ptrs.size(), std::nan(""));
@@ -294,7 +294,7 @@ std::vector<RangeValues> RangeProfiler::stop() {
     ev.ppMetricNames = s_->name_ptrs.data();
     ev.numMetrics = s_->name_ptrs.size();
     ev.pMetricValues = v.values.data();
-    check(cuptiProfilerHostEvaluateToGpuValues(&ev), "evaluating the metrics");
+    profiler_check(cuptiProfilerHostEvaluateToGpuValues(&ev), "evaluating the metrics");
     out.push_back(std::move(v));
   }
   return out;

@@ -16,9 +16,9 @@
 namespace ptxbench::integrity {
 namespace {
 
-void check(CUptiResult r, const char* what) { cupti_check(r, "CUPTI SASS metrics", what); }
+void sass_check(CUptiResult r, const char* what) { cupti_check(r, "CUPTI SASS metrics", what); }
 
-CUcontext current_context() {
+CUcontext sass_current_context() {
   static auto get = [] {
     void* fn = nullptr;
     cudaDriverEntryPointQueryResult found{};
@@ -35,23 +35,23 @@ CUcontext current_context() {
 std::unique_ptr<SassCounter> SassCounter::create(int device, std::string* why) {
   try {
     auto init = cupti_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-    check(cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
+    sass_check(cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
     auto sup = cupti_params<CUpti_Profiler_DeviceSupported_Params>(CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
     sup.cuDevice = device;
     sup.api = CUPTI_PROFILER_SASS_METRICS;
-    check(cuptiProfilerDeviceSupported(&sup), "cuptiProfilerDeviceSupported");
+    sass_check(cuptiProfilerDeviceSupported(&sup), "cuptiProfilerDeviceSupported");
     if (sup.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
       fail("SASS metrics are not supported on this device (architecture " + std::to_string(sup.architecture) +
            ", vGPU " + std::to_string(sup.vGpu) + ", confidential compute " + std::to_string(sup.confidentialCompute) +
            ")");
     auto chip = cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
     chip.deviceIndex = device;
-    check(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName");
+    sass_check(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName");
     auto prop =
         cupti_params<CUpti_SassMetrics_GetProperties_Params>(CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE);
     prop.pChipName = chip.pChipName;
     prop.pMetricName = "smsp__sass_inst_executed";
-    check(cuptiSassMetricsGetProperties(&prop), "looking up smsp__sass_inst_executed");
+    sass_check(cuptiSassMetricsGetProperties(&prop), "looking up smsp__sass_inst_executed");
     std::unique_ptr<SassCounter> c(new SassCounter);
     c->device_ = device;
     c->metric_id_ = prop.metric.metricId;
@@ -60,7 +60,7 @@ std::unique_ptr<SassCounter> SassCounter::create(int device, std::string* why) {
     set.pConfigs = &config;
     set.numOfMetricConfig = 1;
     set.deviceIndex = device;
-    check(cuptiSassMetricsSetConfig(&set), "cuptiSassMetricsSetConfig");
+    sass_check(cuptiSassMetricsSetConfig(&set), "cuptiSassMetricsSetConfig");
     return c;
   } catch (const Error& e) {
     if (why) *why = e.what();
@@ -71,7 +71,7 @@ std::unique_ptr<SassCounter> SassCounter::create(int device, std::string* why) {
 SassCounter::~SassCounter() {
   if (enabled_) {
     auto dis = cupti_params<CUpti_SassMetricsDisable_Params>(CUpti_SassMetricsDisable_Params_STRUCT_SIZE);
-    dis.ctx = current_context();
+    dis.ctx = sass_current_context();
     cuptiSassMetricsDisable(&dis);
   }
   auto unset = cupti_params<CUpti_SassMetricsUnsetConfig_Params>(CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE);
@@ -81,23 +81,23 @@ SassCounter::~SassCounter() {
 
 void SassCounter::begin() {
   auto en = cupti_params<CUpti_SassMetricsEnable_Params>(CUpti_SassMetricsEnable_Params_STRUCT_SIZE);
-  en.ctx = current_context();
+  en.ctx = sass_current_context();
   // Each kernel is patched at its first launch in the range. Patching every loaded function at the
   // enable instead (0) would hide that launch's extra latency, but on the H200 it failed with
   // CUPTI_ERROR_INVALID_PARAMETER once cuBLASLt's kernels were loaded (gemm; the attention problems,
   // with cuDNN's, counted), so the launch-latency tell stays open (docs/anti-cheat.md).
   en.enableLazyPatching = 1;
-  check(cuptiSassMetricsEnable(&en), "cuptiSassMetricsEnable");
+  sass_check(cuptiSassMetricsEnable(&en), "cuptiSassMetricsEnable");
   enabled_ = true;
 }
 
 std::vector<ExecutedInstruction> SassCounter::end() {
-  CUcontext ctx = current_context();
+  CUcontext ctx = sass_current_context();
   std::vector<ExecutedInstruction> out;
   auto props =
       cupti_params<CUpti_SassMetricsGetDataProperties_Params>(CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE);
   props.ctx = ctx;
-  check(cuptiSassMetricsGetDataProperties(&props), "cuptiSassMetricsGetDataProperties");
+  sass_check(cuptiSassMetricsGetDataProperties(&props), "cuptiSassMetricsGetDataProperties");
   if (props.numOfPatchedInstructionRecords && props.numOfInstances) {
     std::vector<CUpti_SassMetrics_Data> data(props.numOfPatchedInstructionRecords);
     std::vector<CUpti_SassMetrics_InstanceValue> values(data.size() * props.numOfInstances);
@@ -110,7 +110,7 @@ std::vector<ExecutedInstruction> SassCounter::end() {
     flush.numOfPatchedInstructionRecords = props.numOfPatchedInstructionRecords;
     flush.numOfInstances = props.numOfInstances;
     flush.pMetricsData = data.data();
-    check(cuptiSassMetricsFlushData(&flush), "cuptiSassMetricsFlushData");
+    sass_check(cuptiSassMetricsFlushData(&flush), "cuptiSassMetricsFlushData");
     out.reserve(data.size());
     for (const auto& d : data) {
       uint64_t n = 0;
@@ -122,7 +122,7 @@ std::vector<ExecutedInstruction> SassCounter::end() {
   }
   auto dis = cupti_params<CUpti_SassMetricsDisable_Params>(CUpti_SassMetricsDisable_Params_STRUCT_SIZE);
   dis.ctx = ctx;
-  check(cuptiSassMetricsDisable(&dis), "cuptiSassMetricsDisable");
+  sass_check(cuptiSassMetricsDisable(&dis), "cuptiSassMetricsDisable");
   enabled_ = false;
   return out;
 }
