@@ -1,6 +1,7 @@
 #include "api/http_server.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <thread>
@@ -44,6 +45,12 @@ HttpServer::HttpServer(RewardApi& api, const ListenAddress& address, HttpServerO
   const int threads = options.threads;
   s.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   s.set_payload_max_length(options.max_body_bytes);
+  // httplib's default adds SO_REUSEPORT, which lets a second server bind the same port and take a
+  // share of its connections: only SO_REUSEADDR (a restarted server binds past TIME_WAIT).
+  s.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   s.Post("/v1/submissions",
          [&api](const httplib::Request& req, httplib::Response& res) { reply(res, api.submit(req.body)); });
   s.Get(std::string("/v1/submissions/") + kKey, [&api](const httplib::Request& req, httplib::Response& res) {
