@@ -29,6 +29,11 @@ target_link_libraries(ptxbench_libelf INTERFACE ${LIBELF_STATIC} ZLIB::ZLIB)
 find_package(Threads REQUIRED)
 # The model clients' HTTP (src/agent/http).
 find_package(CURL REQUIRED)
+# HTTP servers: the reward API (src/api, `serve --http`) and the tests' scripted model servers.
+# Debian's cpp-httplib is a compiled library whose header depends on the defines in its .pc file,
+# so it is taken from pkg-config.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
 # The Redis Streams job queue for many hosts (src/service/queue): Debian's libhiredis-dev, linked
 # statically like libelf, so GPU hosts need no libhiredis.so.
 find_path(HIREDIS_INCLUDE_DIR hiredis/hiredis.h REQUIRED)
@@ -38,10 +43,6 @@ target_include_directories(ptxbench_hiredis SYSTEM INTERFACE ${HIREDIS_INCLUDE_D
 target_link_libraries(ptxbench_hiredis INTERFACE ${HIREDIS_STATIC})
 if(PTXBENCH_BUILD_TESTS)
   find_package(GTest REQUIRED)
-  # Scripted model servers on loopback in the client tests. Debian's build is a compiled library
-  # whose header depends on the defines in its .pc file, so it is taken from pkg-config.
-  find_package(PkgConfig REQUIRED)
-  pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
 endif()
 if(PTXBENCH_BUILD_BENCH)
   find_package(benchmark QUIET)

@@ -42,8 +42,9 @@ APT_PACKAGES=(build-essential cmake ninja-build pkg-config binutils nlohmann-jso
 # clang-format for scripts/format.sh --check.
 [ "$TESTS" = 1 ] && APT_PACKAGES+=(chromium redis-server clang libfuzzer-14-dev clang-format)
 PIP_PACKAGES=(nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm nvidia-nvml-dev plotly)
-# Test-only: the Fixit exports' own loaders (tests/fixit/load_exports.py).
-[ "$TESTS" = 1 ] && PIP_PACKAGES+=(datasets)
+# Test-only: the Fixit exports' own loaders (tests/fixit/load_exports.py); pytest for the reward
+# API's client (python/ptxbench_client/tests, ctest label python).
+[ "$TESTS" = 1 ] && PIP_PACKAGES+=(datasets pytest)
 # Only its C++ headers are used: its Python dependencies (the CUTLASS DSL, ~0.5 GB) are not installed.
 PIP_NODEPS_PACKAGES=(nvidia-cudnn-frontend)
 

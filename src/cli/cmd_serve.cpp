@@ -1,12 +1,15 @@
 // ptxbench serve: the GPU profiling service over the workspace's job queue, until stopped (or,
 // with --exit-when-drained, until the queue is empty). Jobs come from any process that enqueues
-// into the same database (`ptxbench service submit`); results are stored in the queue.
+// into the same database (`ptxbench service submit`), or with --http HOST:PORT over the reward API
+// (src/api, docs/rl.md); results are stored in the queue.
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <map>
 #include <mutex>
 
+#include "api/http_server.h"
 #include "cli/commands.h"
 #include "cli/engine_flags.h"
 #include "cli/stop_signals.h"
@@ -34,10 +37,25 @@ struct ServeArgs {
   bool no_sanitize = false, no_probe = false, no_timing = false, exit_when_drained = false, no_health = false,
        no_cache = false;
   int library_check_samples = 5;
+  std::string http;  // --http HOST:PORT: the reward API
+  long long max_queue_depth = 10000;
+  int http_threads = 64;
 };
+
+// <workspace>/service/http.json: where this workspace's reward API listens (its clients on this
+// host, and the tests, read the bound port there).
+void write_endpoint_file(const std::filesystem::path& workspace, const std::string& url) {
+  std::filesystem::create_directories(workspace / "service");
+  const auto path = workspace / "service" / "http.json";
+  const auto tmp = path.string() + ".tmp";
+  std::ofstream(tmp) << json{{"url", url}, {"pid", getpid()}}.dump() << "\n";
+  std::filesystem::rename(tmp, path);
+}
 
 void run_serve(const ServeArgs& a, const GlobalOptions& g) {
   arch_info(a.arch);
+  const std::optional<api::ListenAddress> http =
+      a.http.empty() ? std::nullopt : std::optional(api::parse_listen_address(a.http));
   JudgeFlags judge;
   judge.arch = a.arch;
   judge.workspace = workspace_dir(g);
@@ -79,13 +97,32 @@ void run_serve(const ServeArgs& a, const GlobalOptions& g) {
     if (f.device >= 0) executor.gpu_fault(f.device);
     append_fault(workspace, f);
   });
-  engine.on_finished = [](const std::string& id) { spdlog::info("finished {}", id); };
+  std::unique_ptr<api::RewardApi> reward_api;
+  std::unique_ptr<api::HttpServer> http_server;
+  if (http) {
+    api::ServerFacts facts{a.arch, "cuda", {}};
+    for (const auto& name : registry.names()) facts.problems.insert(name);
+    api::RewardApiOptions api_options;
+    api_options.admission.max_queue_depth = a.max_queue_depth;
+    reward_api = std::make_unique<api::RewardApi>(queue, facts, registry.root(), api_options,
+                                                  [&engine] { engine.notify_enqueued(); });
+  }
+  engine.on_finished = [&reward_api](const std::string& id) {
+    spdlog::info("finished {}", id);
+    if (reward_api) reward_api->job_finished(id);
+  };
   std::atomic<bool> stop{false};
   StopSignals signals([&](const char* name) {
     spdlog::warn("{}: stopping after the jobs in flight (again to stop at once)", name);
     stop = true;
   });
   engine.start();
+  if (reward_api) {
+    http_server =
+        std::make_unique<api::HttpServer>(*reward_api, *http, api::HttpServerOptions{.threads = a.http_threads});
+    write_endpoint_file(workspace, http_server->url());
+    spdlog::info("serve: the reward API on {} (queue depth limit {})", http_server->url(), a.max_queue_depth);
+  }
   ServiceStatusWriter status(workspace, engine_opts.devices, [&] {
     json s = engine.snapshot();
     s["baseline_cache"] = {{"enabled", !a.no_cache}, {"hits", executor.cache_hits()}};
@@ -111,7 +148,11 @@ void run_serve(const ServeArgs& a, const GlobalOptions& g) {
         break;
     }
   }
+  // Draining: new submissions are refused (503), status and results still answer while the jobs
+  // in flight end; a queued job stays in the queue for the next start.
+  if (reward_api) reward_api->set_draining(true);
   engine.stop();
+  if (http_server) http_server->stop();
 }
 
 }  // namespace
@@ -136,6 +177,16 @@ void add_serve_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
                   "Samples of the short check that re-validates a stored clean timing of the library (default 5)")
       ->check(CLI::Range(1, 200));
   cmd->add_flag("--exit-when-drained", a->exit_when_drained, "Stop once nothing is queued or running");
+  cmd->add_option("--http", a->http,
+                  "Serve the reward API (HTTP, JSON; docs/rl.md) on HOST:PORT (port 0: a free one, written to "
+                  "<workspace>/service/http.json)");
+  cmd->add_option("--max-queue-depth", a->max_queue_depth,
+                  "The reward API answers 429 (Retry-After) while this many jobs are queued or running")
+      ->check(CLI::Range(1LL, 100000000LL))
+      ->capture_default_str();
+  cmd->add_option("--http-threads", a->http_threads, "Concurrent HTTP requests (each long-poll holds one)")
+      ->check(CLI::Range(2, 1024))
+      ->capture_default_str();
   cmd->callback([a, &g, &code] {
     run_serve(*a, g);
     code.value = 0;

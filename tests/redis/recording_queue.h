@@ -50,6 +50,7 @@ class RecordingQueue final : public JobQueue {
   QueueStatus outcome(const std::string& id, std::optional<JobOutcome>* out) override {
     return inner_.outcome(id, out);
   }
+  QueueStatus payload(const std::string& id, std::optional<json>* out) override { return inner_.payload(id, out); }
 
  private:
   JobQueue& inner_;

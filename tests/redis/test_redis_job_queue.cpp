@@ -147,6 +147,19 @@ TEST_F(RedisQueueTest, EnqueueIsIdempotentOnTheJobIdAndLeasesInOrder) {
   EXPECT_EQ(raw_integer({"XLEN", "{ptxbench}:jobs"}), 2);  // jobs are entries of the stream
 }
 
+TEST_F(RedisQueueTest, PayloadIsTheFirstEnqueuedOneAndEmptyForAnUnknownJob) {
+  auto q = open();
+  bool inserted = false;
+  ASSERT_TRUE(q->enqueue("a", {{"n", 1}}, &inserted).ok);
+  ASSERT_TRUE(q->enqueue("a", {{"n", 2}}, &inserted).ok);
+  std::optional<json> p;
+  ASSERT_TRUE(q->payload("a", &p).ok);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->at("n"), 1);
+  ASSERT_TRUE(q->payload("missing", &p).ok);
+  EXPECT_FALSE(p);
+}
+
 TEST_F(RedisQueueTest, HeartbeatsKeepALeaseThatWouldOtherwiseBeTakenOver) {
   auto q = open();
   ASSERT_TRUE(q->enqueue("first", json::object(), nullptr).ok);

@@ -74,6 +74,9 @@ class JobQueue {
   virtual QueueStatus counts(QueueCounts* out) = 0;
   // The job's state and, once it ended, its outcome; *out empty when no such job.
   virtual QueueStatus outcome(const std::string& id, std::optional<JobOutcome>* out) = 0;
+  // The payload the job was enqueued with; *out empty when no such job. (The reward API holds a
+  // second submission under the same key against the first.)
+  virtual QueueStatus payload(const std::string& id, std::optional<json>* out) = 0;
 };
 
 }  // namespace ptxbench

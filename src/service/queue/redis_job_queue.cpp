@@ -164,6 +164,16 @@ QueueStatus RedisJobQueue::outcome(const std::string& id, std::optional<JobOutco
   return {};
 }
 
+QueueStatus RedisJobQueue::payload(const std::string& id, std::optional<json>* out) {
+  out->reset();
+  std::lock_guard lock(mu_);
+  RedisResult r = conn_.command({"HGET", key("job:") + id, "payload"});
+  if (!r.ok()) return failed(r);
+  if (r.reply->type == REDIS_REPLY_NIL) return {};
+  *out = json::parse(text(r.reply.get()), nullptr, false);
+  return {};
+}
+
 QueueStatus RedisJobQueue::read_finished(std::string* cursor, std::chrono::milliseconds block,
                                          std::vector<std::string>* ids) {
   ids->clear();

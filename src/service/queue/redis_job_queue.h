@@ -37,6 +37,7 @@ class RedisJobQueue final : public JobQueue {
   QueueStatus reclaim_expired(int* reclaimed) override;
   QueueStatus counts(QueueCounts* out) override;
   QueueStatus outcome(const std::string& id, std::optional<JobOutcome>* out) override;
+  QueueStatus payload(const std::string& id, std::optional<json>* out) override;
 
   // The submitter's side: ids of jobs that ended after *cursor on the results stream ("0": from
   // the start), waiting up to `block` for the first; *cursor moves past what was read. Holds the

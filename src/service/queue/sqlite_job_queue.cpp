@@ -191,4 +191,14 @@ QueueStatus SqliteJobQueue::outcome(const std::string& id, std::optional<JobOutc
   return {};
 }
 
+QueueStatus SqliteJobQueue::payload(const std::string& id, std::optional<json>* out) {
+  if (!status_.ok) return status_;
+  out->reset();
+  std::lock_guard lock(mutex_);
+  std::optional<ServiceJobRow> job;
+  if (auto s = jobs_.find(id, &job); !s.ok) return queue_error(s);
+  if (job) *out = std::move(job->payload);
+  return {};
+}
+
 }  // namespace ptxbench

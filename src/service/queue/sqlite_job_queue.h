@@ -33,6 +33,7 @@ class SqliteJobQueue final : public JobQueue {
   QueueStatus reclaim_expired(int* reclaimed) override;
   QueueStatus counts(QueueCounts* out) override;
   QueueStatus outcome(const std::string& id, std::optional<JobOutcome>* out) override;
+  QueueStatus payload(const std::string& id, std::optional<json>* out) override;
 
  private:
   QueueStatus reclaim_locked(int* reclaimed);

@@ -31,6 +31,22 @@ std::optional<LeasedJob> lease(SqliteJobQueue& q, const std::string& owner, std:
 
 }  // namespace
 
+// The reward API holds a second submission under a key against the stored payload.
+TEST(SqliteJobQueue, PayloadIsTheFirstEnqueuedOneAndEmptyForAnUnknownJob) {
+  QueueDb tmp;
+  SqliteJobQueue q(tmp.path());
+  ASSERT_TRUE(q.status().ok) << q.status().error;
+  bool inserted = false;
+  ASSERT_TRUE(q.enqueue("a", {{"n", 1}}, &inserted).ok);
+  ASSERT_TRUE(q.enqueue("a", {{"n", 2}}, &inserted).ok);
+  std::optional<json> p;
+  ASSERT_TRUE(q.payload("a", &p).ok);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->at("n"), 1);
+  ASSERT_TRUE(q.payload("missing", &p).ok);
+  EXPECT_FALSE(p);
+}
+
 TEST(SqliteJobQueue, EnqueueIsIdempotentOnTheJobId) {
   QueueDb tmp;
   SqliteJobQueue q(tmp.path());
