@@ -110,7 +110,7 @@ TEST(SchemaMigrations, AWorkspaceFromBeforeTheNumberingOpensAndIsBroughtUpToDate
   // The report reads it too.
   const auto set = metrics::load_workspace(file);
   ASSERT_EQ(set.turns.size(), 1u);
-  EXPECT_EQ(set.turns[0].feedback, "");  // without the drill-down
+  EXPECT_EQ(set.turns[0].stored.feedback, "");  // without the drill-down
 }
 
 TEST(SchemaMigrations, AnEvalOnlyWorkspaceHoldsTheEvaluationsAlone) {
