@@ -63,7 +63,9 @@
   FIELD(opt_integer, std::optional<long long>, evaluation_id, , 2, "evaluation_id", 0, "", "")                         \
   FIELD(boolean, bool, reused_evaluation, = false, 2, "reused_evaluation", 0, "",                                      \
         "an identical candidate's evaluation in this run was reused")                                                  \
-  FIELD(integer, long long, model_call_id, = 0, 2, "", 0, "", "")
+  FIELD(integer, long long, model_call_id, = 0, 2, "", 0, "", "")                                                      \
+  FIELD(opt_integer, std::optional<long long>, cached_input_tokens, , 7, "tokens.cached_input", 0, "tokens",           \
+        "of input_tokens, those read from the provider's prompt cache; null: not reported")
 
 namespace ptxbench {
 

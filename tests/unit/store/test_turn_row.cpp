@@ -48,7 +48,7 @@ TurnRow every_field_set() {
   t.prepare_seconds = 3, t.build_seconds = 4, t.gpu_wait_seconds = 5, t.gpu_seconds = 6;
   t.started_at = "a", t.replied_at = "b", t.finished_at = "c", t.context = {{"full_turns", 2}};
   t.extraction = {{"blocks", 1}}, t.candidate_sha256 = "abc", t.feedback = "compile error", t.feedback_version = "3";
-  t.evaluation_id = 7, t.reused_evaluation = true, t.model_call_id = 9;
+  t.evaluation_id = 7, t.reused_evaluation = true, t.model_call_id = 9, t.cached_input_tokens = 30;
   return t;
 }
 
@@ -86,6 +86,7 @@ TEST(TurnRow, TheExportKeysGiveBackEveryExportedField) {
   put_turn_fields(t, TurnKeys::export_keys, j);
   EXPECT_EQ(j["tokens"]["reasoning"], 40);
   EXPECT_EQ(j["timings"]["gpu_s"], 6.0);
+  EXPECT_EQ(j["tokens"]["cached_input"], 30);
   EXPECT_FALSE(j.contains("run_id"));  // the run's id is the export's run object
   TurnRow back;
   get_turn_fields(j, TurnKeys::export_keys, &back);
