@@ -68,6 +68,7 @@ TEST_F(OpenAiClient, NormalReplyCarriesContentUsageAndExactBytes) {
   EXPECT_EQ(reply.response_body, completion("```cuda\n__global__ void k() {}\n```", "stop",
                                             {{"prompt_tokens", 120},
                                              {"completion_tokens", 45},
+                                             {"prompt_tokens_details", {{"cached_tokens", 64}}},
                                              {"completion_tokens_details", {{"reasoning_tokens", 30}}}})
                                      .dump());
   const json body = got.body_json();
