@@ -190,6 +190,7 @@ bool TrajectoryRunner::next_turn(int turn) {
   t.input_tokens = reply->usage.input_tokens;
   t.output_tokens = reply->usage.output_tokens;
   t.reasoning_tokens = reply->usage.reasoning_tokens;
+  t.cached_input_tokens = reply->usage.cached_input_tokens;
   t.reasoning_chars = static_cast<long long>(reply->reasoning.size());
   t.cost_usd = call_cost_usd(ctx_.prices, t.input_tokens, t.output_tokens);
   t.model_seconds = reply->seconds;

@@ -79,7 +79,7 @@ json to_json(const EvaluationRecord& r) {
                            {"tflops", t.tflops},
                            {"baseline_tflops", t.baseline_tflops},
                            {"throttled", t.throttled}});
-  j["speedup_geomean"] = r.speedup_geomean ? json(*r.speedup_geomean) : json(nullptr);
+  j[record_key::speedup_geomean] = r.speedup_geomean ? json(*r.speedup_geomean) : json(nullptr);
   j["environment"] = r.environment;
   // Strings that are not UTF-8 (a candidate's bytes in a log, a diagnostic, its output) stay
   // readable here and exact under non_utf8; every record has the key, so the shape is fixed.
@@ -143,7 +143,7 @@ EvaluationRecord record_from_json(const json& stored) {
       st.throttled = t.at("throttled").get<bool>();
       r.timing.push_back(std::move(st));
     }
-    if (!j.at("speedup_geomean").is_null()) r.speedup_geomean = j.at("speedup_geomean").get<double>();
+    if (const auto& s = j.at(record_key::speedup_geomean); !s.is_null()) r.speedup_geomean = s.get<double>();
     r.environment = j.at("environment");
     return r;
   } catch (const json::exception& e) {

@@ -82,6 +82,12 @@ struct EvaluationRecord {
   StageResult& add_stage(StageResult s);
 };
 
+// Keys of the record's JSON that other formats repeat for the same value (the Fixit item's error and
+// record, the reports' evaluation table), named once here.
+namespace record_key {
+inline constexpr const char* speedup_geomean = "speedup_geomean";
+}  // namespace record_key
+
 // Always valid UTF-8: strings that were not are replaced for reading, with their exact bytes in
 // "non_utf8" (core/bytes.h), which record_from_json puts back.
 json to_json(const EvaluationRecord& r);

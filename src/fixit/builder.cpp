@@ -10,6 +10,7 @@
 #include "core/build_info.h"
 #include "core/content_hash.h"
 #include "core/error.h"
+#include "core/record.h"
 #include "core/timestamp.h"
 #include "fixit/build_progress.h"
 #include "fixit/fix_rule.h"
@@ -185,8 +186,8 @@ struct Builder::Impl {
   FixTarget fix_target(const FixitItemRow& item) {
     FixTarget t;
     t.error_class = item.error_class;
-    if (item.error.contains("speedup_geomean") && item.error["speedup_geomean"].is_number())
-      t.failing_speedup = item.error["speedup_geomean"].get<double>();
+    if (item.error.contains(record_key::speedup_geomean) && item.error[record_key::speedup_geomean].is_number())
+      t.failing_speedup = item.error[record_key::speedup_geomean].get<double>();
     return t;
   }
 
@@ -370,7 +371,7 @@ struct Builder::Impl {
           {"verdict", std::string(to_string(fix_record.verdict))},
           {"target_executed", fix_record.target_executed ? json(*fix_record.target_executed) : json(nullptr)},
           {"tensor_flop_share", fix_record.tensor_flop_share ? json(*fix_record.tensor_flop_share) : json(nullptr)},
-          {"speedup_geomean", fix_record.speedup_geomean ? json(*fix_record.speedup_geomean) : json(nullptr)},
+          {record_key::speedup_geomean, fix_record.speedup_geomean ? json(*fix_record.speedup_geomean) : json(nullptr)},
           {"gpu", fix_record.gpu},
           {"harness", harness_info()}}},
         {"provenance",
@@ -587,7 +588,7 @@ struct Builder::Impl {
       r.kernel_hash = it.kernel_hash;
       r.error = it.error ? it.error->detail : json::object();
       if (it.error && it.error->name == "correct_slow" && t.evaluation && t.evaluation->speedup_geomean)
-        r.error["speedup_geomean"] = *t.evaluation->speedup_geomean;
+        r.error[record_key::speedup_geomean] = *t.evaluation->speedup_geomean;
       json later = json::array();
       for (const SourceTurn* l : it.later) later.push_back(turn_json(*l));
       r.source = {{"source", t.source},

@@ -214,7 +214,8 @@ std::optional<ErrorClass> classify(const EvaluationRecord& r, const ProblemSpec*
   if (state == kCorrectNoTarget) return correct_no_target(r, problem);
   if (state != kTargetCorrect || o.slow_below <= 0 || !r.speedup_geomean || *r.speedup_geomean >= o.slow_below)
     return std::nullopt;
-  return make("correct_slow", {{"speedup_geomean", *r.speedup_geomean}, {"band", speed_band(*r.speedup_geomean)}},
+  return make("correct_slow",
+              {{record_key::speedup_geomean, *r.speedup_geomean}, {"band", speed_band(*r.speedup_geomean)}},
               {speed_band(*r.speedup_geomean)});
 }
 

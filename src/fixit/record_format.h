@@ -8,7 +8,8 @@
 //    "target": {"explanation", "explanation_source": fixing_turn|teacher_fix|teacher_explain|source_turn|none,
 //               "kernel", "message" (the assistant's whole answer: explanation, then the kernel in a block)},
 //    "fix": {"source": trajectory|teacher, "turn" (trajectory), "teacher_attempts", "evaluation_id",
-//            "verdict", "target_executed", "tensor_flop_share", "speedup_geomean", "gpu", "harness"},
+//            and the fixing evaluation's verdict, target_executed, tensor_flop_share and speedup_geomean
+//            under the evaluation record's keys (core/record.h), "gpu", "harness"},
 //    "provenance": {"source", "run", "model", "trajectory", "turn", "candidate_sha256", "run_harness", "run_gpu",
 //                   "teacher": {"model", "prompt_version", "calls", "cost_usd", "input_tokens", "output_tokens"} |
 //                   null}}

@@ -8,8 +8,9 @@ const TurnRow* trajectory_best(const Trajectory& tr, int budget, bool target_onl
   const TurnRow* best = nullptr;
   for (const TurnRow* t : tr.turns) {
     if (t->turn > budget) break;
-    if (!(target_only ? t->target_correct() : t->correct()) || !t->speedup_geomean) continue;
-    if (!best || *t->speedup_geomean > *best->speedup_geomean) best = t;  // strict: ties keep the earlier turn
+    if (!(target_only ? t->target_correct() : t->correct()) || !t->stored.speedup_geomean) continue;
+    if (!best || *t->stored.speedup_geomean > *best->stored.speedup_geomean)
+      best = t;  // strict: ties keep the earlier turn
   }
   return best;
 }
@@ -20,7 +21,7 @@ std::vector<double> per_trajectory_best(const std::vector<const Trajectory*>& tr
   out.reserve(trajectories.size());
   for (const Trajectory* tr : trajectories) {
     const TurnRow* b = trajectory_best(*tr, budget, target_only);
-    out.push_back(b ? *b->speedup_geomean : 0.0);
+    out.push_back(b ? *b->stored.speedup_geomean : 0.0);
   }
   return out;
 }
@@ -32,7 +33,7 @@ BestSpeedup best_speedup(const std::vector<const Trajectory*>& trajectories, int
     const TurnRow* t = trajectory_best(*tr, budget, target_only);
     if (!t) continue;
     ++b.trajectories_with_kernel;
-    const double v = *t->speedup_geomean;
+    const double v = *t->stored.speedup_geomean;
     if (!b.value || v > *b.value || (v == *b.value && t->turn < b.turn)) b.value = v, b.where = tr, b.turn = t->turn;
   }
   if (b.value && !trajectories.empty()) {

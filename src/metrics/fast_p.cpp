@@ -38,7 +38,7 @@ FastpCurve fast_p(const std::vector<const Trajectory*>& trajectories, int budget
                                          [&](const TurnRow* t) { return t->turn <= budget && is_counted(t->state); });
     if (!has_counted) continue;
     const TurnRow* b = trajectory_best(*tr, budget, target_only);
-    std::optional<double> v = b ? std::optional<double>(*b->speedup_geomean) : std::nullopt;
+    std::optional<double> v = b ? std::optional<double>(*b->stored.speedup_geomean) : std::nullopt;
     if (unit == FastpUnit::trajectory) {
       best.push_back(v);
       continue;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "store/turn_json.h"
 
 namespace ptxbench::metrics {
 
@@ -75,6 +76,19 @@ class Line {
   std::string where_;
 };
 
+// The turn's stored fields (store/turn_row.h) that the line holds, under `keys`; a speedup must be
+// > 0. The identity read by the caller (1-based turn) is copied in, as stored.
+void read_stored(const Line& l, TurnKeys keys, TurnRow& t) {
+  try {
+    get_turn_fields(l.obj(), keys, &t.stored);
+  } catch (const InputError& e) {
+    throw InputError(l.where() + ": " + e.what());
+  }
+  if (const auto& v = t.stored.speedup_geomean; v && !(*v > 0))
+    l.fail(turn_field::speedup_geomean, "must be a number > 0 or null (got " + json(*v).dump() + ")");
+  t.stored.run_id = t.run, t.stored.problem = t.problem, t.stored.trajectory = t.trajectory, t.stored.turn = t.turn - 1;
+}
+
 std::string shape_label(const json& shape) {
   if (shape.is_string()) return shape.get<std::string>();
   std::string s;
@@ -139,17 +153,13 @@ struct Reader {
     t.trajectory = static_cast<int>(l.integer("trajectory", 0));
     t.turn = static_cast<int>(l.integer("turn", 1));
     t.state = l.state("state");
-    t.target_executed = l.opt_bool("target_executed");
-    t.target_seen = l.find(l.obj(), "target_seen") ? l.opt_bool("target_seen") : t.target_executed;
-    t.speedup_geomean = l.opt_positive("speedup_geomean");
-    t.reasoning_tokens = l.opt_integer("reasoning_tokens");
-    t.output_tokens = l.opt_integer("output_tokens");
-    t.reasoning_chars = l.opt_integer("reasoning_chars").value_or(0);
+    read_stored(l, TurnKeys::report_columns, t);  // the report's fields, under their column names
+    t.target_seen = l.find(l.obj(), "target_seen") ? l.opt_bool("target_seen") : t.stored.target_executed;
     t.split = l.str("split", false);
     t.gpu = l.str("gpu", false);
     if (auto f = l.opt_bool("trajectory_finished")) t.finished = *f, runs_with_finished_flag.insert(t.run);
     if (options.with_detail) {
-      t.code = l.str("code", false), t.feedback = l.str("feedback", false), t.reason = l.str("reason", false);
+      t.code = l.str("code", false), t.stored.feedback = l.str("feedback", false), t.reason = l.str("reason", false);
       if (const json* shapes = l.find(l.obj(), "shapes")) {
         if (!shapes->is_array())
           l.fail("shapes", "must be an array of {shape, speedup, median_ms, baseline_median_ms}");
@@ -206,15 +216,10 @@ struct Reader {
     t.turn = static_cast<int>(l.integer("turn", 0)) + 1;  // the export numbers turns from 0
     t.state = l.str("phase", false) == "judging" ? TurnState::pending : l.state("state");
     if (const json* sp = l.find(l.obj(), "split"); sp && sp->is_string())
-      t.split = sp->get<std::string>();  // else the run's splits
-    t.target_executed = l.opt_bool("target_executed");
-    t.target_seen = t.target_executed;  // the evaluation's own flag, below, when it records one
-    t.speedup_geomean = l.opt_positive("speedup_geomean");
-    if (const json* tok = l.find(l.obj(), "tokens"); tok && tok->is_object()) {
-      t.reasoning_tokens = l.opt_integer("reasoning", tok);
-      t.output_tokens = l.opt_integer("output", tok);
-    }
-    t.reasoning_chars = l.opt_integer("reasoning_chars").value_or(0);
+      t.split = sp->get<std::string>();        // else the run's splits
+    read_stored(l, TurnKeys::export_keys, t);  // every declared field the export holds
+    if (!options.with_detail) t.stored.feedback.clear(), t.stored.context = t.stored.extraction = json::object();
+    t.target_seen = t.stored.target_executed;  // the evaluation's own flag, below, when it records one
     const json* eval = l.find(l.obj(), "evaluation");
     if (eval && eval->is_object()) {
       t.gpu = eval->value("gpu", "");
@@ -238,7 +243,6 @@ struct Reader {
     if (t.gpu.empty()) t.gpu = info.gpu;
     if (options.with_detail) {
       if (const json* c = l.find(l.obj(), "candidate"); c && c->is_object()) t.code = l.str("source", false, c);
-      t.feedback = l.str("feedback", false);
       if (eval && eval->is_object()) {
         t.reason = eval->value("reason", "");
         if (eval->contains("timing") && (*eval)["timing"].is_array())

@@ -76,7 +76,7 @@ TurnSet load_workspace(const std::filesystem::path& path, const LoadOptions& opt
   check(db.trajectories(&trajectories));
   for (const auto& t : trajectories) complete[{t.run_id, t.problem, t.trajectory}] = t.status == "complete";
   check(db.turns(options.with_detail, [&](ReportedTurn& stored) {
-    const ptxbench::TurnRow& s = stored.turn;
+    const ptxbench::TurnRow& s = stored.turn;  // moved into t.stored below
     const RunInfo* info = set.run(s.run_id);
     if (!info) return;  // not selected
     TurnRow t;
@@ -89,14 +89,10 @@ TurnSet load_workspace(const std::filesystem::path& path, const LoadOptions& opt
     if (s.phase != "done" || s.state == "pending") t.state = TurnState::pending;
     else if (auto st = turn_state_from_string(s.state)) t.state = *st;
     else throw InputError(where + ": unknown state '" + s.state + "' (known: " + known_turn_states() + ")");
-    t.target_executed = s.target_executed;
     if (stored.target_seen) t.target_seen = stored.target_seen;
-    else if (stored.record_schema.value_or(0) < 3) t.target_seen = t.target_executed;
-    t.speedup_geomean = s.speedup_geomean;
-    if (t.speedup_geomean && !(*t.speedup_geomean > 0)) t.speedup_geomean.reset();
-    t.reasoning_tokens = s.reasoning_tokens;
-    t.output_tokens = s.output_tokens;
-    t.reasoning_chars = s.reasoning_chars;
+    else if (stored.record_schema.value_or(0) < 3) t.target_seen = s.target_executed;
+    t.stored = std::move(stored.turn);
+    if (t.stored.speedup_geomean && !(*t.stored.speedup_geomean > 0)) t.stored.speedup_geomean.reset();
     t.gpu = stored.gpu;
     if (t.gpu.empty()) t.gpu = info->gpu;
     t.model = info->model, t.arch = info->arch, t.knowledge = info->knowledge, t.language = info->language;
@@ -106,7 +102,6 @@ TurnSet load_workspace(const std::filesystem::path& path, const LoadOptions& opt
     auto c = complete.find({t.run, t.problem, t.trajectory});
     t.finished = c != complete.end() && c->second;
     if (options.with_detail) {
-      t.feedback = s.feedback;
       t.code = std::move(stored.source);
       if (stored.record_json) {
         const json rec = parse_json(*stored.record_json, where + ": its evaluation's record_json");

@@ -3,10 +3,9 @@
 // Tables and columns it reads (read-only), docs/metrics.md "Input files":
 //   runs(id, model, arch, knowledge, problems, trajectories, turns, status, config_json, provenance_json)
 //   trajectories(run_id, problem, trajectory, status)        status 'complete' = finished
-//   turns(run_id, problem, trajectory, turn, phase, state, target_executed, speedup_geomean,
-//         reasoning_tokens, output_tokens, reasoning_chars, evaluation_id)   trajectory/turn 0-based
+//   turns: every declared field (store/turn_row.h) its table has; trajectory/turn 0-based
 //   evaluations(id, gpu)
-// and, for the drill-down only: turns(candidate_sha256, feedback), candidates(sha256, source),
+// and, for the drill-down only: turns' payloads (feedback, context, extraction), candidates(sha256, source),
 // evaluations(record_json) for the verdict reason and per-shape timings.
 #pragma once
 #include <filesystem>

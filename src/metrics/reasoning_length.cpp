@@ -13,7 +13,7 @@ ReasoningLength reasoning_length(const std::vector<const Trajectory*>& trajector
     for (const TurnRow* t : tr->turns)
       if (t->turn <= max_turn && has_reply(t)) {
         ++out.turns;
-        if (t->reasoning_tokens) ++out.tokens_reported;
+        if (t->stored.reasoning_tokens) ++out.tokens_reported;
       }
   const bool tokens = out.turns > 0 && out.tokens_reported == out.turns;
   out.unit = tokens ? "tokens" : "characters";
@@ -22,7 +22,7 @@ ReasoningLength reasoning_length(const std::vector<const Trajectory*>& trajector
     for (const TurnRow* t : tr->turns)
       if (t->turn <= max_turn && has_reply(t))
         values[static_cast<size_t>(t->turn - 1)].push_back(
-            static_cast<double>(tokens ? *t->reasoning_tokens : t->reasoning_chars));
+            static_cast<double>(tokens ? *t->stored.reasoning_tokens : t->stored.reasoning_chars));
   for (size_t i = 0; i < values.size(); ++i) {
     ReasoningAtTurn r;
     r.turn = static_cast<int>(i) + 1;

@@ -6,7 +6,7 @@ namespace ptxbench::metrics {
 
 std::string transition_state(const TurnRow& t) {
   if (t.state != TurnState::correct) return std::string(to_string(t.state));
-  return judged_state(Verdict::correct, t.target_executed);
+  return judged_state(Verdict::correct, t.stored.target_executed);
 }
 
 const std::vector<std::string>& transition_state_order() {

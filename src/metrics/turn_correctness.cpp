@@ -18,7 +18,7 @@ TurnCorrectness turn_correctness(const std::vector<const Trajectory*>& trajector
       if (t->correct()) {
         ++c.correct.k;
         if (t->target_correct()) ++c.target_correct.k;
-        else if (!t->target_executed) ++c.correct_target_unknown;
+        else if (!t->stored.target_executed) ++c.correct_target_unknown;
       }
     }
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/json.h"
+#include "store/turn_row.h"
 
 namespace ptxbench::metrics {
 
@@ -53,20 +54,21 @@ struct TurnRow {
   int trajectory = 0;             // as recorded; unique per (run, problem)
   int turn = 1;                   // 1-based
   TurnState state = TurnState::pending;
-  std::optional<bool> target_executed;  // nullopt: unknown (not measured, or the tool failed)
+  // The turn's stored fields (store/turn_row.h: target_executed, speedup_geomean, the token counts,
+  // reasoning_chars, feedback, ...), as far as the input carries them; a metric reads them here.
+  // Its turn and trajectory are as stored (turn 0-based); state and identity are the fields above.
+  // A speedup that is not > 0 is left out (nullopt). target_executed: nullopt: unknown.
+  ptxbench::TurnRow stored;
   // The paper's looser flag: some target instruction executed (records of schema < 3, and inputs that
   // do not record it, give target_executed, which was that flag then).
   std::optional<bool> target_seen;
-  std::optional<double> speedup_geomean;
   std::vector<ShapeResult> shapes;
-  std::optional<long long> reasoning_tokens, output_tokens;  // nullopt: the provider reported none
-  long long reasoning_chars = 0;
   bool finished = true;  // the trajectory this turn belongs to is complete
-  // Drill-down only (HTML report): the candidate, the feedback the model got, why this verdict.
-  std::string code, feedback, reason;
+  // Drill-down only (HTML report): the candidate and why this verdict (the feedback: stored.feedback).
+  std::string code, reason;
 
   bool correct() const { return state == TurnState::correct; }
-  bool target_correct() const { return correct() && target_executed.value_or(false); }
+  bool target_correct() const { return correct() && stored.target_executed.value_or(false); }
 };
 
 struct RunInfo {

@@ -40,7 +40,7 @@ Report build_metrics_report(const TurnSet& set_in, const ReportSettings& s) {
   TurnSet seen_copy;
   if (s.target_seen) {
     seen_copy = set_in;
-    for (auto& t : seen_copy.turns) t.target_executed = t.target_seen;
+    for (auto& t : seen_copy.turns) t.stored.target_executed = t.target_seen;
   }
   const TurnSet& set = s.target_seen ? seen_copy : set_in;
   if (s.bootstrap.resamples < 1) throw InputError("--bootstrap: give at least one resample");

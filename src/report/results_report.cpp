@@ -12,7 +12,7 @@ Report build_results_report(const std::vector<std::pair<long long, EvaluationRec
             {"inputs", json::array({source})},
             {"text_fields",
              {{"evaluations",
-               {"id", "created_at", "problem", "arch", "gpu", "verdict", "target_executed", "speedup_geomean",
+               {"id", "created_at", "problem", "arch", "gpu", "verdict", "target_executed", record_key::speedup_geomean,
                 "candidate", "harness_version", "harness_commit", "nvcc", "driver", "seed_policy"}}}}};
   Table t;
   t.name = "evaluations";
@@ -34,7 +34,8 @@ Report build_results_report(const std::vector<std::pair<long long, EvaluationRec
       {"tensor_flop_share", FieldType::number, "fraction", "share of the FLOPs done by the target tensor instructions"},
       {"tma_byte_share", FieldType::number, "x operand bytes",
        "bytes moved by TMA copies (a lower bound) per operand byte"},
-      {"speedup_geomean", FieldType::number, "x (library time / candidate time)", "geomean over the benchmark shapes"},
+      {record_key::speedup_geomean, FieldType::number, "x (library time / candidate time)",
+       "geomean over the benchmark shapes"},
       {"candidate", FieldType::string, "", "candidate file"},
       {"candidate_sha256", FieldType::string, "", ""},
       {"harness_version", FieldType::string, "", "ptxbench version that judged it"},

@@ -5,6 +5,8 @@
 #include <set>
 #include <sstream>
 
+#include "store/turn_json.h"
+
 namespace ptxbench {
 namespace {
 
@@ -22,8 +24,6 @@ std::string run_pad(std::string s, size_t w) {
 std::string opt_speedup(const std::optional<double>& v) { return v ? run_fmt("%.3fx", *v) : "-"; }
 
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-json opt(const std::optional<long long>& v) { return v ? json(*v) : json(nullptr); }
-json opt(const std::optional<bool>& v) { return v ? json(*v) : json(nullptr); }
 
 struct ProblemTally {
   int trajectories = 0, complete = 0, turns = 0, pending = 0, correct = 0, target_correct = 0;
@@ -241,37 +241,10 @@ json trajectory_json(const RunInfo& run, const std::string& problem, int traject
   json out = json::array();
   for (const auto& t : turns) {
     if (t.problem != problem || t.trajectory != trajectory) continue;
-    out.push_back(
-        {{"turn", t.turn},
-         {"phase", t.phase},
-         {"state", t.state},
-         {"provider_outcome", t.provider_outcome},
-         {"verdict", t.verdict ? json(*t.verdict) : json(nullptr)},
-         {"target_static", opt(t.target_static)},
-         {"target_executed", opt(t.target_executed)},
-         {"target_correct", opt(t.target_correct)},
-         {"speedup_geomean", opt(t.speedup_geomean)},
-         {"candidate_sha256", t.candidate_sha256 ? json(*t.candidate_sha256) : json(nullptr)},
-         {"evaluation_id", opt(t.evaluation_id)},
-         {"reused_evaluation", t.reused_evaluation},
-         {"extraction", t.extraction},
-         {"context", t.context},
-         {"feedback", t.feedback},
-         {"feedback_version", t.feedback_version},
-         {"tokens",
-          {{"input", opt(t.input_tokens)}, {"output", opt(t.output_tokens)}, {"reasoning", opt(t.reasoning_tokens)}}},
-         {"reasoning_chars", t.reasoning_chars},
-         {"cost_usd", opt(t.cost_usd)},
-         {"timings",
-          {{"model_s", t.model_seconds},
-           {"compile_wait_s", t.compile_wait_seconds},
-           {"prepare_s", t.prepare_seconds},
-           {"build_s", t.build_seconds},
-           {"gpu_wait_s", t.gpu_wait_seconds},
-           {"gpu_s", t.gpu_seconds}}},
-         {"started_at", t.started_at},
-         {"replied_at", t.replied_at},
-         {"finished_at", t.finished_at}});
+    json turn = json::object();
+    put_turn_fields(t, TurnKeys::export_keys, turn);  // as the run export writes them (store/turn_row.h)
+    turn["candidate_sha256"] = t.candidate_sha256 ? json(*t.candidate_sha256) : json(nullptr);
+    out.push_back(std::move(turn));
   }
   return {{"run", run.id}, {"problem", problem}, {"trajectory", trajectory}, {"turns", out}};
 }

@@ -52,6 +52,14 @@ class Columns {
     return Columns(table_, std::move(kept));
   }
 
+  // Those whose name `keep` accepts, in this order.
+  Columns filtered(const std::function<bool(const std::string& name)>& keep) const {
+    std::vector<Column<Row>> kept;
+    for (const auto& c : columns_)
+      if (keep(c.name)) kept.push_back(c);
+    return Columns(table_, std::move(kept));
+  }
+
   // "a, b, c", each prefixed with `alias.` when one is given.
   std::string list(std::string_view alias = {}) const {
     std::string s;
@@ -103,12 +111,12 @@ class Columns {
 // (Row is the class's parameter, so a member of a base of Row converts.)
 template <class Row>
 struct Make {
-  static Column<Row> text(const char* name, std::string Row::*m) {
-    return {name, [m](sqlite::Statement& st, int p, const Row& r) { st.bind(p, r.*m); },
+  static Column<Row> text(std::string name, std::string Row::*m) {
+    return {std::move(name), [m](sqlite::Statement& st, int p, const Row& r) { st.bind(p, r.*m); },
             [m](const sqlite::Statement& st, int c, Row& r) { return r.*m = st.text(c), true; }, ""};
   }
-  static Column<Row> opt_text(const char* name, std::optional<std::string> Row::*m) {
-    return {name, [m](sqlite::Statement& st, int p, const Row& r) { st.bind(p, r.*m); },
+  static Column<Row> opt_text(std::string name, std::optional<std::string> Row::*m) {
+    return {std::move(name), [m](sqlite::Statement& st, int p, const Row& r) { st.bind(p, r.*m); },
             [m](const sqlite::Statement& st, int c, Row& r) {
               r.*m = st.is_null(c) ? std::nullopt : std::optional<std::string>(st.text(c));
               return true;
@@ -116,55 +124,60 @@ struct Make {
             ""};
   }
   // TEXT holding bytes that need not be UTF-8 (sources, replies, feedback) as a BLOB.
-  static Column<Row> blob(const char* name, std::string Row::*m) {
-    return {name, [m](sqlite::Statement& st, int p, const Row& r) { st.bind_blob(p, r.*m); },
+  static Column<Row> blob(std::string name, std::string Row::*m) {
+    return {std::move(name), [m](sqlite::Statement& st, int p, const Row& r) { st.bind_blob(p, r.*m); },
             [m](const sqlite::Statement& st, int c, Row& r) { return r.*m = st.blob(c), true; }, ""};
   }
-  static Column<Row> integer(const char* name, int Row::*m) {
-    return {name, [m](sqlite::Statement& st, int p, const Row& r) { st.bind(p, r.*m); },
+  static Column<Row> integer(std::string name, int Row::*m) {
+    return {std::move(name), [m](sqlite::Statement& st, int p, const Row& r) { st.bind(p, r.*m); },
             [m](const sqlite::Statement& st, int c, Row& r) { return r.*m = static_cast<int>(st.integer(c)), true; },
             ""};
   }
-  static Column<Row> integer(const char* name, long long Row::*m) {
-    return {name, [m](sqlite::Statement& st, int p, const Row& r) { st.bind(p, r.*m); },
+  static Column<Row> integer(std::string name, long long Row::*m) {
+    return {std::move(name), [m](sqlite::Statement& st, int p, const Row& r) { st.bind(p, r.*m); },
             [m](const sqlite::Statement& st, int c, Row& r) { return r.*m = st.integer(c), true; }, ""};
   }
-  static Column<Row> opt_integer(const char* name, std::optional<long long> Row::*m) {
-    return {name, [m](sqlite::Statement& st, int p, const Row& r) { st.bind(p, r.*m); },
+  static Column<Row> opt_integer(std::string name, std::optional<long long> Row::*m) {
+    return {std::move(name), [m](sqlite::Statement& st, int p, const Row& r) { st.bind(p, r.*m); },
             [m](const sqlite::Statement& st, int c, Row& r) { return r.*m = st.opt_integer(c), true; }, ""};
   }
-  static Column<Row> boolean(const char* name, bool Row::*m) {
-    return {name, [m](sqlite::Statement& st, int p, const Row& r) { st.bind(p, r.*m); },
+  static Column<Row> boolean(std::string name, bool Row::*m) {
+    return {std::move(name), [m](sqlite::Statement& st, int p, const Row& r) { st.bind(p, r.*m); },
             [m](const sqlite::Statement& st, int c, Row& r) { return r.*m = st.integer(c) != 0, true; }, ""};
   }
-  static Column<Row> opt_boolean(const char* name, std::optional<bool> Row::*m) {
-    return {name, [m](sqlite::Statement& st, int p, const Row& r) { st.bind(p, r.*m); },
+  static Column<Row> opt_boolean(std::string name, std::optional<bool> Row::*m) {
+    return {std::move(name), [m](sqlite::Statement& st, int p, const Row& r) { st.bind(p, r.*m); },
             [m](const sqlite::Statement& st, int c, Row& r) {
               r.*m = st.is_null(c) ? std::nullopt : std::optional<bool>(st.integer(c) != 0);
               return true;
             },
             ""};
   }
-  static Column<Row> real(const char* name, double Row::*m) {
-    return {name, [m](sqlite::Statement& st, int p, const Row& r) { st.bind(p, r.*m); },
+  static Column<Row> real(std::string name, double Row::*m) {
+    return {std::move(name), [m](sqlite::Statement& st, int p, const Row& r) { st.bind(p, r.*m); },
             [m](const sqlite::Statement& st, int c, Row& r) { return r.*m = st.real(c), true; }, ""};
   }
-  static Column<Row> opt_real(const char* name, std::optional<double> Row::*m) {
-    return {name, [m](sqlite::Statement& st, int p, const Row& r) { st.bind(p, r.*m); },
+  static Column<Row> opt_real(std::string name, std::optional<double> Row::*m) {
+    return {std::move(name), [m](sqlite::Statement& st, int p, const Row& r) { st.bind(p, r.*m); },
             [m](const sqlite::Statement& st, int c, Row& r) { return r.*m = st.opt_real(c), true; }, ""};
   }
   // JSON stored as its text (dump()); `label` names it in the error a malformed one gives.
-  static Column<Row> json_text(const char* name, json Row::*m, const char* label) {
-    return {name, [m](sqlite::Statement& st, int p, const Row& r) { st.bind(p, (r.*m).dump()); },
+  static Column<Row> json_text(std::string name, json Row::*m, const char* label) {
+    return {std::move(name), [m](sqlite::Statement& st, int p, const Row& r) { st.bind(p, (r.*m).dump()); },
             [m](const sqlite::Statement& st, int c, Row& r) {
               r.*m = json::parse(st.text(c), nullptr, false);
               return !(r.*m).is_discarded();
             },
             label};
   }
+  // The same, the error's label being the column's name without "_json" ("context_json": "context").
+  static Column<Row> json_text(std::string name, json Row::*m) {
+    std::string label = name.size() > 5 && name.ends_with("_json") ? name.substr(0, name.size() - 5) : name;
+    return json_text(std::move(name), m, label.c_str());
+  }
   // JSON stored as its text, read leniently: a malformed one reads as {} (the Fixit tables).
-  static Column<Row> json_or_empty(const char* name, json Row::*m) {
-    return {name, [m](sqlite::Statement& st, int p, const Row& r) { st.bind(p, (r.*m).dump()); },
+  static Column<Row> json_or_empty(std::string name, json Row::*m) {
+    return {std::move(name), [m](sqlite::Statement& st, int p, const Row& r) { st.bind(p, (r.*m).dump()); },
             [m](const sqlite::Statement& st, int c, Row& r) {
               json j = json::parse(st.text(c), nullptr, false);
               r.*m = j.is_discarded() ? json::object() : std::move(j);
@@ -173,8 +186,8 @@ struct Make {
             ""};
   }
   // A list stored comma-separated (no element holds a comma); empty elements are dropped on reading.
-  static Column<Row> comma_list(const char* name, std::vector<std::string> Row::*m) {
-    return {name,
+  static Column<Row> comma_list(std::string name, std::vector<std::string> Row::*m) {
+    return {std::move(name),
             [m](sqlite::Statement& st, int p, const Row& r) {
               std::string s;
               for (const auto& x : r.*m) s += (s.empty() ? "" : ",") + x;

@@ -1,3 +1,4 @@
+// The run store's tables' column bindings (run_columns.h).
 #include "store/run_columns.h"
 
 namespace ptxbench::store_detail {
@@ -58,41 +59,11 @@ const Columns<StoredModelCall>& model_call_columns() {
 
 const Columns<TurnRow>& turn_columns() {
   using C = Make<TurnRow>;
-  using T = TurnRow;
-  static const Columns<TurnRow> c("turns", {C::text("run_id", &T::run_id),
-                                            C::text("problem", &T::problem),
-                                            C::integer("trajectory", &T::trajectory),
-                                            C::integer("turn", &T::turn),
-                                            C::text("phase", &T::phase),
-                                            C::text("state", &T::state),
-                                            C::text("provider_outcome", &T::provider_outcome),
-                                            C::integer("model_call_id", &T::model_call_id),
-                                            C::opt_text("candidate_sha256", &T::candidate_sha256),
-                                            C::json_text("extraction_json", &T::extraction, "extraction"),
-                                            C::opt_integer("evaluation_id", &T::evaluation_id),
-                                            C::boolean("reused_evaluation", &T::reused_evaluation),
-                                            C::opt_text("verdict", &T::verdict),
-                                            C::opt_boolean("target_static", &T::target_static),
-                                            C::opt_boolean("target_executed", &T::target_executed),
-                                            C::opt_boolean("target_correct", &T::target_correct),
-                                            C::opt_real("speedup_geomean", &T::speedup_geomean),
-                                            C::blob("feedback", &T::feedback),
-                                            C::text("feedback_version", &T::feedback_version),
-                                            C::json_text("context_json", &T::context, "context"),
-                                            C::opt_integer("input_tokens", &T::input_tokens),
-                                            C::opt_integer("output_tokens", &T::output_tokens),
-                                            C::opt_integer("reasoning_tokens", &T::reasoning_tokens),
-                                            C::integer("reasoning_chars", &T::reasoning_chars),
-                                            C::opt_real("cost_usd", &T::cost_usd),
-                                            C::real("model_seconds", &T::model_seconds),
-                                            C::real("compile_wait_seconds", &T::compile_wait_seconds),
-                                            C::real("prepare_seconds", &T::prepare_seconds),
-                                            C::real("build_seconds", &T::build_seconds),
-                                            C::real("gpu_wait_seconds", &T::gpu_wait_seconds),
-                                            C::real("gpu_seconds", &T::gpu_seconds),
-                                            C::text("started_at", &T::started_at),
-                                            C::text("replied_at", &T::replied_at),
-                                            C::text("finished_at", &T::finished_at)});
+  // One column per declared field (turn_row.h), named by its declaration.
+#define PTXBENCH_TURN_COLUMN(storage, type, member, init, since, export_key, report, unit, note) \
+  C::storage(TurnFieldInfo{#member, #storage, since, export_key, report != 0, unit, note}.column(), &TurnRow::member),
+  static const Columns<TurnRow> c("turns", {PTXBENCH_TURN_FIELDS(PTXBENCH_TURN_COLUMN)});
+#undef PTXBENCH_TURN_COLUMN
   return c;
 }
 

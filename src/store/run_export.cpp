@@ -1,12 +1,11 @@
 #include "store/run_export.h"
 
+#include "store/turn_json.h"
+
 namespace ptxbench {
 namespace {
 
 json opt(const std::optional<long long>& v) { return v ? json(*v) : json(nullptr); }
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-json opt(const std::optional<bool>& v) { return v ? json(*v) : json(nullptr); }
-json opt(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
 
 }  // namespace
 
@@ -25,34 +24,14 @@ json turn_export_object(const RunInfo& run, const TurnRow& t, const ModelCallRow
               {"created_at", run.created_at},
               {"config", run.config},
               {"provenance", run.provenance}};
-  j["problem"] = t.problem;
+  put_turn_fields(t, TurnKeys::export_keys, j);  // the turn's declared fields (store/turn_row.h)
   // The problem's split in the run's suite ("train" / "held-out"), null without a suite.
   const json* splits = run.config.is_object() && run.config.contains("splits") ? &run.config["splits"] : nullptr;
   j["split"] = splits && splits->is_object() && splits->contains(t.problem) ? (*splits)[t.problem] : json(nullptr);
-  j["trajectory"] = t.trajectory;
-  j["turn"] = t.turn;
-  j["phase"] = t.phase;
-  j["state"] = t.state;
-  j["provider_outcome"] = t.provider_outcome;
-  j["verdict"] = opt(t.verdict);
-  j["target_static"] = opt(t.target_static);
-  j["target_executed"] = opt(t.target_executed);
-  j["target_correct"] = opt(t.target_correct);
-  j["speedup_geomean"] = opt(t.speedup_geomean);
   json speedups = json::array();
   if (record)
     for (const auto& s : record->timing) speedups.push_back({{"shape", s.shape}, {"speedup", s.speedup}});
   j["speedups"] = speedups;
-  j["tokens"] = {
-      {"input", opt(t.input_tokens)}, {"output", opt(t.output_tokens)}, {"reasoning", opt(t.reasoning_tokens)}};
-  j["reasoning_chars"] = t.reasoning_chars;
-  j["cost_usd"] = opt(t.cost_usd);
-  j["timings"] = {{"model_s", t.model_seconds},       {"compile_wait_s", t.compile_wait_seconds},
-                  {"prepare_s", t.prepare_seconds},   {"build_s", t.build_seconds},
-                  {"gpu_wait_s", t.gpu_wait_seconds}, {"gpu_s", t.gpu_seconds}};
-  j["started_at"] = t.started_at;
-  j["replied_at"] = t.replied_at;
-  j["finished_at"] = t.finished_at;
   j["uncounted_model_calls"] = uncounted_calls;
   j["reply"] = {{"outcome", c.outcome},
                 {"content", c.content},
@@ -75,15 +54,9 @@ json turn_export_object(const RunInfo& run, const TurnRow& t, const ModelCallRow
     j["request"]["body_is_canonical"] = c.request_is_canonical;
     j["request"]["system"] = c.system_text;
   }
-  j["context"] = t.context;
-  j["extraction"] = t.extraction;
   j["candidate"] = t.candidate_sha256
                        ? json{{"sha256", *t.candidate_sha256}, {"source", source ? json(*source) : json(nullptr)}}
                        : json(nullptr);
-  j["feedback"] = t.feedback;
-  j["feedback_version"] = t.feedback_version;
-  j["evaluation_id"] = opt(t.evaluation_id);
-  j["reused_evaluation"] = t.reused_evaluation;
   j["evaluation"] = record ? to_json(*record) : json(nullptr);
   return j;
 }

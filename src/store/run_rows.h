@@ -1,11 +1,12 @@
 // The run store's typed rows (store/run_store.h reads and writes them; run_columns.h names their
-// columns). Trajectory and turn are 0-based here, as in the database.
+// columns; the turn's are declared in turn_row.h). Trajectory and turn are 0-based here, as in the database.
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/json.h"
+#include "store/turn_row.h"
 
 namespace ptxbench {
 
@@ -43,29 +44,7 @@ struct ModelCallRow {
   std::string content, reasoning;
 };
 
-struct TurnRow {
-  std::string run_id, problem;
-  int trajectory = 0, turn = 0;  // 0-based
-  std::string phase = "done";    // "judging": reply stored, candidate not judged yet; "done"
-  std::string state;             // verdict name, "no_code", a provider outcome, or "pending"
-  std::string provider_outcome;
-  long long model_call_id = 0;
-  std::optional<std::string> candidate_sha256;
-  json extraction = json::object();
-  std::optional<long long> evaluation_id;
-  bool reused_evaluation = false;  // an identical candidate's evaluation in this run was reused
-  std::optional<std::string> verdict;
-  std::optional<bool> target_static, target_executed, target_correct;
-  std::optional<double> speedup_geomean;
-  std::string feedback, feedback_version;
-  json context = json::object();  // what the request held: full turns, one-line turns
-  std::optional<long long> input_tokens, output_tokens, reasoning_tokens;
-  long long reasoning_chars = 0;
-  std::optional<double> cost_usd;
-  double model_seconds = 0, compile_wait_seconds = 0, prepare_seconds = 0, build_seconds = 0, gpu_wait_seconds = 0,
-         gpu_seconds = 0;
-  std::string started_at, replied_at, finished_at;
-};
+// TurnRow: store/turn_row.h, where its fields are declared.
 
 struct TrajectoryRow {
   std::string run_id, problem;

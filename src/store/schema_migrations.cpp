@@ -6,24 +6,32 @@
 #include <set>
 #include <vector>
 
+#include "core/error.h"
 #include "core/timestamp.h"
 #include "store/sqlite_statement.h"
+#include "store/turn_row.h"
 
 namespace ptxbench {
 namespace {
 
-struct Migration {
+struct HandWritten {
   int number;
   SchemaPart part;
   const char* description;
   const char* sql;
 };
 
-// Every change to the workspace's tables, in order. Append a migration; never edit one that has
-// shipped (a workspace that recorded it will not run it again). Migrations 1-4 are the schema as it
-// stood when the numbering began: they create what is missing, so a workspace from before then
-// opens as it is.
-constexpr Migration kMigrations[] = {
+struct Migration {
+  int number;
+  SchemaPart part;
+  std::string description, sql;
+};
+
+// Every change to the workspace's tables but a declared field's new column (below), in order.
+// Append a migration; never edit one that has shipped (a workspace that recorded it will not run it
+// again). Migrations 1-4 are the schema as it stood when the numbering began: they create what is
+// missing, so a workspace from before then opens as it is.
+constexpr HandWritten kMigrations[] = {
     {1, SchemaPart::evaluations, "evaluations", R"sql(
 CREATE TABLE IF NOT EXISTS evaluations (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -276,6 +284,35 @@ ALTER TABLE library_timings ADD COLUMN lead_samples INTEGER NOT NULL DEFAULT 0;
 )sql"},
 };
 
+// A field a row declares with `since` above the hand-written migrations (store/turn_row.h) is added
+// to its table by an ALTER TABLE of that number; fields sharing a number share the migration.
+std::vector<Migration> make_migrations() {
+  std::vector<Migration> all;
+  int hand_written = 0;
+  for (const auto& m : kMigrations) {
+    all.push_back({m.number, m.part, m.description, m.sql});
+    hand_written = std::max(hand_written, m.number);
+  }
+  for (const auto& f : kTurnFields) {
+    if (f.since <= 2) continue;  // migration 2 created the turns table with it
+    if (f.since <= hand_written)
+      throw Error("store: turn field " + std::string(f.member) + " declares migration " + std::to_string(f.since) +
+                  ", which is a hand-written one; a new field takes a number above " + std::to_string(hand_written));
+    auto it = std::find_if(all.begin(), all.end(), [&](const Migration& m) { return m.number == f.since; });
+    if (it == all.end())
+      it = all.insert(all.end(), Migration{f.since, SchemaPart::run_store, "turns: new columns:", ""});
+    it->description += " " + f.column();
+    it->sql += "ALTER TABLE turns ADD COLUMN " + f.column() + " " + column_definition(f.storage) + ";\n";
+  }
+  std::sort(all.begin(), all.end(), [](const Migration& a, const Migration& b) { return a.number < b.number; });
+  return all;
+}
+
+const std::vector<Migration>& migrations() {
+  static const std::vector<Migration> all = make_migrations();
+  return all;
+}
+
 constexpr const char* kRecordTable = R"sql(
 CREATE TABLE IF NOT EXISTS schema_migrations (
   number INTEGER PRIMARY KEY,
@@ -327,9 +364,21 @@ DbStatus exec(sqlite3* db, const char* sql) {
 
 }  // namespace
 
+std::string column_definition(std::string_view storage) {
+  if (storage == "text") return "TEXT NOT NULL DEFAULT ''";
+  if (storage == "opt_text") return "TEXT";
+  if (storage == "blob") return "BLOB NOT NULL DEFAULT X''";
+  if (storage == "integer" || storage == "boolean") return "INTEGER NOT NULL DEFAULT 0";
+  if (storage == "opt_integer" || storage == "opt_boolean") return "INTEGER";
+  if (storage == "real") return "REAL NOT NULL DEFAULT 0";
+  if (storage == "opt_real") return "REAL";
+  if (storage == "json_text") return "TEXT NOT NULL DEFAULT '{}'";
+  throw Error("store: no column type for the storage '" + std::string(storage) + "'");
+}
+
 int latest_schema_migration() {
   int n = 0;
-  for (const auto& m : kMigrations) n = std::max(n, m.number);
+  for (const auto& m : migrations()) n = std::max(n, m.number);
   return n;
 }
 
@@ -345,7 +394,7 @@ DbStatus migrate_schema(sqlite3* db, SchemaPart part, const std::filesystem::pat
   if (auto s = recorded(db, file, &done); !s.ok) return s;
   if (auto s = refuse_newer(done, file); !s.ok) return s;
   auto failed = [&](const std::string& why) { return DbStatus::failure(sqlite_prefix + why); };
-  for (const auto& m : kMigrations) {
+  for (const auto& m : migrations()) {
     if (m.part != part || has(done, m.number)) continue;
     sqlite::Transaction tx(db);
     if (!tx.began()) return failed(sqlite3_errmsg(db));
@@ -353,10 +402,10 @@ DbStatus migrate_schema(sqlite3* db, SchemaPart part, const std::filesystem::pat
     if (auto s = exec(db, kRecordTable); !s.ok) return failed(s.error);
     if (auto s = recorded(db, file, &done); !s.ok) return s;
     if (has(done, m.number)) continue;
-    if (auto s = exec(db, m.sql); !s.ok) return failed(s.error);
+    if (auto s = exec(db, m.sql.c_str()); !s.ok) return failed(s.error);
     sqlite::Statement st(
         db, "INSERT INTO schema_migrations (number, description, applied_at) VALUES (:number, :description, :at)");
-    st.bind(":number", m.number).bind(":description", std::string(m.description)).bind(":at", utc_timestamp_ms());
+    st.bind(":number", m.number).bind(":description", m.description).bind(":at", utc_timestamp_ms());
     if (st.step() != SQLITE_DONE) return failed(sqlite3_errmsg(db));
     if (!tx.commit()) return failed(sqlite3_errmsg(db));
   }

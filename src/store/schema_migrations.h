@@ -9,6 +9,7 @@
 #pragma once
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "store/workspace_db.h"
 
@@ -23,6 +24,10 @@ enum class SchemaPart {
   service_jobs,     // store/service_job_store.h: the GPU service's SQLite job queue
   library_timings,  // store/library_timing_store.h: the library's clean timings, kept across evaluations
 };
+
+// A declared field's column type as the ALTER TABLE that adds it gives it, from its storage
+// (store/turn_row.h): "REAL", "TEXT NOT NULL DEFAULT ''", ... Throws Error on an unknown storage.
+std::string column_definition(std::string_view storage);
 
 // The newest migration this build knows.
 int latest_schema_migration();

@@ -2,6 +2,9 @@
 
 #include <sqlite3.h>
 
+#include <set>
+#include <string_view>
+
 #include "store/run_columns.h"
 #include "store/schema_migrations.h"
 #include "store/sqlite_statement.h"
@@ -15,6 +18,15 @@ bool has_table(sqlite3* db, const char* name) {
   Statement st(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = :name");
   st.bind(":name", std::string(name));
   return st.ok() && st.step() == SQLITE_ROW;
+}
+
+// The names of `table`'s columns.
+DbStatus table_columns(sqlite3* db, const char* table, std::set<std::string>* out) {
+  Statement st(db, (std::string("SELECT name FROM pragma_table_info('") + table + "')").c_str());
+  if (!st.ok()) return DbStatus::failure(sqlite3_errmsg(db));
+  int rc;
+  while ((rc = st.step()) == SQLITE_ROW) out->insert(st.text(0));
+  return rc == SQLITE_DONE ? DbStatus{} : DbStatus::failure(sqlite3_errmsg(db));
 }
 
 }  // namespace
@@ -103,14 +115,16 @@ DbStatus WorkspaceReader::trajectories(std::vector<TrajectoryRow>* out) {
 
 DbStatus WorkspaceReader::turns(bool detail, const std::function<void(ReportedTurn&)>& each) {
   if (!status_.ok) return status_;
-  const auto summary =
-      store_detail::turn_columns().only({"run_id", "problem", "trajectory", "turn", "phase", "state", "target_executed",
-                                         "speedup_geomean", "reasoning_tokens", "output_tokens", "reasoning_chars"});
-  const auto columns =
-      detail ? store_detail::turn_columns().only({"run_id", "problem", "trajectory", "turn", "phase", "state",
-                                                  "target_executed", "speedup_geomean", "reasoning_tokens",
-                                                  "output_tokens", "reasoning_chars", "feedback"})
-             : summary;
+  // Every declared turn field the table has (a workspace from before a field was added lacks its
+  // column), the payloads (feedback, context, extraction) with the drill-down only.
+  std::set<std::string> present;
+  if (auto s = table_columns(db_, "turns", &present); !s.ok) return read_failure(db_, file_, "the turns' columns");
+  std::set<std::string> payloads;
+  for (const auto& f : kTurnFields)
+    if (std::string_view(f.storage) == "blob" || std::string_view(f.storage) == "json_text")
+      payloads.insert(f.column());
+  const auto columns = store_detail::turn_columns().filtered(
+      [&](const std::string& name) { return present.count(name) && (detail || !payloads.count(name)); });
   std::string sql = "SELECT " + columns.list("t") +
                     ", e.gpu AS gpu, json_extract(e.record_json, '$.target_seen') AS target_seen, "
                     "json_extract(e.record_json, '$.schema') AS record_schema";

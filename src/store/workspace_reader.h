@@ -17,13 +17,14 @@ struct sqlite3;
 
 namespace ptxbench {
 
-// A turn as a report reads it (of the turn's columns, those a report uses).
+// A turn as a report reads it: every declared field the table has (store/turn_row.h), the payloads
+// (feedback, context, extraction) with the drill-down only.
 struct ReportedTurn {
   TurnRow turn;
   std::string gpu;                         // its evaluation's GPU ("" without an evaluation)
   std::optional<bool> target_seen;         // its evaluation record's target_seen, where it has one
   std::optional<long long> record_schema;  // its evaluation record's schema number
-  // With the drill-down only (also turn.feedback):
+  // With the drill-down only:
   std::string source;                      // the candidate's source ("" without one)
   std::optional<std::string> record_json;  // its evaluation record (nullopt without an evaluation)
 };
@@ -48,7 +49,7 @@ class WorkspaceReader {
   DbStatus run_environment(const std::string& run_id, RunEnvironment* out);
   DbStatus trajectories(std::vector<TrajectoryRow>* out);
   // Every stored turn, by run, problem, trajectory and turn, handed to `each` as it is read;
-  // `detail`: with the feedback, the candidate's source and the evaluation record.
+  // `detail`: with the payloads, the candidate's source and the evaluation record.
   DbStatus turns(bool detail, const std::function<void(ReportedTurn&)>& each);
 
  private:

@@ -41,6 +41,7 @@ TEST_F(AnthropicClient, NormalReplyWithThinkingBlocks) {
   EXPECT_EQ(reply.finish_reason, "end_turn");
   EXPECT_EQ(reply.model, "claude-test-2025");
   EXPECT_EQ(reply.usage.input_tokens, 250);  // cache reads are input too
+  EXPECT_EQ(reply.usage.cached_input_tokens, 50);
   EXPECT_EQ(reply.usage.output_tokens, 80);
   EXPECT_FALSE(reply.usage.reasoning_tokens.has_value());  // the API does not report them apart
   EXPECT_EQ(reply.attempts, 1);

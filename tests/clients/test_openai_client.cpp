@@ -42,6 +42,7 @@ TEST_F(OpenAiClient, NormalReplyCarriesContentUsageAndExactBytes) {
   ScriptedServer server({Step::json_reply(completion("```cuda\n__global__ void k() {}\n```", "stop",
                                                      {{"prompt_tokens", 120},
                                                       {"completion_tokens", 45},
+                                                      {"prompt_tokens_details", {{"cached_tokens", 64}}},
                                                       {"completion_tokens_details", {{"reasoning_tokens", 30}}}}))});
   auto c = client("openai", server, {{"temperature", "0.7"}, {"seed", 7}, {"max_tokens", "2048"}});
   const auto reply = complete(*c);
@@ -52,6 +53,7 @@ TEST_F(OpenAiClient, NormalReplyCarriesContentUsageAndExactBytes) {
   EXPECT_EQ(reply.usage.input_tokens, 120);
   EXPECT_EQ(reply.usage.output_tokens, 45);
   EXPECT_EQ(reply.usage.reasoning_tokens, 30);
+  EXPECT_EQ(reply.usage.cached_input_tokens, 64);
   EXPECT_EQ(reply.http_status, 200);
   EXPECT_EQ(reply.attempts, 1);
   EXPECT_TRUE(reply.retries.empty());
@@ -66,6 +68,7 @@ TEST_F(OpenAiClient, NormalReplyCarriesContentUsageAndExactBytes) {
   EXPECT_EQ(reply.response_body, completion("```cuda\n__global__ void k() {}\n```", "stop",
                                             {{"prompt_tokens", 120},
                                              {"completion_tokens", 45},
+                                             {"prompt_tokens_details", {{"cached_tokens", 64}}},
                                              {"completion_tokens_details", {{"reasoning_tokens", 30}}}})
                                      .dump());
   const json body = got.body_json();

@@ -55,7 +55,7 @@ TEST(JsonlLoader, ReadsRunsAndTurnsAndDerivesFinished) {
   EXPECT_EQ(t.model, "vllm:edge-model");
   EXPECT_EQ(t.split, "train");
   EXPECT_EQ(t.gpu, "NVIDIA H200");
-  EXPECT_EQ(*t.reasoning_tokens, 120);
+  EXPECT_EQ(*t.stored.reasoning_tokens, 120);
   for (const auto& x : set.turns)
     if (x.problem == "mha_fwd" && x.trajectory == 1) {
       EXPECT_FALSE(x.finished);
@@ -119,14 +119,14 @@ TEST(JsonlLoader, TheAgentsExportFormat) {
   EXPECT_EQ(set.turns[0].state, TurnState::compile_error);
   EXPECT_EQ(set.turns[1].turn, 2);
   EXPECT_TRUE(set.turns[1].target_correct());
-  EXPECT_DOUBLE_EQ(*set.turns[1].speedup_geomean, 0.8);
+  EXPECT_DOUBLE_EQ(*set.turns[1].stored.speedup_geomean, 0.8);
   ASSERT_EQ(set.turns[1].shapes.size(), 1u);
   EXPECT_EQ(set.turns[1].shapes[0].shape, "M=4096 N=4096 K=4096");  // the shape object's keys, in order
   EXPECT_DOUBLE_EQ(*set.turns[1].shapes[0].median_ms, 0.25);
   EXPECT_EQ(set.turns[1].reason, "correct on every shape and seed");
   EXPECT_EQ(set.turns[1].code, "// code\n");
   EXPECT_EQ(set.turns[2].state, TurnState::truncated);
-  EXPECT_EQ(set.turns[2].reasoning_chars, 5000);
+  EXPECT_EQ(set.turns[2].stored.reasoning_chars, 5000);
   EXPECT_EQ(set.turns[3].state, TurnState::pending);  // phase "judging"
   EXPECT_TRUE(set.turns[0].finished);
   EXPECT_FALSE(set.turns[3].finished);
@@ -198,19 +198,19 @@ TEST(WorkspaceLoader, ReadsTheAgentsRunStore) {
   const auto& t = set.turns[1];
   EXPECT_EQ(t.turn, 2);  // 0-based in the store
   EXPECT_TRUE(t.target_correct());
-  EXPECT_DOUBLE_EQ(*t.speedup_geomean, 0.9);
+  EXPECT_DOUBLE_EQ(*t.stored.speedup_geomean, 0.9);
   EXPECT_EQ(t.split, "held-out");
   EXPECT_EQ(t.gpu, "NVIDIA H200");
   EXPECT_EQ(t.code, "extern \"C\" int f();");
-  EXPECT_EQ(t.feedback, "feedback 1");
+  EXPECT_EQ(t.stored.feedback, "feedback 1");
   EXPECT_EQ(t.reason, "correct on every shape");
   ASSERT_EQ(t.shapes.size(), 1u);
   EXPECT_DOUBLE_EQ(*t.shapes[0].baseline_median_ms, 0.18);
   EXPECT_TRUE(set.turns[0].finished);
   EXPECT_EQ(set.turns[3].state, TurnState::pending);
   EXPECT_FALSE(set.turns[3].finished);
-  EXPECT_FALSE(set.turns[0].reasoning_tokens);
-  EXPECT_EQ(set.turns[0].reasoning_chars, 40);
+  EXPECT_FALSE(set.turns[0].stored.reasoning_tokens);
+  EXPECT_EQ(set.turns[0].stored.reasoning_chars, 40);
 
   // A run filter (an id no input has is the CLI's error, after every input is read), and a
   // database with only `ptxbench eval` results.

@@ -295,7 +295,7 @@ TEST_F(Edge, TargetSeenIsTheLooserFlagOnlyWhenAsked) {
   TurnSet loose = set;
   int changed = 0;
   for (auto& t : loose.turns)
-    if (t.correct() && !t.target_executed.value_or(false)) t.target_seen = true, ++changed;
+    if (t.correct() && !t.stored.target_executed.value_or(false)) t.target_seen = true, ++changed;
   ASSERT_GT(changed, 0) << "the fixture needs a correct turn without the strict flag";
   report::ReportSettings s;
   s.group_by = parse_group_by("run");

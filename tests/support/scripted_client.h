@@ -63,6 +63,7 @@ inline agent::ChatReply cuda_reply(const std::string& code,
   r.finish_reason = outcome == agent::ProviderOutcome::truncated ? "length" : "stop";
   r.model = "scripted";
   r.usage = {1000, 200, 50};
+  r.usage.cached_input_tokens = 400;
   r.reasoning = "thinking about tiles";
   r.attempts = 1;
   return r;

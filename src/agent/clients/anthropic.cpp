@@ -145,6 +145,7 @@ class AnthropicClient : public ModelClient {
       for (const char* cached : {"cache_creation_input_tokens", "cache_read_input_tokens"})
         if (auto n = count_field(*usage, cached); n && input) *input += *n;
       reply.usage.input_tokens = input;
+      reply.usage.cached_input_tokens = count_field(*usage, "cache_read_input_tokens");
       reply.usage.output_tokens = count_field(*usage, "output_tokens");
     }
     const json* content = field(body, "content");

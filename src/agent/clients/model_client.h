@@ -55,6 +55,7 @@ std::optional<ProviderOutcome> provider_outcome_from_string(std::string_view s);
 
 struct Usage {
   std::optional<long long> input_tokens, output_tokens, reasoning_tokens;  // nullopt: not reported
+  std::optional<long long> cached_input_tokens = std::nullopt;  // of input_tokens, read from the prompt cache
 };
 
 struct ChatReply {

@@ -205,6 +205,8 @@ class OpenAiCompatibleClient : public ModelClient {
       reply.usage.output_tokens = count_field(*usage, "completion_tokens");
       if (const json* details = field(*usage, "completion_tokens_details"))
         reply.usage.reasoning_tokens = count_field(*details, "reasoning_tokens");
+      if (const json* details = field(*usage, "prompt_tokens_details"))
+        reply.usage.cached_input_tokens = count_field(*details, "cached_tokens");
     }
     const json* choices = field(body, "choices");
     if (!choices || !choices->is_array() || choices->empty() || !(*choices)[0].is_object())

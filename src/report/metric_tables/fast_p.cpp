@@ -28,7 +28,8 @@ std::optional<Table> fast_p_table(const MetricInput& in) {
                      {"hi", FieldType::number, "fraction", "95% Wilson interval, high"}});
   double max_speedup = 0;
   for (const auto& turn : in.set.turns)
-    if (turn.correct() && turn.speedup_geomean) max_speedup = std::max(max_speedup, *turn.speedup_geomean);
+    if (turn.correct() && turn.stored.speedup_geomean)
+      max_speedup = std::max(max_speedup, *turn.stored.speedup_geomean);
   const auto grid = metrics::fastp_grid(max_speedup, in.settings.fastp_step);
   const std::string unit(to_string(in.settings.fastp_unit));
   for (const auto& g : in.groups)

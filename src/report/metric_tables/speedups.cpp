@@ -18,9 +18,9 @@ std::optional<Table> speedups_table(const MetricInput& in) {
   for (const auto& g : in.groups)
     for (const metrics::Trajectory* tr : g.trajectories)
       for (const metrics::TurnRow* turn : tr->turns)
-        if (turn->correct() && turn->speedup_geomean)
-          t.add(with_group(
-              g, {tr->run, tr->problem, ll(tr->id), ll(turn->turn), *turn->speedup_geomean, turn->target_correct()}));
+        if (turn->correct() && turn->stored.speedup_geomean)
+          t.add(with_group(g, {tr->run, tr->problem, ll(tr->id), ll(turn->turn), *turn->stored.speedup_geomean,
+                               turn->target_correct()}));
   return t;
 }
 

@@ -27,9 +27,9 @@ std::optional<Table> trajectories_table(const MetricInput& in) {
       std::optional<double> best_any, best_target;
       for (const metrics::TurnRow* turn : tr->turns) {
         states += (states.empty() ? "" : " ") + metrics::transition_state(*turn);
-        if (turn->correct() && turn->speedup_geomean) {
-          best_any = std::max(best_any.value_or(0), *turn->speedup_geomean);
-          if (turn->target_correct()) best_target = std::max(best_target.value_or(0), *turn->speedup_geomean);
+        if (turn->correct() && turn->stored.speedup_geomean) {
+          best_any = std::max(best_any.value_or(0), *turn->stored.speedup_geomean);
+          if (turn->target_correct()) best_target = std::max(best_target.value_or(0), *turn->stored.speedup_geomean);
         }
       }
       t.add(with_group(g, {tr->run, tr->problem, ll(tr->id), ll(static_cast<long long>(tr->turns.size())), tr->finished,

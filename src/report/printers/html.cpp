@@ -7,6 +7,7 @@
 #include "report/plotly_js.h"
 #include "report/printer.h"
 #include "report/text_view.h"
+#include "store/turn_json.h"
 
 namespace ptxbench::report {
 namespace {
@@ -40,8 +41,6 @@ std::string script_json(const json& j) {
 }
 
 json opt_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-json opt_json(const std::optional<long long>& v) { return v ? json(*v) : json(nullptr); }
-json opt_json(const std::optional<bool>& v) { return v ? json(*v) : json(nullptr); }
 
 std::string grid_html(const Grid& g) {
   std::string out = "<h3>" + escape(g.title) + "</h3>\n";
@@ -147,18 +146,15 @@ std::string HtmlPrinter::print(const Report& r, const metrics::TurnSet* turns_in
                               {"speedup", s.speedup},
                               {"median_ms", opt_json(s.median_ms)},
                               {"baseline_median_ms", opt_json(s.baseline_median_ms)}});
-          list.push_back({{"turn", t->turn},
-                          {"state", std::string(metrics::to_string(t->state))},
-                          {"transition_state", metrics::transition_state(*t)},
-                          {"target_executed", opt_json(t->target_executed)},
-                          {"speedup_geomean", opt_json(t->speedup_geomean)},
-                          {"reasoning_tokens", opt_json(t->reasoning_tokens)},
-                          {"reasoning_chars", t->reasoning_chars},
-                          {"output_tokens", opt_json(t->output_tokens)},
-                          {"reason", t->reason},
-                          {"shapes", shapes},
-                          {"feedback", t->feedback},
-                          {"code", t->code}});
+          json turn = {{"turn", t->turn},
+                       {"state", std::string(metrics::to_string(t->state))},
+                       {"transition_state", metrics::transition_state(*t)}};
+          put_turn_fields(t->stored, TurnKeys::report_columns, turn);  // as declared (store/turn_row.h)
+          turn["reason"] = t->reason;
+          turn["shapes"] = shapes;
+          turn["feedback"] = t->stored.feedback;
+          turn["code"] = t->code;
+          list.push_back(std::move(turn));
         }
       }
       out +=

@@ -96,6 +96,7 @@ TEST_F(Agent, RunsEveryTurnOfEveryTrajectoryAndRecordsIt) {
     EXPECT_NE(row.feedback.find("## Result of turn " + std::to_string(row.turn + 1) + " of 3"), std::string::npos);
     EXPECT_EQ(row.input_tokens, 1000);
     EXPECT_EQ(row.reasoning_tokens, 50);
+    EXPECT_EQ(row.cached_input_tokens, 400);  // the provider's count, stored with the turn
     EXPECT_EQ(row.reasoning_chars, static_cast<long long>(std::string("thinking about tiles").size()));
     EXPECT_NEAR(*row.cost_usd, (1000 * 1.0 + 200 * 2.0) / 1e6, 1e-12);
     EXPECT_GT(row.model_seconds, 0.02);

@@ -80,6 +80,7 @@ TEST(SchemaMigrations, AWorkspaceFromBeforeTheNumberingOpensAndIsBroughtUpToDate
     ASSERT_EQ(turns.size(), 1u);
     EXPECT_EQ(turns[0].feedback, "fix it");
     EXPECT_EQ(turns[0].reasoning_chars, 7);
+    EXPECT_FALSE(turns[0].cached_input_tokens);  // migration 7 added the column: NULL, not reported
     EXPECT_FALSE(turns[0].target_executed);
     // The tables it lacked are there now.
     ASSERT_TRUE(store.add_event({0, "old", "", "resume", "opened by a newer build", "", -1, -1}).ok);
@@ -88,29 +89,29 @@ TEST(SchemaMigrations, AWorkspaceFromBeforeTheNumberingOpensAndIsBroughtUpToDate
     ASSERT_EQ(events.size(), 1u);
     EXPECT_EQ(events[0].message, "opened by a newer build");
   }
-  EXPECT_EQ(recorded(file), "1,2");  // evaluations and the run store; the Fixit and queue parts were not opened
+  EXPECT_EQ(recorded(file), "1,2,7");  // evaluations and the run store; the Fixit and queue parts were not opened
   { RunStore again(file); }
-  EXPECT_EQ(recorded(file), "1,2");
+  EXPECT_EQ(recorded(file), "1,2,7");
   {
     FixitStore fixit(file);
     ASSERT_TRUE(fixit.status().ok) << fixit.status().error;
   }
-  EXPECT_EQ(recorded(file), "1,2,3");
+  EXPECT_EQ(recorded(file), "1,2,3,7");
   {
     SqliteJobQueue queue(file);
     ASSERT_TRUE(queue.status().ok) << queue.status().error;
   }
-  EXPECT_EQ(recorded(file), "1,2,3,4");
+  EXPECT_EQ(recorded(file), "1,2,3,4,7");
   {
     LibraryTimingStore timings(file);
     ASSERT_TRUE(timings.status().ok) << timings.status().error;
   }
-  EXPECT_EQ(recorded(file), "1,2,3,4,5,6");
-  EXPECT_EQ(latest_schema_migration(), 6);
+  EXPECT_EQ(recorded(file), "1,2,3,4,5,6,7");
+  EXPECT_EQ(latest_schema_migration(), 7);
   // The report reads it too.
   const auto set = metrics::load_workspace(file);
   ASSERT_EQ(set.turns.size(), 1u);
-  EXPECT_EQ(set.turns[0].feedback, "");  // without the drill-down
+  EXPECT_EQ(set.turns[0].stored.feedback, "");  // without the drill-down
 }
 
 TEST(SchemaMigrations, AnEvalOnlyWorkspaceHoldsTheEvaluationsAlone) {
@@ -169,5 +170,5 @@ TEST(SchemaMigrations, AWorkspaceANewerPtxbenchWroteIsRefusedSayingWhy) {
   } catch (const InputError& e) {
     says_why(e.what());
   }
-  EXPECT_EQ(recorded(file), "1,2,99");  // nothing applied, nothing removed
+  EXPECT_EQ(recorded(file), "1,2,7,99");  // nothing applied, nothing removed
 }
