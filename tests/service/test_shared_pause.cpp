@@ -48,10 +48,10 @@ void time_beside_a_shared_stage(const std::filesystem::path& dir, GpuGate& gate,
   std::thread shared([&] {
     WorkerLaunch launch = test::fake_worker_launch(kFakeWorker, dir / "jobs", 20s);
     launch.pause_link = &p.link;
-    {
-      auto use = gate.shared_use(&p.link);
-      p.run = run_worker(launch, shared_job(ms, pause_fault, before_calls_ms));
-    }
+    auto use = gate.shared_use(&p.link);
+    p.run = run_worker(launch, shared_job(ms, pause_fault, before_calls_ms));
+    // Before the use is given back: the gate may grant the timed use the moment it is, and a flag
+    // set after that races the timed side's read (seen under load: granted "while" a stage that had ended).
     p.shared_ended = true;
   });
   std::this_thread::sleep_for(300ms);  // the worker is in its calls by now (its sandbox started)
