@@ -7,7 +7,7 @@ The rules are the fenced block tagged `layers` in docs/architecture.md:
     COMPONENT -> DEP, DEP, ...         what COMPONENT's files may include ("->" alone: nothing)
 
 A component is a folder of src/ (src/<folder>/**), a part (its files by path without extension,
-e.g. fixit/repair_notes for fixit/repair_notes.{h,cpp}), or `workloads`: the worker code under the
+e.g. service/health/probe_main for service/health/probe_main.cpp), or `workloads`: the worker code under the
 top-level problems/ folder. Every `#include "COMPONENT/..."` in src/**/*.{h,cpp,cu,cuh} and
 problems/**/*.{h,cpp,cu,cuh} is an arrow from the including file's component to the included
 file's. Fails (exit 1), naming the file and line, on:

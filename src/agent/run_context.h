@@ -15,7 +15,7 @@
 #include "agent/prompt_builder.h"
 #include "agent/run_config.h"
 #include "agent/run_progress.h"
-#include "fixit/repair_notes.h"
+#include "fixit_core/repair_notes.h"
 #include "service/candidate_service.h"
 #include "store/run_store.h"
 

@@ -1,7 +1,7 @@
 #include "api/reward_view.h"
 
 #include "agent/feedback.h"
-#include "fixit/error_class.h"
+#include "fixit_core/error_class.h"
 
 namespace ptxbench::api {
 namespace {

@@ -19,7 +19,7 @@
 #include "cli/stop_signals.h"
 #include "core/arch.h"
 #include "core/error.h"
-#include "fixit/repair_notes.h"
+#include "fixit_core/repair_notes.h"
 #include "judge/toolchain_info.h"
 #include "problems/registry.h"
 #include "problems/suite_spec.h"

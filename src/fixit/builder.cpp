@@ -14,7 +14,7 @@
 #include "core/timestamp.h"
 #include "fixit/build_progress.h"
 #include "fixit/fix_rule.h"
-#include "fixit/record_format.h"
+#include "fixit_core/record_format.h"
 #include "fixit/teacher_prompt.h"
 
 namespace ptxbench::fixit {

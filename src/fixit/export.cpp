@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "fixit/record_format.h"
+#include "fixit_core/record_format.h"
 
 namespace ptxbench::fixit {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "core/content_hash.h"
 #include "fixit/fix_rule.h"
-#include "fixit/kernel_hash.h"
+#include "fixit_core/kernel_hash.h"
 
 namespace ptxbench::fixit {
 namespace {

@@ -1,4 +1,4 @@
-#include "fixit/kernel_features.h"
+#include "fixit_core/kernel_features.h"
 
 #include <algorithm>
 

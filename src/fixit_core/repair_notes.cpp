@@ -1,4 +1,4 @@
-#include "fixit/repair_notes.h"
+#include "fixit_core/repair_notes.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,9 +7,9 @@
 
 #include "core/content_hash.h"
 #include "core/error.h"
-#include "fixit/error_class.h"
-#include "fixit/kernel_features.h"
-#include "fixit/record_format.h"
+#include "fixit_core/error_class.h"
+#include "fixit_core/kernel_features.h"
+#include "fixit_core/record_format.h"
 #include "store/fixit_store.h"
 
 namespace ptxbench::fixit {

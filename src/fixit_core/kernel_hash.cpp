@@ -1,4 +1,4 @@
-#include "fixit/kernel_hash.h"
+#include "fixit_core/kernel_hash.h"
 
 #include <cctype>
 

@@ -1,4 +1,4 @@
-#include "fixit/record_format.h"
+#include "fixit_core/record_format.h"
 
 #include "core/code_fence.h"
 #include "core/error.h"

@@ -1,4 +1,4 @@
-#include "fixit/error_class.h"
+#include "fixit_core/error_class.h"
 
 #include <cctype>
 #include <cmath>
