@@ -28,12 +28,12 @@ struct ProblemPrompt {
 
 class RunContext {
  public:
-  RunContext(RunConfig config, RunInfo run, agent::ModelClient& client, CandidateService& service, RunStore& store,
+  RunContext(RunConfig config, RunInfo run, ModelClient& client, CandidateService& service, RunStore& store,
              RunProgress& progress, std::filesystem::path workspace);
 
   const RunConfig config;
   const RunInfo run;
-  agent::ModelClient& client;
+  ModelClient& client;
   CandidateService& service;
   RunStore& store;
   RunProgress& progress;

@@ -1,3 +1,4 @@
+// Run tables for the terminal and as JSON: the end-of-run summary, `runs list`, `runs show`.
 #include "report/run_tables.h"
 
 #include <cstdio>
@@ -7,7 +8,7 @@
 
 #include "store/turn_json.h"
 
-namespace ptxbench {
+namespace ptxbench::report {
 namespace {
 
 std::string run_fmt(const char* f, double v) {
@@ -249,4 +250,4 @@ json trajectory_json(const RunInfo& run, const std::string& problem, int traject
   return {{"run", run.id}, {"problem", problem}, {"trajectory", trajectory}, {"turns", out}};
 }
 
-}  // namespace ptxbench
+}  // namespace ptxbench::report

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace ptxbench::store {
+namespace ptxbench {
 
 struct TextMatch {
   size_t document = 0;  // the number given to add()
@@ -35,4 +35,4 @@ class TextIndex {
   std::string what_;
 };
 
-}  // namespace ptxbench::store
+}  // namespace ptxbench
