@@ -1,3 +1,4 @@
+// The flat view of a judged candidate an RL trainer computes its reward from, beside the full record.
 #include "api/reward_view.h"
 
 #include "agent/feedback.h"

@@ -1,3 +1,4 @@
+// Selects which turns become Fixit items before any teacher call, and says why each other turn is not one.
 #include "fixit/selection.h"
 
 #include <algorithm>

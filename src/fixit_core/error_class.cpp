@@ -1,3 +1,4 @@
+// The Fixit error class of a judged turn, from its stored evaluation alone, with its signature.
 #include "fixit_core/error_class.h"
 
 #include <cctype>

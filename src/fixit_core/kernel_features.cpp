@@ -1,3 +1,4 @@
+// The feature words of a kernel's code (target instructions, memory paths, synchronization) for retrieval.
 #include "fixit_core/kernel_features.h"
 
 #include <algorithm>

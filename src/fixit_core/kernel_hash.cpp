@@ -1,3 +1,4 @@
+// A kernel's identity for de-duplication: sha256 of its source without comments, whitespace collapsed.
 #include "fixit_core/kernel_hash.h"
 
 #include <cctype>

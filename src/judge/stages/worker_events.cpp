@@ -1,3 +1,4 @@
+// Reads the worker's events into the record: stage results, shape timings, an abnormal end's failure.
 #include "judge/stages/worker_events.h"
 
 #include <algorithm>
