@@ -36,7 +36,7 @@ json reward_view(const EvaluationRecord& r, const ProblemSpec* problem, const js
           {"correct", r.verdict == Verdict::correct},
           {"counts", counts_against_candidate(r.verdict)},
           {"forbidden", r.verdict == Verdict::forbidden},
-          {"speedup_geomean", optional_json(r.speedup_geomean)},
+          {record_key::speedup_geomean, optional_json(r.speedup_geomean)},
           {"speedups", speedups},
           {"target_executed", optional_json(r.target_executed)},
           {"target_seen", optional_json(r.target_seen)},
