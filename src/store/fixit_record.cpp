@@ -101,7 +101,7 @@ FixitRecord fixit_record_from_json(const json& j, const std::string& where) {
     throw InputError(where + ": not a " + std::string(kFixitRecordFormat) + " record");
   FixitRecord r;
   const Reader reader{where};
-#define PTXBENCH_FIXIT_RECORD_GET(type, member, init, key, since, required, note)       \
+#define PTXBENCH_FIXIT_RECORD_GET(type, member, init, key, since, required, note)           \
   if (const json* v = find_key(j, key); v && !v->is_null()) reader.read(*v, key, r.member); \
   else if (required) throw InputError(where + ": field '" + std::string(key) + "' must be a string");
   PTXBENCH_FIXIT_RECORD_FIELDS(PTXBENCH_FIXIT_RECORD_GET)
