@@ -1,5 +1,5 @@
 // An in-memory full-text index ranked by BM25 (SQLite's FTS5), for the repair notes' retrieval
-// (fixit/repair_notes.h): each document is two weighed text fields and the caller's number for it.
+// (fixit_core/repair_notes.h): each document is two weighed text fields and the caller's number for it.
 // The store owns every use of SQLite; its callers see documents, matches and scores.
 #pragma once
 #include <cstddef>
