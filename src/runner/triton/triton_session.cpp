@@ -63,6 +63,7 @@ void give_scratch(size_t bytes) {
 
 extern "C" __attribute__((visibility("default"))) int ptxbench_triton_call(const unsigned long long* values,
                                                                            int count) {
+  using namespace ptxbench;
   Session& s = session();
   if (!s.python) return 1;  // a shim without a session: the worker was not given the job's triton block
   std::string error;
