@@ -24,7 +24,7 @@ std::string run_pad(std::string s, size_t w) {
 
 std::string opt_speedup(const std::optional<double>& v) { return v ? run_fmt("%.3fx", *v) : "-"; }
 
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+json run_opt_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
 struct ProblemTally {
   int trajectories = 0, complete = 0, turns = 0, pending = 0, correct = 0, target_correct = 0;
@@ -127,8 +127,8 @@ json run_summary_json(const RunInfo& run, const std::vector<TurnRow>& turns,
                         {"turns_pending", p.pending},
                         {"correct", p.correct},
                         {"target_correct", p.target_correct},
-                        {"best_speedup", opt(p.best)},
-                        {"best_target_speedup", opt(p.best_target)},
+                        {"best_speedup", run_opt_json(p.best)},
+                        {"best_target_speedup", run_opt_json(p.best_target)},
                         {"states", p.states}});
   return {{"run",
            {{"id", run.id},
