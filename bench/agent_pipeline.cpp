@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
     fs::remove_all(ws);
     fs::create_directories(ws);
     test::ScriptedClient client(
-        [&](const agent::ChatRequest& r) {
+        [&](const ChatRequest& r) {
           return test::cuda_reply("// trajectory " + std::to_string(r.at.trajectory) + " turn " +
                                   std::to_string(r.at.turn) + "\n" + source);
         },

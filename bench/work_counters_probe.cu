@@ -134,7 +134,7 @@ nlohmann::json launch_latency(cudaStream_t s) {
 
 // One range's figures through the counters' work formula (probes/work_metrics.h).
 const ptxbench::WorkFormula* g_formula = nullptr;
-nlohmann::json work_json(const ptxbench::integrity::CallWork& w, double flops = 0, double bytes = 0) {
+nlohmann::json work_json(const ptxbench::CallWork& w, double flops = 0, double bytes = 0) {
   const ptxbench::WorkFigures f = ptxbench::work_figures(*g_formula, w.values);
   nlohmann::json j = {{"target_ops", f.target_ops},
                       {"tma_load_bytes", f.tma_load_bytes},
@@ -149,8 +149,7 @@ nlohmann::json work_json(const ptxbench::integrity::CallWork& w, double flops = 
   return j;
 }
 
-const ptxbench::integrity::CallWork* find(const std::vector<ptxbench::integrity::CallWork>& v,
-                                          const std::string& name) {
+const ptxbench::CallWork* find(const std::vector<ptxbench::CallWork>& v, const std::string& name) {
   for (const auto& w : v)
     if (w.range == name) return &w;
   return nullptr;
@@ -159,7 +158,7 @@ const ptxbench::integrity::CallWork* find(const std::vector<ptxbench::integrity:
 }  // namespace
 
 int main() {
-  using namespace ptxbench::integrity;
+  using namespace ptxbench;
   CHECK(cudaSetDevice(0));
   CHECK(cudaFree(nullptr));
   CUcontext ctx{};

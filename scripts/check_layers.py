@@ -7,7 +7,7 @@ The rules are the fenced block tagged `layers` in docs/architecture.md:
     COMPONENT -> DEP, DEP, ...         what COMPONENT's files may include ("->" alone: nothing)
 
 A component is a folder of src/ (src/<folder>/**), a part (its files by path without extension,
-e.g. fixit/repair_notes for fixit/repair_notes.{h,cpp}), or `workloads`: the worker code under the
+e.g. service/health/probe_main for service/health/probe_main.cpp), or `workloads`: the worker code under the
 top-level problems/ folder. Every `#include "COMPONENT/..."` in src/**/*.{h,cpp,cu,cuh} and
 problems/**/*.{h,cpp,cu,cuh} is an arrow from the including file's component to the included
 file's. Fails (exit 1), naming the file and line, on:
@@ -17,6 +17,9 @@ file's. Fails (exit 1), naming the file and line, on:
   - with --readme: a top-level folder or a src/ folder that README.md's "## Layout" section does
     not name, or a src/ folder that docs/architecture.md's component list does not name;
   - SQLite's header included outside src/store/;
+  - a namespace that the ```namespaces block of docs/architecture.md does not give the file's folder
+    (each folder of src/ is one namespace; see read_namespaces);
+  - a .cpp file of src/ whose first line is not a `// ` comment (what the file is for);
   - a unit test's source file (tests/unit/**/*.{h,cpp,cu,cuh}) outside a component folder
     tests/unit/<component>/, or a folder of tests/unit/ that names no component: a folder of src/,
     or a top-level folder with code of its own besides tests/ (knowledge/: the prompt's packs).
@@ -169,6 +172,77 @@ def sqlite_outside_store(root: Path) -> list[str]:
     return errors
 
 
+NAMESPACE = re.compile(r"^\s*namespace\s+([A-Za-z_][\w:]*)\s*\{")
+
+
+def read_namespaces(doc: Path) -> tuple[dict[str, str], set[str], list[str]]:
+    """The ```namespaces block: `NAMESPACE = FOLDER ...` lines (each folder of src/ in exactly one, its
+    subfolders with it) and one `nested = NAME ...` line (the helper namespaces a file may open inside
+    its folder's: written `namespace FOLDER_NS::NAME {` or, nested, `namespace NAME {`)."""
+    text = doc.read_text(encoding="utf-8").splitlines()
+    folder_ns: dict[str, str] = {}
+    nested: set[str] = set()
+    errors: list[str] = []
+    inside = False
+    for n, raw in enumerate(text, 1):
+        if not inside:
+            inside = raw.strip() == "```namespaces"
+            continue
+        if raw.strip().startswith("```"):
+            return folder_ns, nested, errors
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        m = re.fullmatch(r"([\w:]+)\s*=\s*(.+)", line)
+        if not m:
+            errors.append(f"{doc}:{n}: expected 'NAMESPACE = FOLDER ...' or 'nested = NAME ...': {raw.strip()}")
+            continue
+        if m.group(1) == "nested":
+            nested |= set(m.group(2).split())
+            continue
+        for folder in m.group(2).split():
+            if folder in folder_ns:
+                errors.append(f"{doc}:{n}: src/{folder}/ is given a second namespace")
+            folder_ns[folder] = m.group(1)
+    if not inside:
+        errors.append(f"{doc}: no ```namespaces block")
+    else:
+        errors.append(f"{doc}: the ```namespaces block is not closed")
+    return folder_ns, nested, errors
+
+
+def namespace_errors(root: Path, doc: Path, src_components: set[str]) -> list[str]:
+    folder_ns, nested, errors = read_namespaces(doc)
+    for c in sorted(src_components - set(folder_ns)):
+        errors.append(f"{doc}: src/{c}/ has no namespace in the namespaces block")
+    for c in sorted(set(folder_ns) - src_components):
+        errors.append(f"{doc}: the namespaces block names src/{c}/, which does not exist")
+    for p in sorted((root / "src").rglob("*")):
+        if p.suffix not in SOURCE_SUFFIXES:
+            continue
+        own = folder_ns.get(p.relative_to(root / "src").parts[0])
+        if own is None:
+            continue
+        allowed = {own} | {f"{own}::{h}" for h in nested} | nested
+        for n, line in enumerate(p.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+            m = NAMESPACE.match(line)
+            if m and m.group(1) not in allowed:
+                errors.append(f"{p.relative_to(root)}:{n}: namespace {m.group(1)}: a file of this folder is in "
+                              f"{own} (helpers inside it: {', '.join(sorted(nested))}; docs/architecture.md, "
+                              "namespaces block)")
+    return errors
+
+
+def cpp_purpose_lines(root: Path) -> list[str]:
+    """Every .cpp of src/ opens with a one-line `// ` comment saying what the file is for."""
+    errors = []
+    for p in sorted((root / "src").rglob("*.cpp")):
+        first = p.read_text(encoding="utf-8", errors="replace").split("\n", 1)[0]
+        if not first.startswith("// ") or len(first.strip()) < 12:
+            errors.append(f"{p.relative_to(root)}:1: does not open with a `// ` line saying what the file is for")
+    return errors
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent)
@@ -216,6 +290,8 @@ def main() -> int:
 
     errors += unit_test_layout(root, src_components)
     errors += sqlite_outside_store(root)
+    errors += namespace_errors(root, doc, src_components)
+    errors += cpp_purpose_lines(root)
 
     if args.readme:
         layout = layout_section(root / "README.md")

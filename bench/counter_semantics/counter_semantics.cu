@@ -364,7 +364,7 @@ int main(int argc, char** argv) {
   std::printf("kernel,unit,nominal,metric,value,value/nominal\n");
   for (const auto& m : metrics) {
     std::string why;
-    auto prof = ptxbench::integrity::RangeProfiler::create(
+    auto prof = ptxbench::RangeProfiler::create(
         nullptr, 0, works.size() + 2, [&](const std::string&, const uint8_t*) { return std::vector<std::string>{m}; },
         &why);
     if (!prof) {
@@ -405,7 +405,7 @@ int main(int argc, char** argv) {
   };
   for (size_t t = 0; t < together.size(); ++t) {
     std::string why;
-    auto prof = ptxbench::integrity::RangeProfiler::create(
+    auto prof = ptxbench::RangeProfiler::create(
         nullptr, 0, works.size() + 2, [&](const std::string&, const uint8_t*) { return together[t]; }, &why);
     if (!prof) {
       std::printf("together%zu,-,0,*,%s,\n", t, why.c_str());

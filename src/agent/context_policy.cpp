@@ -1,3 +1,4 @@
+// What a request holds: the system text, the problem, the last K turns in full and older turns as one line each.
 #include "agent/context_policy.h"
 
 #include "agent/feedback.h"

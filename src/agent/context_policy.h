@@ -28,8 +28,8 @@ struct ContextPolicy {
 };
 
 struct ContextPlan {
-  std::vector<agent::ChatMessage> messages;  // user first, alternating, the last one the user's
-  json record = json::object();              // {"full_turns", "full": [..], "one_line": [..], "bytes_cut": n}
+  std::vector<ChatMessage> messages;  // user first, alternating, the last one the user's
+  json record = json::object();       // {"full_turns", "full": [..], "one_line": [..], "bytes_cut": n}
 };
 
 ContextPlan build_context(const std::string& problem_text, const std::vector<TurnMemory>& history,

@@ -1,3 +1,4 @@
+// Takes the candidate file out of a model's reply by the fence rules of docs/agent.md, flagging what it did.
 #include "agent/extractor.h"
 
 #include <algorithm>

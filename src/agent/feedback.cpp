@@ -1,3 +1,4 @@
+// Renders the feedback a model gets after a turn from its evaluation record, by verdict.
 #include "agent/feedback.h"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// Judges identical candidates of a run once: later turns with the same (problem, sha256) reuse or wait.
 #include "agent/judge_cache.h"
 
 namespace ptxbench {

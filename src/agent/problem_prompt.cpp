@@ -1,3 +1,4 @@
+// Renders a problem's prompt.md for one arch, its placeholders filled from problem.toml and the toolchain.
 #include "agent/problem_prompt.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Builds the model's prompt: the system text (role, knowledge components) and the problem's statement.
 #include "agent/prompt_builder.h"
 
 #include <fstream>

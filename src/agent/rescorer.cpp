@@ -1,3 +1,4 @@
+// `ptxbench rescore RUN`: judges a run's stored candidates again, each distinct one once, without the model.
 #include "agent/rescorer.h"
 
 #include <utility>

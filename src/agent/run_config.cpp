@@ -1,3 +1,4 @@
+// Resolves one run's configuration: defaults, then the TOML run config, then the command line.
 #include "agent/run_config.h"
 
 #include <toml++/toml.h>

@@ -26,7 +26,7 @@ struct TokenPrices {
   double input_per_mtok = 0, output_per_mtok = 0;  // USD per million tokens; reasoning is billed as output
 };
 
-// Prompt-time supervision (fixit/repair_notes.h): after a failing turn, the feedback carries the
+// Prompt-time supervision (fixit_core/repair_notes.h): after a failing turn, the feedback carries the
 // top-k repair notes retrieved for it. The notes' content hash is part of the run's identity.
 struct RepairNotesConfig {
   std::string source;  // "": none; a Fixit build id of the workspace, or a `fixit export --format records` file

@@ -1,3 +1,4 @@
+// What a run's trajectories share: config, client, service, store, judge cache, progress and stop state.
 #include "agent/run_context.h"
 
 #include <unistd.h>
@@ -8,8 +9,8 @@
 
 namespace ptxbench {
 
-RunContext::RunContext(RunConfig c, RunInfo r, agent::ModelClient& cl, CandidateService& sv, RunStore& st,
-                       RunProgress& pr, std::filesystem::path workspace)
+RunContext::RunContext(RunConfig c, RunInfo r, ModelClient& cl, CandidateService& sv, RunStore& st, RunProgress& pr,
+                       std::filesystem::path workspace)
     : config(std::move(c)),
       run(std::move(r)),
       client(cl),

@@ -15,7 +15,7 @@
 #include "agent/prompt_builder.h"
 #include "agent/run_config.h"
 #include "agent/run_progress.h"
-#include "fixit/repair_notes.h"
+#include "fixit_core/repair_notes.h"
 #include "service/candidate_service.h"
 #include "store/run_store.h"
 
@@ -28,12 +28,12 @@ struct ProblemPrompt {
 
 class RunContext {
  public:
-  RunContext(RunConfig config, RunInfo run, agent::ModelClient& client, CandidateService& service, RunStore& store,
+  RunContext(RunConfig config, RunInfo run, ModelClient& client, CandidateService& service, RunStore& store,
              RunProgress& progress, std::filesystem::path workspace);
 
   const RunConfig config;
   const RunInfo run;
-  agent::ModelClient& client;
+  ModelClient& client;
   CandidateService& service;
   RunStore& store;
   RunProgress& progress;

@@ -1,3 +1,4 @@
+// Runs or resumes one run: opens it in the store, seeds the judge cache, runs trajectories on threads.
 #include "agent/run_driver.h"
 
 #include <unistd.h>
@@ -18,7 +19,7 @@
 
 namespace ptxbench {
 
-json run_provenance(const GpuDescription& gpu, const agent::ModelClient& client) {
+json run_provenance(const GpuDescription& gpu, const ModelClient& client) {
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
   return {{"harness", harness_info()},
@@ -31,7 +32,7 @@ json run_provenance(const GpuDescription& gpu, const agent::ModelClient& client)
           {"invoked_at", utc_timestamp_ms()}};
 }
 
-RunDriver::RunDriver(RunConfig config, std::vector<ProblemSpec> problems, agent::ModelClient& client,
+RunDriver::RunDriver(RunConfig config, std::vector<ProblemSpec> problems, ModelClient& client,
                      CandidateService& service, RunStore& store, RunDriverOptions options)
     : config_(std::move(config)),
       problems_(std::move(problems)),

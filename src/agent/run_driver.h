@@ -41,7 +41,7 @@ struct RunDriverOptions {
 class RunDriver {
  public:
   // `problems` are the resolved specs named by config.problems.
-  RunDriver(RunConfig config, std::vector<ProblemSpec> problems, agent::ModelClient& client, CandidateService& service,
+  RunDriver(RunConfig config, std::vector<ProblemSpec> problems, ModelClient& client, CandidateService& service,
             RunStore& store, RunDriverOptions options);
   // Throws InputError when the run id exists with another configuration, Error when the store fails to open it.
   RunOutcome run();
@@ -51,7 +51,7 @@ class RunDriver {
  private:
   RunConfig config_;
   std::vector<ProblemSpec> problems_;
-  agent::ModelClient& client_;
+  ModelClient& client_;
   CandidateService& service_;
   RunStore& store_;
   RunDriverOptions options_;
@@ -62,6 +62,6 @@ class RunDriver {
 };
 
 // The provenance stored with a run: harness version and commit, nvcc, the GPU, renderer versions.
-json run_provenance(const GpuDescription& gpu, const agent::ModelClient& client);
+json run_provenance(const GpuDescription& gpu, const ModelClient& client);
 
 }  // namespace ptxbench

@@ -1,3 +1,4 @@
+// What makes two invocations the same run (so the second resumes the first), and the run id made from it.
 #include "agent/run_identity.h"
 
 #include <algorithm>

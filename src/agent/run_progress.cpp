@@ -1,3 +1,4 @@
+// A run's live progress line, redrawn in place on a terminal, with messages printed above it.
 #include "agent/run_progress.h"
 
 namespace ptxbench {

@@ -1,3 +1,4 @@
+// One trajectory turn by turn: request, reply, extracted candidate, judgment, feedback, each turn stored twice.
 #include "agent/trajectory_runner.h"
 
 #include <chrono>
@@ -11,13 +12,11 @@
 namespace ptxbench {
 namespace {
 
-using agent::ProviderOutcome;
-
 std::string label(const std::string& problem, int trajectory, int turn) {
   return problem + "/" + std::to_string(trajectory) + "/" + std::to_string(turn);
 }
 
-json request_json(const agent::ChatRequest& r, const ContextPlan& plan) {
+json request_json(const ChatRequest& r, const ContextPlan& plan) {
   json messages = json::array();
   for (const auto& m : r.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
   return {{"system_sha256", content_sha256(r.system)},
@@ -26,8 +25,8 @@ json request_json(const agent::ChatRequest& r, const ContextPlan& plan) {
           {"context", plan.record}};
 }
 
-ModelCallRow call_row(const RunContext& ctx, const agent::ChatRequest& req, const agent::ChatReply& reply,
-                      const ContextPlan& plan, int attempt, const std::string& started_at) {
+ModelCallRow call_row(const RunContext& ctx, const ChatRequest& req, const ChatReply& reply, const ContextPlan& plan,
+                      int attempt, const std::string& started_at) {
   ModelCallRow c;
   c.run_id = ctx.run.id;
   c.problem = req.at.problem;
@@ -36,7 +35,7 @@ ModelCallRow call_row(const RunContext& ctx, const agent::ChatRequest& req, cons
   c.attempt = attempt;
   c.started_at = started_at;
   c.seconds = reply.seconds;
-  c.outcome = std::string(agent::to_string(reply.outcome));
+  c.outcome = std::string(to_string(reply.outcome));
   c.finish_reason = reply.finish_reason;
   c.model = reply.model;
   c.http_status = reply.http_status;
@@ -120,14 +119,14 @@ void TrajectoryRunner::run() {
   }
 }
 
-std::optional<agent::ChatReply> TrajectoryRunner::counted_reply(int turn, const ContextPlan& plan, ModelCallRow* call) {
+std::optional<ChatReply> TrajectoryRunner::counted_reply(int turn, const ContextPlan& plan, ModelCallRow* call) {
   const std::string& problem = problem_.spec->name;
   int attempt = 0;
   if (auto s = ctx_.store.count_model_calls(ctx_.run.id, problem, trajectory_, turn, &attempt); !s.ok) {
     ctx_.store_failed(s, "counting the model calls of " + label(problem, trajectory_, turn), json::object());
     return std::nullopt;
   }
-  agent::ChatRequest req;
+  ChatRequest req;
   req.at = {ctx_.run.id, problem, trajectory_, turn};
   req.system = problem_.parts.system;
   req.messages = plan.messages;
@@ -138,7 +137,7 @@ std::optional<agent::ChatReply> TrajectoryRunner::counted_reply(int turn, const 
     if (ctx_.interrupted() || (retry && ctx_.stopping())) return std::nullopt;
     const std::string started = utc_timestamp_ms();
     const auto t0 = std::chrono::steady_clock::now();
-    agent::ChatReply reply;
+    ChatReply reply;
     try {
       reply = ctx_.client.complete(
           req, [&](const std::string& line) { ctx_.progress.retry(label(problem, trajectory_, turn) + ": " + line); });

@@ -23,7 +23,7 @@ class TrajectoryRunner {
   bool restore_history();
   bool next_turn(int turn);
   // The counted reply for `turn` (after retrying infra errors), or nullopt when the run stops.
-  std::optional<agent::ChatReply> counted_reply(int turn, const ContextPlan& plan, ModelCallRow* call);
+  std::optional<ChatReply> counted_reply(int turn, const ContextPlan& plan, ModelCallRow* call);
   bool judge_and_finish(TurnRow& turn, const std::string& source);
   // With repair notes: the top-k notes for a failing turn appended to its feedback, and which were
   // shown (ids, scores, what the rules excluded) recorded in the turn's context.

@@ -1,3 +1,4 @@
+// The cost of one model call from the run config's per-model prices (null when a price or count is unknown).
 #include "agent/turn_pricing.h"
 
 namespace ptxbench {

@@ -1,3 +1,4 @@
+// Back-pressure on POST /v1/submissions: whether a request is taken, else when to come back and why.
 #include "api/admission.h"
 
 namespace ptxbench::api {

@@ -1,3 +1,4 @@
+// The reward API over HTTP (cpp-httplib): routes onto RewardApi, JSON in and out, Retry-After on refusals.
 #include "api/http_server.h"
 
 #include <httplib.h>

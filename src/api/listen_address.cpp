@@ -1,3 +1,4 @@
+// Parses `serve --http HOST:PORT`, with a message that says what is wrong.
 #include "api/listen_address.h"
 
 #include "core/error.h"

@@ -1,3 +1,4 @@
+// The reward API without HTTP: durable submissions, long-polled status, results with the reward view, health.
 #include "api/reward_api.h"
 
 #include <chrono>

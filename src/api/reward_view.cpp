@@ -1,7 +1,8 @@
+// The flat view of a judged candidate an RL trainer computes its reward from, beside the full record.
 #include "api/reward_view.h"
 
 #include "agent/feedback.h"
-#include "fixit/error_class.h"
+#include "fixit_core/error_class.h"
 
 namespace ptxbench::api {
 namespace {
@@ -35,7 +36,7 @@ json reward_view(const EvaluationRecord& r, const ProblemSpec* problem, const js
           {"correct", r.verdict == Verdict::correct},
           {"counts", counts_against_candidate(r.verdict)},
           {"forbidden", r.verdict == Verdict::forbidden},
-          {"speedup_geomean", optional_json(r.speedup_geomean)},
+          {record_key::speedup_geomean, optional_json(r.speedup_geomean)},
           {"speedups", speedups},
           {"target_executed", optional_json(r.target_executed)},
           {"target_seen", optional_json(r.target_seen)},

@@ -6,7 +6,7 @@
 //   speedup_geomean     null unless timed; speedups: [{shape, speedup, median_ms, baseline_ms}]
 //   target_executed, target_seen, target_static, tensor_flop_share, tma_byte_share (null: unknown)
 //   forbidden           verdict == "forbidden"
-//   error_class, error_signature   Fixit's class of the failure (fixit/error_class.h), or null
+//   error_class, error_signature   Fixit's class of the failure (fixit_core/error_class.h), or null
 //   feedback            the text the agent's model gets for this record (agent/feedback.h)
 //   stage_seconds       {stage name: seconds}; service_seconds: prepare (build + static) and gpu
 #pragma once

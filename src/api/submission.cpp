@@ -1,3 +1,4 @@
+// Checks a submitted candidate field by field, each error naming its JSON path, and maps keys to job ids.
 #include "api/submission.h"
 
 #include <map>

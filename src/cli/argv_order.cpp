@@ -1,3 +1,4 @@
+// Moves options given before the subcommand to after it (`ptxbench --json eval a.cu`); global ones stay.
 #include "cli/argv_order.h"
 
 namespace ptxbench::cli {

@@ -168,7 +168,7 @@ void run_eval(const EvalArgs& a, const GlobalOptions& g, ExitCode& code) {
       std::cout << j.dump() << std::endl;  // one line per record, flushed as it finishes
       spdlog::info("[{}/{}] verdict {}", index + 1, files.size(), to_string(r.verdict));
     } else {
-      std::cout << format_summary(r);
+      std::cout << report::format_summary(r);
       if (id) std::cout << "stored as evaluation " << *id << "\n";
       else if (store_error) std::cout << "NOT STORED: " << *store_error << "\n";
       std::cout << std::endl;

@@ -105,11 +105,11 @@ void build_command(const BuildArgs& a, const GlobalOptions& g, ExitCode& code) {
   }
   for (const auto& [k, v] : teacher.args.items()) check_model_arg_name(k, "the teacher's options");
   teacher.prices = parse_prices(a.teacher_price);
-  std::unique_ptr<agent::ModelClient> client;
+  std::unique_ptr<ModelClient> client;
   if (!teacher.spec.empty()) {
-    agent::ClientConfig cc = agent::parse_model_spec(teacher.spec);
+    ClientConfig cc = parse_model_spec(teacher.spec);
     cc.args = teacher.args;
-    client = agent::make_client(cc);
+    client = make_client(cc);
     teacher.client = client.get();
   }
 

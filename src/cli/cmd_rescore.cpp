@@ -76,7 +76,7 @@ void rescore_command(const RescoreArgs& a, const GlobalOptions& g, ExitCode& cod
   if (auto s = store.load_turns(run.id, &turns); !s.ok) throw InputError(s.error);
   if (auto s = store.load_trajectories(run.id, &trajectories); !s.ok) throw InputError(s.error);
   if (a.json) {
-    json j = run_summary_json(run, turns, trajectories);
+    json j = report::run_summary_json(run, turns, trajectories);
     j["rescore"] = {{"candidates", out.candidates},
                     {"turns", out.turns},
                     {"pending_skipped", out.pending_skipped},
@@ -93,7 +93,7 @@ void rescore_command(const RescoreArgs& a, const GlobalOptions& g, ExitCode& cod
     for (const auto& [change, n] : out.changed) std::cout << "  " << change << ": " << n << " turns\n";
     if (out.pending_skipped)
       std::cout << "  " << out.pending_skipped << " turns not judged yet were left for the run to resume\n";
-    std::cout << "\n" << format_run_summary(run, turns, trajectories);
+    std::cout << "\n" << report::format_run_summary(run, turns, trajectories);
   }
   code.value = !out.errors.empty() ? kExitStoreFailure : out.infra_errors ? kExitRunStopped : 0;
 }

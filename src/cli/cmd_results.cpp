@@ -42,7 +42,7 @@ void add_results_command(CLI::App& app, GlobalOptions& g, ExitCode& code) {
       // One record: the terminal summary, or the record itself; other formats print it as a row.
       if (format == "table") {
         const auto p = report::from_record_environment(r.record.environment, r.record.gpu);
-        std::cout << format_summary(r.record) << "\nprovenance: ptxbench " << p.harness_version << " (commit "
+        std::cout << report::format_summary(r.record) << "\nprovenance: ptxbench " << p.harness_version << " (commit "
                   << p.harness_commit << ", dirty " << p.harness_dirty << "), nvcc " << p.nvcc << ", driver "
                   << p.driver << ", GPU " << p.gpu << ", seeds: " << p.seed_policy << "\n";
       } else if (format == "json") {

@@ -19,7 +19,7 @@
 #include "cli/stop_signals.h"
 #include "core/arch.h"
 #include "core/error.h"
-#include "fixit/repair_notes.h"
+#include "fixit_core/repair_notes.h"
 #include "judge/toolchain_info.h"
 #include "problems/registry.h"
 #include "problems/suite_spec.h"
@@ -110,7 +110,7 @@ RunConfig resolve_config(const RunFlags& f, const ProblemRegistry& registry) {
   }
   for (const auto& p : c.problems) registry.load(p);  // an unknown name is an InputError listing the known ones
   validate_run_config(c);
-  agent::parse_model_spec(c.model);
+  parse_model_spec(c.model);
   return c;
 }
 
@@ -139,7 +139,7 @@ ServiceFlags service_flags(const RunConfig& c, const RunFlags& f, const GlobalOp
 }
 
 int run_validate(const RunConfig& c, const std::vector<ProblemSpec>& specs, const std::filesystem::path& knowledge,
-                 agent::ModelClient& client, CandidateService& service, bool as_json) {
+                 ModelClient& client, CandidateService& service, bool as_json) {
   json report = {{"run_id", run_id_for(c)}, {"config", c.to_json()}};
   bool ok = true;
   json prompts = json::array();
@@ -161,7 +161,7 @@ int run_validate(const RunConfig& c, const std::vector<ProblemSpec>& specs, cons
     }
   }
   report["prompts"] = prompts;
-  agent::ValidateResult v;
+  ValidateResult v;
   try {
     v = client.validate();
   } catch (const std::exception& e) {
@@ -213,9 +213,9 @@ void run_command(const RunFlags& f, const GlobalOptions& g, ExitCode& code) {
     if (!s.targets_for(config.arch)) throw InputError("problem '" + s.name + "' defines no targets for " + config.arch);
   const auto knowledge = registry.root().parent_path() / "knowledge";
 
-  agent::ClientConfig cc = agent::parse_model_spec(config.model);
+  ClientConfig cc = parse_model_spec(config.model);
   cc.args = config.model_args;
-  std::unique_ptr<agent::ModelClient> client = agent::make_client(cc);
+  std::unique_ptr<ModelClient> client = make_client(cc);
 
   // SIGINT/SIGTERM: the first stops the run gracefully, a second exits at once.
   RunDriver* driver_ptr = nullptr;
@@ -260,7 +260,7 @@ void run_command(const RunFlags& f, const GlobalOptions& g, ExitCode& code) {
   auto s2 = store.load_trajectories(out.run.id, &trajectories);
   if (!s1.ok || !s2.ok) throw Error("reading the run back: " + (s1.ok ? s2.error : s1.error));
   if (f.json) {
-    json j = run_summary_json(out.run, turns, trajectories);
+    json j = report::run_summary_json(out.run, turns, trajectories);
     j["invocation"] = {{"new_turns", out.new_turns},
                        {"created", out.created},
                        {"status", out.status},
@@ -268,7 +268,7 @@ void run_command(const RunFlags& f, const GlobalOptions& g, ExitCode& code) {
                        {"stop_reason", out.stop_reason}};
     std::cout << j.dump(2) << "\n";
   } else {
-    std::cout << format_run_summary(out.run, turns, trajectories);
+    std::cout << report::format_run_summary(out.run, turns, trajectories);
   }
   if (out.status != "complete")
     std::cerr << "[ptxbench] run " << out.run.id << " stopped: " << out.stop_reason

@@ -22,15 +22,15 @@ void list_runs(const GlobalOptions& g, bool as_json) {
   check(store.status());
   std::vector<RunInfo> runs;
   check(store.list_runs(&runs));
-  std::vector<RunListEntry> entries;
+  std::vector<report::RunListEntry> entries;
   for (auto& r : runs) {
     std::vector<TrajectoryRow> trajectories;
     check(store.load_trajectories(r.id, &trajectories));
-    RunListEntry e{r, 0, 0};
+    report::RunListEntry e{r, 0, 0};
     for (const auto& t : trajectories) e.turns_done += t.turns_done, e.trajectories_complete += t.status == "complete";
     entries.push_back(std::move(e));
   }
-  std::cout << (as_json ? run_list_json(entries).dump(2) + "\n" : format_run_list(entries));
+  std::cout << (as_json ? report::run_list_json(entries).dump(2) + "\n" : report::format_run_list(entries));
 }
 
 // "gemm/3", or "3" when the run has one problem.
@@ -71,12 +71,12 @@ void show_run(const GlobalOptions& g, const std::string& id, const std::string& 
   check(store.load_trajectories(id, &trajectories));
   if (!trajectory.empty()) {
     auto [problem, n] = parse_trajectory(trajectory, run);
-    std::cout << (as_json ? trajectory_json(run, problem, n, turns).dump(2) + "\n"
-                          : format_trajectory(run, problem, n, turns, feedback));
+    std::cout << (as_json ? report::trajectory_json(run, problem, n, turns).dump(2) + "\n"
+                          : report::format_trajectory(run, problem, n, turns, feedback));
     return;
   }
   if (as_json) {
-    json j = run_summary_json(run, turns, trajectories);
+    json j = report::run_summary_json(run, turns, trajectories);
     j["run"]["config"] = run.config;
     std::vector<RunEvent> events;
     check(store.load_events(id, &events));
@@ -91,7 +91,7 @@ void show_run(const GlobalOptions& g, const std::string& id, const std::string& 
     j["events"] = ev;
     std::cout << j.dump(2) << "\n";
   } else {
-    std::cout << format_run_detail(run, turns, trajectories);
+    std::cout << report::format_run_detail(run, turns, trajectories);
   }
 }
 

@@ -202,7 +202,7 @@ void run_submit(const SubmitArgs& a, const GlobalOptions& g, ExitCode& code) {
     long long id = 0;
     if (auto s = db.insert(r, &id); !s.ok) spdlog::error("could not store the record: {}", s.error);
     if (a.json) all.push_back(to_json(r));
-    else std::cout << a.files[i] << "\n" << format_summary(r) << "stored as evaluation " << id << "\n\n";
+    else std::cout << a.files[i] << "\n" << report::format_summary(r) << "stored as evaluation " << id << "\n\n";
     worst = std::max(worst, exit_code_for(r.verdict));
   }
   if (a.json) std::cout << all.dump(2) << "\n";

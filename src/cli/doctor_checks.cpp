@@ -1,3 +1,4 @@
+// `ptxbench doctor`: gathers what this machine has for the harness and turns it into findings with fixes.
 #include "cli/doctor_checks.h"
 
 #include <dlfcn.h>

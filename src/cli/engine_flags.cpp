@@ -1,3 +1,4 @@
+// The service engine's flags shared by serve, eval, run and fixit build: GPUs, lanes, CPU pool, queue.
 #include "cli/engine_flags.h"
 
 #include "service/queue/redis_url.h"

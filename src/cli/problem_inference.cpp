@@ -1,3 +1,4 @@
+// Infers the problem a candidate file is for when `eval` gets no -p: its folder, else its entry point.
 #include "cli/problem_inference.h"
 
 #include <map>

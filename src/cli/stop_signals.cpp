@@ -1,3 +1,4 @@
+// SIGINT/SIGTERM during a run: the first asks the run to stop, a second ends the process at once.
 #include "cli/stop_signals.h"
 
 #include <signal.h>

@@ -1,3 +1,4 @@
+// The nvcc options a candidate may opt into on its first line, checked against a short allowlist.
 #include "compile/candidate_options.h"
 
 #include <algorithm>

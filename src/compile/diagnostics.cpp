@@ -1,3 +1,4 @@
+// Parses nvcc/ptxas output into diagnostics (file, line, severity, text), errors ranked first.
 #include <algorithm>
 #include <cctype>
 #include <optional>

@@ -1,3 +1,4 @@
+// Reads the candidate's shared object with libelf and refuses any import the import rules forbid.
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>

@@ -1,3 +1,4 @@
+// The allowlist of what a candidate's shared object may import: CUDA runtime, driver allowlist, some libc.
 #include "compile/import_rules.h"
 
 #include "core/driver_api_allowlist.h"

@@ -1,3 +1,4 @@
+// Checks every file the `nvcc -M` list says the build read lies where a candidate may read.
 #include "compile/include_check.h"
 
 #include <algorithm>

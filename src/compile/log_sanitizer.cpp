@@ -1,3 +1,4 @@
+// Cuts a compiler log down to what a model may see: diagnostics of its own files, paths shortened.
 #include "compile/log_sanitizer.h"
 
 #include <regex>

@@ -1,3 +1,4 @@
+// Parses the dependency list `nvcc -M` prints (Make syntax) into paths.
 #include "compile/make_deps.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Builds a candidate .cu into a shared object with nvcc, under a time limit, in the sandbox.
 #include "compile/nvcc_driver.h"
 
 #include <unistd.h>

@@ -22,7 +22,7 @@ struct Diagnostic {
   std::string message;
   // Which program said it: cudafe (the CUDA front end), host_compiler, ptxas, linker, or the tool's
   // own name (nvcc, nvlink, fatbinary, cicc); "options" for the candidate's opt-in line. A
-  // compile error's kind (fixit/error_class.h) is this and the message's template.
+  // compile error's kind (fixit_core/error_class.h) is this and the message's template.
   std::string tool;
 };
 

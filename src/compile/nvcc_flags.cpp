@@ -1,3 +1,4 @@
+// The pinned nvcc flags a candidate is built with per arch, and where nvcc is found.
 #include <algorithm>
 #include <cstdlib>
 

@@ -1,3 +1,4 @@
+// Maps a line of the generated PTX back to the candidate's source line through its .loc directives.
 #include "compile/ptx_lines.h"
 
 #include <map>

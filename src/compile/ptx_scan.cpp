@@ -1,3 +1,4 @@
+// Scans PTX text for its instruction opcodes (labels and predicates skipped), for the target check.
 #include <cctype>
 #include <sstream>
 

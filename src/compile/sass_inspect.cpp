@@ -1,3 +1,4 @@
+// Runs cuobjdump on a built candidate and counts its SASS opcodes by family against the target groups.
 #include <cctype>
 #include <cstdlib>
 #include <sstream>

@@ -1,3 +1,4 @@
+// Parses the candidate's per-kernel SASS listing by offset, and the FLOPs of its tensor instructions.
 #include "compile/sass_listing.h"
 
 #include <cctype>

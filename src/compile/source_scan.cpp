@@ -1,3 +1,4 @@
+// Checks that make a candidate forbidden: banned constructs in its source, syscall instructions in its host code.
 #include <regex>
 #include <sstream>
 

@@ -1,3 +1,4 @@
+// Removes C/C++/PTX comments from source text, keeping line breaks so line numbers stay valid.
 #include "compile/strip_comments.h"
 
 #include <cctype>

@@ -1,3 +1,4 @@
+// Locates the external tools the build stage runs (nvcc, cuobjdump, objdump) on PATH.
 #include "compile/tool_paths.h"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// Builds a Triton candidate without a GPU: the sandboxed scan of its Python, then a compile-only build.
 #include "compile/triton_driver.h"
 
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// Generates and builds the C shim a Triton candidate loads through: the entry forwarded to the worker's session.
 #include "compile/triton_shim.h"
 
 #include <fstream>

@@ -1,3 +1,4 @@
+// The table of target architectures (compute capability, knowledge pack, title): one row per arch.
 #include "core/arch.h"
 
 #include <array>

@@ -1,3 +1,4 @@
+// The harness's version and the git commit it was configured from, stored with every run.
 #include "core/build_info.h"
 
 #include "core/build_info_values.h"

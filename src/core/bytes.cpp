@@ -1,3 +1,4 @@
+// Bytes at the boundaries: reading files, UTF-8 checks, readable strings, base64 of the exact bytes.
 #include "core/bytes.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// sha256 of bytes as 64 lowercase hex digits (OpenSSL), the key of content-addressed rows.
 #include "core/content_hash.h"
 
 #include <openssl/evp.h>

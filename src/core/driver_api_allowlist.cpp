@@ -1,3 +1,4 @@
+// The CUDA driver API a candidate may reach, however it reaches it: the import check's and the runtime's list.
 #include "core/driver_api_allowlist.h"
 
 #include <array>

@@ -1,3 +1,4 @@
+// The error-state taxonomy of a judged candidate shared by transitions, Fixit's classes and feedback.
 #include "core/error_state.h"
 
 namespace ptxbench {

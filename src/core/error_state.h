@@ -1,5 +1,5 @@
 // The error-state taxonomy of a judged candidate, one for every consumer: the report's error
-// transitions (metrics/transitions.h), the Fixit error classes (fixit/error_class.h) and feedback.
+// transitions (metrics/transitions.h), the Fixit error classes (fixit_core/error_class.h) and feedback.
 // A verdict names the state, except `correct`, which splits by whether every target instruction
 // group executed: target_correct, correct_no_target, or correct_target_unknown (the counter failed
 // on the harness's side). Fixit refines target_correct once more by speed (correct_slow).

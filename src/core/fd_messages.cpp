@@ -1,3 +1,4 @@
+// JSON messages with an optional descriptor over SOCK_SEQPACKET sockets, and sealed memory files.
 #include "core/fd_messages.h"
 
 #include <fcntl.h>

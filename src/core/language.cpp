@@ -1,3 +1,4 @@
+// The languages a candidate may be written in (CUDA, Triton): names, file extensions, code fences.
 #include "core/language.h"
 
 namespace ptxbench {

@@ -1,3 +1,4 @@
+// The evaluation record to and from JSON, its stages and the verdict's name.
 #include "core/record.h"
 
 #include "core/bytes.h"

@@ -1,3 +1,4 @@
+// The cooperative pause of a shared-lane worker as both ends spell it: the keys and the pause report.
 #include "core/shared_pause.h"
 
 #include <type_traits>

@@ -1,3 +1,4 @@
+// Runs a child process with a hard wall-clock limit, its output captured, with an optional result pipe.
 #include "core/subprocess.h"
 
 #include <fcntl.h>

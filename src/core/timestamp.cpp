@@ -1,3 +1,4 @@
+// ISO-8601 UTC timestamps (seconds, milliseconds) and elapsed seconds on the steady clock.
 #include "core/timestamp.h"
 
 #include <chrono>

@@ -1,3 +1,4 @@
+// Verdict names both ways, the exit code each gives, and whether it counts against a candidate.
 #include "core/verdict.h"
 
 #include <array>

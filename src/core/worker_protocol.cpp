@@ -1,3 +1,4 @@
+// The worker protocol's job and envelope to and from JSON, and its version checked on both sides.
 #include "core/worker_protocol.h"
 
 namespace ptxbench {

@@ -1,3 +1,4 @@
+// The progress line of `fixit build`: items by outcome, teacher calls and cost, the service's load.
 #include "fixit/build_progress.h"
 
 #include <cstdio>

@@ -1,3 +1,4 @@
+// `ptxbench fixit build`: from the runs' turns to judged Fixit records, resumable, teacher calls stored first.
 #include "fixit/builder.h"
 
 #include <chrono>
@@ -14,7 +15,7 @@
 #include "core/timestamp.h"
 #include "fixit/build_progress.h"
 #include "fixit/fix_rule.h"
-#include "fixit/record_format.h"
+#include "fixit_core/record_format.h"
 #include "fixit/teacher_prompt.h"
 
 namespace ptxbench::fixit {
@@ -197,19 +198,19 @@ struct Builder::Impl {
   }
 
   // One teacher call, recorded as an attempt (before anything is judged). Returns the stored row.
-  FixitAttemptRow ask_teacher(const FixitItemRow& item, agent::ChatRequest request, const std::string& kind,
-                              int attempt, int teacher_index, const std::string& prompt_version) {
+  FixitAttemptRow ask_teacher(const FixitItemRow& item, ChatRequest request, const std::string& kind, int attempt,
+                              int teacher_index, const std::string& prompt_version) {
     // The address a files: or replay: teacher answers by: trajectory = the item's ordinal in its
     // problem, turn = the teacher attempt (0, 1, ...), or 100 for the explanation of a verified fix.
     request.at = {"fixit/" + build_id, item.problem, item.ordinal, kind == "teacher" ? teacher_index : 100};
     request.options = teacher.args;
     const std::string started = utc_timestamp_ms();
-    agent::ChatReply reply;
+    ChatReply reply;
     try {
       reply =
           teacher.client->complete(request, [this](const std::string& line) { progress->message("teacher: " + line); });
     } catch (const std::exception& e) {
-      reply.outcome = agent::ProviderOutcome::provider_error;
+      reply.outcome = ProviderOutcome::provider_error;
       reply.error = std::string("the teacher client failed: ") + e.what();
     }
     ++teacher_calls;
@@ -221,7 +222,7 @@ struct Builder::Impl {
     a.teacher_index = teacher_index;
     a.prompt_version = prompt_version;
     a.model = reply.model.empty() ? teacher.spec : reply.model;
-    a.outcome = std::string(agent::to_string(reply.outcome));
+    a.outcome = std::string(to_string(reply.outcome));
     a.finish_reason = reply.finish_reason;
     a.error = reply.error;
     a.http_status = reply.http_status;
@@ -313,7 +314,8 @@ struct Builder::Impl {
     return std::nullopt;
   }
 
-  json teacher_totals(const std::vector<FixitAttemptRow>& attempts) {
+  // The teacher's calls over the item (none: the record's provenance.teacher stays null).
+  void set_teacher_totals(const std::vector<FixitAttemptRow>& attempts, FixitRecord* r) {
     long long calls = 0, in = 0, out = 0;
     double c = 0;
     std::string version;
@@ -325,9 +327,9 @@ struct Builder::Impl {
       c += a.cost_usd.value_or(0);
       if (a.kind == "teacher" || version.empty()) version = a.prompt_version;
     }
-    if (!calls) return nullptr;
-    return {{"model", teacher.spec}, {"prompt_version", version}, {"calls", calls},
-            {"cost_usd", c},         {"input_tokens", in},        {"output_tokens", out}};
+    if (!calls) return;
+    r->teacher_model = teacher.spec, r->teacher_prompt_version = version, r->teacher_calls = calls;
+    r->teacher_cost_usd = c, r->teacher_input_tokens = in, r->teacher_output_tokens = out;
   }
 
   void make_record(const FixitItemRow& item, const std::string& fix_source, const json& fix_turn,
@@ -336,54 +338,33 @@ struct Builder::Impl {
     const json& c = item.context;
     int teacher_attempts = 0;
     for (const auto& a : attempts) teacher_attempts += a.kind == "teacher" && a.outcome != "infra_error";
-    json record = {
-        {"format", kRecordFormat},
-        {"id", build_id + "/" + item.item_key},
-        {"key", item.item_key},
-        {"build", build_id},
-        {"recipe", {{"name", recipe.name}, {"sha256", recipe.sha256}}},
-        {"template", item.template_kind},
-        {"problem", item.problem},
-        {"split", item.split},
-        {"arch", str(item.source, "arch")},
-        {"error", item.template_kind == "fixit"
-                      ? json{{"class", item.error_class}, {"signature", item.signature}, {"detail", item.error}}
-                      : json(nullptr)},
-        {"context",
-         {{"system", str(c, "system")},
-          {"system_source", str(c, "system_source")},
-          {"problem_prompt", str(c, "problem_prompt")},
-          {"failed_reply", str(c, "failed_reply")},
-          {"failing_kernel", str(c, "failing_kernel")},
-          {"feedback", str(c, "feedback")},
-          {"feedback_version", str(c, "feedback_version")}}},
-        {"target",
-         {{"explanation", ex.text},
-          {"explanation_source", ex.source},
-          {"kernel", kernel},
-          {"message", target_message(ex.text, kernel)}}},
-        {"fix",
-         {{"source", fix_source},
-          {"turn", fix_turn},
-          {"teacher_attempts", teacher_attempts},
-          {"attempt", fix_attempt.attempt},
-          {"evaluation_id", fix_attempt.evaluation_id ? json(*fix_attempt.evaluation_id) : json(nullptr)},
-          {"verdict", std::string(to_string(fix_record.verdict))},
-          {"target_executed", fix_record.target_executed ? json(*fix_record.target_executed) : json(nullptr)},
-          {"tensor_flop_share", fix_record.tensor_flop_share ? json(*fix_record.tensor_flop_share) : json(nullptr)},
-          {record_key::speedup_geomean, fix_record.speedup_geomean ? json(*fix_record.speedup_geomean) : json(nullptr)},
-          {"gpu", fix_record.gpu},
-          {"harness", harness_info()}}},
-        {"provenance",
-         {{"source", str(item.source, "source")},
-          {"run", str(item.source, "run")},
-          {"model", str(item.source, "model")},
-          {"trajectory", item.source.value("trajectory", 0)},
-          {"turn", item.source.value("turn", 0)},
-          {"candidate_sha256", str(item.source, "candidate_sha256")},
-          {"run_harness", item.source.value("run_harness", json(nullptr))},
-          {"run_gpu", item.source.value("run_gpu", json(nullptr))},
-          {"teacher", teacher_totals(attempts)}}}};
+    FixitRecord r;
+    r.id = build_id + "/" + item.item_key;
+    r.key = item.item_key;
+    r.build = build_id;
+    r.recipe_name = recipe.name, r.recipe_sha256 = recipe.sha256;
+    r.template_kind = item.template_kind, r.problem = item.problem, r.split = item.split;
+    r.arch = str(item.source, "arch");
+    if (item.template_kind == "fixit")
+      r.error_class = item.error_class, r.error_signature = item.signature, r.error_detail = item.error;
+    r.system = str(c, "system"), r.system_source = str(c, "system_source");
+    r.problem_prompt = str(c, "problem_prompt"), r.failed_reply = str(c, "failed_reply");
+    r.failing_kernel = str(c, "failing_kernel"), r.feedback = str(c, "feedback");
+    r.feedback_version = str(c, "feedback_version");
+    r.explanation = ex.text, r.explanation_source = ex.source, r.kernel = kernel;
+    r.message = target_message(ex.text, kernel);
+    r.fix_source = fix_source, r.fix_turn = fix_turn, r.teacher_attempts = teacher_attempts;
+    r.fix_attempt = fix_attempt.attempt, r.fix_evaluation_id = fix_attempt.evaluation_id;
+    r.fix_verdict = std::string(to_string(fix_record.verdict));
+    r.fix_target_executed = fix_record.target_executed, r.fix_tensor_flop_share = fix_record.tensor_flop_share;
+    r.fix_speedup_geomean = fix_record.speedup_geomean, r.fix_gpu = fix_record.gpu, r.fix_harness = harness_info();
+    r.source = str(item.source, "source"), r.run = str(item.source, "run"), r.model = str(item.source, "model");
+    r.trajectory = item.source.value("trajectory", 0), r.turn = item.source.value("turn", 0);
+    r.candidate_sha256 = str(item.source, "candidate_sha256");
+    r.run_harness = item.source.value("run_harness", json(nullptr));
+    r.run_gpu = item.source.value("run_gpu", json(nullptr));
+    set_teacher_totals(attempts, &r);
+    const json record = fixit_record_json(r);
     check(store.store_record(build_id, item.item_key, record, fix_source), "record " + item.item_key);
     ++new_records;
   }

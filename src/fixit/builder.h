@@ -34,10 +34,10 @@
 namespace ptxbench::fixit {
 
 struct TeacherSetup {
-  agent::ModelClient* client = nullptr;  // nullptr: no teacher (trajectory fixes only)
-  std::string spec;                      // PROVIDER:MODEL as given
-  json args = json::object();            // the client's options (recorded; keys are never in them)
-  std::optional<TokenPrices> prices;     // for the cost of each call
+  ModelClient* client = nullptr;      // nullptr: no teacher (trajectory fixes only)
+  std::string spec;                   // PROVIDER:MODEL as given
+  json args = json::object();         // the client's options (recorded; keys are never in them)
+  std::optional<TokenPrices> prices;  // for the cost of each call
 };
 
 struct BuildOptions {

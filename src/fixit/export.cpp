@@ -1,10 +1,11 @@
+// `ptxbench fixit export`: a build's kept records as trl, sharegpt, openai or records lines, and the card.
 #include "fixit/export.h"
 
 #include <map>
 #include <sstream>
 
 #include "core/error.h"
-#include "fixit/record_format.h"
+#include "fixit_core/record_format.h"
 
 namespace ptxbench::fixit {
 namespace {
@@ -17,16 +18,15 @@ struct Chat {
   json completion;           // the assistant's fix
 };
 
-Chat chat_of(const json& r, const ExportOptions& o) {
+Chat chat_of(const FixitRecord& r, const ExportOptions& o) {
   Chat c;
-  const json& ctx = r["context"];
-  c.system = o.system ? ctx["system"].get<std::string>() : "";
-  c.prompt.push_back(message("user", ctx["problem_prompt"].get<std::string>()));
-  if (r["template"] == "fixit") {
-    c.prompt.push_back(message("assistant", ctx["failed_reply"].get<std::string>()));
-    c.prompt.push_back(message("user", ctx["feedback"].get<std::string>()));
+  c.system = o.system ? r.system : "";
+  c.prompt.push_back(message("user", r.problem_prompt));
+  if (r.template_kind == "fixit") {
+    c.prompt.push_back(message("assistant", r.failed_reply));
+    c.prompt.push_back(message("user", r.feedback));
   }
-  c.completion = message("assistant", r["target"]["message"].get<std::string>());
+  c.completion = message("assistant", r.message);
   return c;
 }
 
@@ -51,9 +51,9 @@ std::string_view to_string(ExportFormat f) {
 }
 
 json export_line(const json& record, const ExportOptions& o) {
-  check_record(record, "record " + record.value("id", std::string("?")));
-  if (o.format == ExportFormat::records) return record;
-  const Chat c = chat_of(record, o);
+  const FixitRecord r = check_record(record, "record " + record.value("id", std::string("?")));
+  if (o.format == ExportFormat::records) return record;  // as stored, byte for byte
+  const Chat c = chat_of(r, o);
   if (o.format == ExportFormat::trl) {
     json prompt = json::array();
     if (!c.system.empty()) prompt.push_back(message("system", c.system));
@@ -86,18 +86,17 @@ json card_json(const CardInput& in) {
   std::map<std::string, std::map<std::string, long long>> problem_class;
   std::map<std::string, long long> by_teacher;
   double cost = 0;
-  for (const auto& r : in.records) {
-    const std::string problem = r.value("problem", ""),
-                      cls = r["error"].is_object() ? r["error"].value("class", "") : "kernelgen";
-    ++by_problem[problem];
+  for (const auto& j : in.records) {
+    const FixitRecord r = check_record(j, "record " + j.value("id", std::string("?")));
+    const std::string cls = r.error_class.value_or("kernelgen");
+    ++by_problem[r.problem];
     ++by_class[cls];
-    ++problem_class[problem][cls];
-    ++by_split[r.value("split", "")];
-    ++by_source[r["fix"].value("source", "")];
-    ++by_explanation[r["target"].value("explanation_source", "")];
-    const json& t = r["provenance"].value("teacher", json(nullptr));
-    ++by_teacher[t.is_object() ? t.value("model", "") + " (" + t.value("prompt_version", "") + ")" : "none"];
-    if (t.is_object()) cost += t.value("cost_usd", 0.0);
+    ++problem_class[r.problem][cls];
+    ++by_split[r.split];
+    ++by_source[r.fix_source];
+    ++by_explanation[r.explanation_source];
+    ++by_teacher[r.teacher_model ? *r.teacher_model + " (" + r.teacher_prompt_version.value_or("") + ")" : "none"];
+    cost += r.teacher_cost_usd.value_or(0);
   }
   json pc = json::object();
   for (const auto& [p, m] : problem_class) pc[p] = m;

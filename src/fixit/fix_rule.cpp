@@ -1,3 +1,4 @@
+// Whether a judged attempt counts as the fix of an item, by the recipe's and the error class's rules.
 #include "fixit/fix_rule.h"
 
 #include <cstdio>

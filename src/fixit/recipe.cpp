@@ -1,3 +1,4 @@
+// Loads and checks a Fixit recipe (recipes/<name>.toml), every error naming the file and the key.
 #include "fixit/recipe.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Selects which turns become Fixit items before any teacher call, and says why each other turn is not one.
 #include "fixit/selection.h"
 
 #include <algorithm>
@@ -7,7 +8,7 @@
 
 #include "core/content_hash.h"
 #include "fixit/fix_rule.h"
-#include "fixit/kernel_hash.h"
+#include "fixit_core/kernel_hash.h"
 
 namespace ptxbench::fixit {
 namespace {

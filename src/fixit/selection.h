@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "fixit/error_class.h"
+#include "fixit_core/error_class.h"
 #include "fixit/recipe.h"
 #include "fixit/source_turns.h"
 

@@ -1,3 +1,4 @@
+// Reads the turns Fixit learns from out of a run id, a `runs export` JSONL file or another workspace.
 #include "fixit/source_turns.h"
 
 #include <fstream>

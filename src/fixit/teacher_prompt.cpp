@@ -1,3 +1,4 @@
+// The teacher's prompts (fixit-teacher/1, fixit-explain/1): the failed reply, the feedback, prior fixes.
 #include "fixit/teacher_prompt.h"
 
 #include "agent/extractor.h"
@@ -32,8 +33,8 @@ std::string situation(const TeacherContext& c) {
 
 }  // namespace
 
-agent::ChatRequest fix_request(const TeacherContext& c, const std::vector<FixAttemptMemory>& earlier) {
-  agent::ChatRequest r;
+ChatRequest fix_request(const TeacherContext& c, const std::vector<FixAttemptMemory>& earlier) {
+  ChatRequest r;
   r.system = system_text(c, "You explain why a model's CUDA kernel failed and write the corrected kernel.");
   std::string u = situation(c);
   u +=
@@ -52,9 +53,9 @@ agent::ChatRequest fix_request(const TeacherContext& c, const std::vector<FixAtt
   return r;
 }
 
-agent::ChatRequest explain_request(const TeacherContext& c, const std::string& fixed_kernel,
-                                   const std::string& feedback_on_fix) {
-  agent::ChatRequest r;
+ChatRequest explain_request(const TeacherContext& c, const std::string& fixed_kernel,
+                            const std::string& feedback_on_fix) {
+  ChatRequest r;
   const bool kernelgen = c.failed_reply.empty();
   r.system =
       system_text(c, kernelgen ? "You explain how a verified CUDA kernel solves a problem."

@@ -31,10 +31,10 @@ struct TeacherContext {
   std::string error_class;     // e.g. "incorrect", for the teacher's instructions
 };
 
-agent::ChatRequest fix_request(const TeacherContext& c, const std::vector<FixAttemptMemory>& earlier);
+ChatRequest fix_request(const TeacherContext& c, const std::vector<FixAttemptMemory>& earlier);
 // `fixed_kernel` verified; `feedback_on_fix` what the harness said about it. KernelGen: failed_reply empty.
-agent::ChatRequest explain_request(const TeacherContext& c, const std::string& fixed_kernel,
-                                   const std::string& feedback_on_fix);
+ChatRequest explain_request(const TeacherContext& c, const std::string& fixed_kernel,
+                            const std::string& feedback_on_fix);
 
 // A reply's explanation and kernel (the extractor's rule, agent/extractor.h).
 struct TeacherAnswer {

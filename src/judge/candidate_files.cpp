@@ -1,3 +1,4 @@
+// Writes candidates content-addressed into the workspace and finds the helper executables beside ours.
 #include "judge/candidate_files.h"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// Judges one candidate through the pipeline of stages into its record.
 #include "judge/evaluator.h"
 
 #include <unistd.h>

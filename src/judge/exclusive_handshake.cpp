@@ -1,3 +1,4 @@
+// The parent's end of the timed worker's requests for exclusive use of its GPU.
 #include "judge/exclusive_handshake.h"
 
 #include <sys/socket.h>

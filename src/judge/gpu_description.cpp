@@ -1,3 +1,4 @@
+// Asks the worker (--info) whether the GPU stages can run with these options, on what GPU, or why not.
 #include "judge/gpu_description.h"
 
 #include "core/arch.h"

@@ -1,3 +1,4 @@
+// Judges a candidate again after an infra_error on the sequential path, up to a bound.
 #include "judge/infra_retry.h"
 
 namespace ptxbench {

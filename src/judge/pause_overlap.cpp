@@ -1,3 +1,4 @@
+// Whether a paused shared-lane worker kept the GPU busy during another worker's exclusive window.
 #include "judge/pause_overlap.h"
 
 #include <cstdio>

@@ -1,3 +1,4 @@
+// The serving process's end of an eval worker's reference pool socket: references put and handed out.
 #include "judge/reference_session.h"
 
 #include <sys/socket.h>

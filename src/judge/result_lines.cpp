@@ -1,3 +1,4 @@
+// Verifies the worker's signed, numbered result lines (HMAC, sequence, known events) before any is used.
 #include "judge/result_lines.h"
 
 #include <openssl/crypto.h>

@@ -1,3 +1,4 @@
+// The harness's end of a shared-lane worker's pause socket: ask to pause, wait, resume, read the report.
 #include "judge/shared_pause_link.h"
 
 #include <poll.h>

@@ -1,3 +1,4 @@
+// Reads the counted calls' executed instructions through the SASS listing: opcodes, targets run, FLOPs.
 #include "judge/target_counts.h"
 
 #include <algorithm>

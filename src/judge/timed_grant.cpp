@@ -1,3 +1,4 @@
+// Whether a timed worker's samples followed the harness's own grant of exclusive use of the GPU.
 #include "judge/timed_grant.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// The timed calls' target work from the worker's hardware counters, judged by the chip's allowlist.
 #include "judge/timed_work.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// The nvcc command shape per arch and the installed nvcc's version, for prompts and provenance.
 #include "judge/toolchain_info.h"
 
 #include <regex>

@@ -1,3 +1,4 @@
+// Starts ptxbench-worker for one job in its sandbox and collects only what it reported in verified lines.
 #include "judge/worker_client.h"
 
 #include <fcntl.h>

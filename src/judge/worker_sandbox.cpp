@@ -1,3 +1,4 @@
+// The sandbox policy a worker runs under: what it may read, write and open, and no network.
 #include "judge/worker_sandbox.h"
 
 #include <glob.h>

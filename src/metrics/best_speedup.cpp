@@ -1,3 +1,4 @@
+// Best speedup within a turn budget, with a bootstrap interval over trajectories.
 #include "metrics/best_speedup.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Two selections of trajectories side by side per problem and budget: values, difference and interval.
 #include "metrics/comparison.h"
 
 #include <algorithm>

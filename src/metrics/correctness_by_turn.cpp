@@ -1,3 +1,4 @@
+// Correctness at each turn number (not cumulative): the correct and target-correct shares.
 #include "metrics/correctness_by_turn.h"
 
 namespace ptxbench::metrics {

@@ -1,3 +1,4 @@
+// What a group's numbers rest on: trajectories, turns stored, counted, excluded, pending and missing.
 #include "metrics/coverage.h"
 
 namespace ptxbench::metrics {

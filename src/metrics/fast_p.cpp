@@ -1,3 +1,4 @@
+// fast_p and FastpInst. as curves over the speedup threshold p, per trajectory or per task.
 #include "metrics/fast_p.h"
 
 #include <algorithm>

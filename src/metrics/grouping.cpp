@@ -1,3 +1,4 @@
+// Indexes turns into trajectories and groups them by problem, model, arch, knowledge, run or split.
 #include "metrics/grouping.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Wilson, Newcombe and seeded percentile bootstrap intervals used by every metric.
 #include "metrics/interval.h"
 
 #include <algorithm>

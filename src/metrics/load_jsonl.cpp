@@ -1,3 +1,4 @@
+// Loads runs and turns from ptxbench.metrics/1 or ptxbench.turn/1 JSONL files.
 #include "metrics/load_jsonl.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Loads runs and turns from a workspace database through the store's read-only reader.
 #include "metrics/load_workspace.h"
 
 #include <map>

@@ -1,3 +1,4 @@
+// Reasoning length per turn number (mean, median, largest), in tokens where every turn reported them.
 #include "metrics/reasoning_length.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Error-state transitions between consecutive counted turns of a trajectory.
 #include "metrics/transitions.h"
 
 #include "core/error_state.h"

@@ -1,3 +1,4 @@
+// Turn correctness and target-instruction turn correctness rates at a turn budget.
 #include "metrics/turn_correctness.h"
 
 namespace ptxbench::metrics {

@@ -1,3 +1,4 @@
+// The metrics' in-memory model of runs and turns: turn states by name both ways.
 #include "metrics/turn_model.h"
 
 #include <array>

@@ -1,3 +1,4 @@
+// Nsight Compute's executed SASS opcode counts over the worker's NVTX range: the command and its CSV parsed.
 #include "probes/ncu_probe.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// GPU clocks, temperature, power and throttle reasons through NVML, opened at run time.
 #include "probes/nvml_monitor.h"
 
 #include <cuda_runtime.h>

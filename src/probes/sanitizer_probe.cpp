@@ -1,3 +1,4 @@
+// compute-sanitizer (memcheck, racecheck, synccheck) around the worker: the command and its findings.
 #include "probes/sanitizer_probe.h"
 
 #include <regex>

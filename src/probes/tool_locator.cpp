@@ -1,3 +1,4 @@
+// Finds a tool: $<env_var>, then PATH, then /usr/local/cuda/bin/<name>.
 #include "probes/tool_locator.h"
 
 #include <unistd.h>

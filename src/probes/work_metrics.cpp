@@ -1,3 +1,4 @@
+// Which hardware counters measure a call's work on each chip, and how their values make the figures.
 #include "probes/work_metrics.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// A tiny arithmetic evaluator for problem.toml's FLOP formulas, errors at their position.
 #include "problems/flop_expr.h"
 
 #include <cctype>

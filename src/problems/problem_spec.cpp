@@ -1,3 +1,4 @@
+// Loads and validates problems/<name>/problem.toml into a ProblemSpec; shapes, FLOPs and bytes from it.
 #include "problems/problem_spec.h"
 
 #include <toml++/toml.h>

@@ -1,3 +1,4 @@
+// Finds problems: every folder under the problems root that holds a problem.toml.
 #include "problems/registry.h"
 
 #include <unistd.h>

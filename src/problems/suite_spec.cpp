@@ -1,3 +1,4 @@
+// Loads and checks suites/<name>.toml: the problems a run evaluates and their splits.
 #include "problems/suite_spec.h"
 
 #include <toml++/toml.h>

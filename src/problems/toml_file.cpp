@@ -1,3 +1,4 @@
+// Parses a TOML file people write, every error an InputError "FILE:LINE:COL: what".
 #include "problems/toml_file.h"
 
 #include <cstdio>

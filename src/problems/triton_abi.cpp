@@ -1,3 +1,4 @@
+// Loads and checks a problem's Triton ABI (triton/abi.toml): the entry's buffers and scalars in order.
 #include "problems/triton_abi.h"
 
 #include <algorithm>

@@ -1,9 +1,12 @@
+// The Fixit tables of the result schema (builds, records, items) read from the workspace's Fixit store.
 #include "report/fixit_tables.h"
 
 #include <map>
 #include <tuple>
 
+#include "core/error.h"
 #include "report/paper_layout.h"
+#include "store/fixit_record.h"
 
 namespace ptxbench::report {
 
@@ -83,13 +86,15 @@ DbStatus add_fixit_tables(FixitStore& store, const std::vector<std::string>& wan
         rec_rows;
     for (const auto& r : records) {
       in_dataset += r.in_dataset;
-      const json& e = r.record.value("error", json(nullptr));
-      const json& t = r.record.value("provenance", json::object()).value("teacher", json(nullptr));
-      auto& row = rec_rows[{
-          r.record.value("problem", ""), r.record.value("split", ""),
-          e.is_object() ? e.value("class", "") : std::string("kernelgen"),
-          r.record.value("fix", json::object()).value("source", ""),
-          t.is_object() ? t.value("model", "") + " (" + t.value("prompt_version", "") + ")" : std::string("none")}];
+      FixitRecord f;
+      try {
+        f = fixit_record_from_json(r.record, "record " + r.item_key);
+      } catch (const InputError&) {
+        f = FixitRecord{};  // a malformed record is counted, its fields blank
+      }
+      auto& row = rec_rows[{f.problem, f.split, f.error_class.value_or("kernelgen"), f.fix_source,
+                            f.teacher_model ? *f.teacher_model + " (" + f.teacher_prompt_version.value_or("") + ")"
+                                            : std::string("none")}];
       ++row.first;
       row.second += r.in_dataset;
     }

@@ -1,3 +1,4 @@
+// Kernel names for people: mangled C++ names demangled, parameter lists dropped, long names cut.
 #include "report/kernel_name.h"
 
 #include <cxxabi.h>
@@ -5,7 +6,7 @@
 #include <cstdlib>
 #include <memory>
 
-namespace ptxbench {
+namespace ptxbench::report {
 
 std::string readable_kernel_name(const std::string& name, size_t max_len) {
   std::string out = name;
@@ -32,4 +33,4 @@ std::string readable_kernel_name(const std::string& name, size_t max_len) {
   return out;
 }
 
-}  // namespace ptxbench
+}  // namespace ptxbench::report

@@ -1,3 +1,4 @@
+// The metric tables' registry (rank order) and the helpers their rows are made with: groups, rates, intervals.
 #include "report/metric_table.h"
 
 #include <algorithm>

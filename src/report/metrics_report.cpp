@@ -1,3 +1,4 @@
+// Builds the metrics report from runs and turns: the meta block, then every registered table in rank order.
 #include "report/metrics_report.h"
 
 #include <algorithm>

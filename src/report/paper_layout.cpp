@@ -1,3 +1,4 @@
+// The paper's table layouts: grids pivoted from a table's rows, and the cells' formats.
 #include "report/paper_layout.h"
 
 #include "core/json_integer.h"

@@ -1,3 +1,4 @@
+// Finds and reads plotly.min.js for the self-contained HTML report, saying how to install it when missing.
 #include "report/plotly_js.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// The registry of report printers (--format NAME): registration, the formats offered, printing a report.
 #include <algorithm>
 #include <map>
 

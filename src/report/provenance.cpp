@@ -1,3 +1,4 @@
+// What produced a result, in the fields every report prints, read from a run or a record.
 #include "report/provenance.h"
 
 namespace ptxbench::report {

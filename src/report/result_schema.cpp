@@ -1,3 +1,4 @@
+// The one result schema every format prints: named tables of typed fields and rows, to JSON.
 #include "report/result_schema.h"
 
 #include <charconv>

@@ -1,3 +1,4 @@
+// `ptxbench results`: stored evaluation records as one table with their arch and provenance.
 #include "report/results_report.h"
 
 #include "report/provenance.h"

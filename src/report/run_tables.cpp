@@ -1,3 +1,4 @@
+// Run tables for the terminal and as JSON: the end-of-run summary, `runs list`, `runs show`.
 #include "report/run_tables.h"
 
 #include <cstdio>
@@ -7,7 +8,7 @@
 
 #include "store/turn_json.h"
 
-namespace ptxbench {
+namespace ptxbench::report {
 namespace {
 
 std::string run_fmt(const char* f, double v) {
@@ -23,7 +24,7 @@ std::string run_pad(std::string s, size_t w) {
 
 std::string opt_speedup(const std::optional<double>& v) { return v ? run_fmt("%.3fx", *v) : "-"; }
 
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+json run_opt_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
 struct ProblemTally {
   int trajectories = 0, complete = 0, turns = 0, pending = 0, correct = 0, target_correct = 0;
@@ -126,8 +127,8 @@ json run_summary_json(const RunInfo& run, const std::vector<TurnRow>& turns,
                         {"turns_pending", p.pending},
                         {"correct", p.correct},
                         {"target_correct", p.target_correct},
-                        {"best_speedup", opt(p.best)},
-                        {"best_target_speedup", opt(p.best_target)},
+                        {"best_speedup", run_opt_json(p.best)},
+                        {"best_target_speedup", run_opt_json(p.best_target)},
                         {"states", p.states}});
   return {{"run",
            {{"id", run.id},
@@ -249,4 +250,4 @@ json trajectory_json(const RunInfo& run, const std::string& problem, int traject
   return {{"run", run.id}, {"problem", problem}, {"trajectory", trajectory}, {"turns", out}};
 }
 
-}  // namespace ptxbench
+}  // namespace ptxbench::report

@@ -7,7 +7,7 @@
 
 #include "store/run_store.h"
 
-namespace ptxbench {
+namespace ptxbench::report {
 
 struct RunListEntry {
   RunInfo run;
@@ -30,4 +30,4 @@ std::string format_trajectory(const RunInfo& run, const std::string& problem, in
                               const std::vector<TurnRow>& turns, bool with_feedback);
 json trajectory_json(const RunInfo& run, const std::string& problem, int trajectory, const std::vector<TurnRow>& turns);
 
-}  // namespace ptxbench
+}  // namespace ptxbench::report

@@ -1,3 +1,4 @@
+// Human-readable views of evaluation records: one record in full, or many as a table.
 #include "report/summary.h"
 
 #include "report/kernel_name.h"
@@ -5,7 +6,7 @@
 #include <cstdio>
 #include <sstream>
 
-namespace ptxbench {
+namespace ptxbench::report {
 namespace {
 
 std::string fmt(const char* f, double v) {
@@ -130,4 +131,4 @@ std::string format_table(const std::vector<std::pair<long long, EvaluationRecord
   return o.str();
 }
 
-}  // namespace ptxbench
+}  // namespace ptxbench::report

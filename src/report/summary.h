@@ -5,10 +5,10 @@
 
 #include "core/record.h"
 
-namespace ptxbench {
+namespace ptxbench::report {
 
 std::string format_summary(const EvaluationRecord& r);
 // One line per record: id, problem, verdict, targets, geomean speedup, candidate.
 std::string format_table(const std::vector<std::pair<long long, EvaluationRecord>>& rows);
 
-}  // namespace ptxbench
+}  // namespace ptxbench::report

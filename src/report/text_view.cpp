@@ -1,3 +1,4 @@
+// What the text formats print: the preamble and the grids of the report's sections.
 #include "report/text_view.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Decides whether the library's timing beside a candidate drifted from its timing alone.
 #include "runner/baseline_drift.h"
 
 #include <algorithm>

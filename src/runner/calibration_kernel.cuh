@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <vector>
 
-namespace ptxbench::calibration {
+namespace ptxbench {
 
 static __global__ void calibration_kernel(float* out, int iterations) {
   float a = threadIdx.x * 1e-3f, b = 1.0001f, c = 0.9999f;
@@ -48,4 +48,4 @@ static inline double time_calibration_kernel(int sm_count, float* sink, cudaStre
   return times[times.size() / 2];
 }
 
-}  // namespace ptxbench::calibration
+}  // namespace ptxbench

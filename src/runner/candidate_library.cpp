@@ -1,3 +1,4 @@
+// Loads the candidate's shared object into the worker and finds its entry point.
 #include "runner/candidate_library.h"
 
 #include <dlfcn.h>

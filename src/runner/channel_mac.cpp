@@ -1,3 +1,4 @@
+// HMAC-SHA256 for the worker's result lines, allocation-free and usable in a signal handler.
 #include "runner/channel_mac.h"
 
 #include <cstring>

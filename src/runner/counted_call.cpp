@@ -1,3 +1,4 @@
+// What a counted call reports: executed instructions by kernel and offset, and the tensor maps used.
 #include "runner/counted_call.h"
 
 #include <map>
@@ -7,16 +8,16 @@
 
 namespace ptxbench {
 
-std::vector<integrity::ExecutedInstruction> candidate_counts(std::vector<integrity::ExecutedInstruction> counts) {
-  const auto* monitor = integrity::GpuActivityMonitor::instance();
+std::vector<ExecutedInstruction> candidate_counts(std::vector<ExecutedInstruction> counts) {
+  const auto* monitor = GpuActivityMonitor::instance();
   if (!monitor || !monitor->knows_candidate_functions()) return counts;  // nothing to tell them apart by: keep all
-  std::vector<integrity::ExecutedInstruction> out;
+  std::vector<ExecutedInstruction> out;
   for (auto& c : counts)
     if (monitor->is_candidate_function(c.function)) out.push_back(std::move(c));
   return out;
 }
 
-std::vector<std::string> executed_kernels(const std::vector<integrity::ExecutedInstruction>& counts) {
+std::vector<std::string> executed_kernels(const std::vector<ExecutedInstruction>& counts) {
   std::set<std::string> names;
   for (const auto& c : counts)
     if (c.executed > 0) names.insert(c.function);
@@ -32,7 +33,7 @@ std::map<uint32_t, std::string>& counted_cubin_names() {
 
 void name_counted_cubins(std::map<uint32_t, std::string> names) { counted_cubin_names() = std::move(names); }
 
-json target_counts_json(const std::vector<integrity::ExecutedInstruction>& counts) {
+json target_counts_json(const std::vector<ExecutedInstruction>& counts) {
   const auto& images = counted_cubin_names();
   // (kernel, image) -> pcs; image "" where the cubin has no name (a CUDA candidate's fatbin)
   std::map<std::pair<std::string, std::string>, json> by_function;
@@ -47,7 +48,7 @@ json target_counts_json(const std::vector<integrity::ExecutedInstruction>& count
   }
   json functions = json::array();
   json maps = json::object();
-  const auto* monitor = integrity::GpuActivityMonitor::instance();
+  const auto* monitor = GpuActivityMonitor::instance();
   for (auto& [key, pcs] : by_function) {
     const auto& [name, image] = key;
     if (monitor && !maps.contains(name))

@@ -238,7 +238,7 @@ OutputCheck judge_output(const std::string& name, const ErrorStats& e, double rt
 
 double health_kernel_ms(int sm_count, cudaStream_t s) {
   DeviceBuffer<float> sink(1);
-  const double ms = calibration::time_calibration_kernel(sm_count, sink.get(), s);
+  const double ms = time_calibration_kernel(sm_count, sink.get(), s);
   PTXBENCH_CUDA(cudaGetLastError());
   return ms > 0 ? ms : 0;  // 0: unknown
 }

@@ -1,3 +1,4 @@
+// The fastest a GPU can do a class of arithmetic: the floor below which a timing is impossible.
 #include "runner/hardware_peak.h"
 
 namespace ptxbench {

@@ -1,3 +1,4 @@
+// Whether a candidate call changed its inputs, judged from fingerprints of inputs generated again.
 #include "runner/input_guard.h"
 
 #include <algorithm>

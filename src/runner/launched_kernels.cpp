@@ -1,3 +1,4 @@
+// Which GPU work a host call enqueues, found by stream capture without running it.
 #include "runner/launched_kernels.h"
 
 #include <cuda.h>
@@ -66,7 +67,7 @@ EnqueuedWork capture_enqueued_work(const std::function<void(cudaStream_t)>& enqu
   static const Driver drv;
   cudaStream_t stream = nullptr;
   {
-    integrity::HarnessStreamScope own;  // the harness's own stream (judged as such once a candidate loaded)
+    HarnessStreamScope own;  // the harness's own stream (judged as such once a candidate loaded)
     PTXBENCH_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   }
   cudaGraph_t graph = nullptr;

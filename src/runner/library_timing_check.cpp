@@ -1,3 +1,4 @@
+// What the worker matches a stored library timing by, and the short check that re-validates it.
 #include "runner/library_timing_check.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// The worker's end of the service's reference pool: references put before the candidate, fetched after.
 #include "runner/reference_client.h"
 
 #include <vector>

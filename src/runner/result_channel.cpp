@@ -1,3 +1,4 @@
+// The worker's signed, numbered JSON report lines on its private pipe.
 #include "runner/result_channel.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// When a shape's timed samples may stop, and the statistics they are judged by.
 #include "runner/sampling_rule.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// The worker's own seccomp confinement around the candidate and its SIGSYS report of a trapped call.
 #include "runner/sandbox_guard.h"
 
 #include <signal.h>

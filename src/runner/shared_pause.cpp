@@ -1,3 +1,4 @@
+// A shared-lane worker's pause at call boundaries while another worker times the GPU alone.
 #include "runner/shared_pause.h"
 
 #include <poll.h>
@@ -55,7 +56,7 @@ void pause_point(WorkerContext& ctx) {
                                std::string("before pausing for another worker's timing, the device failed: ") +
                                    cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")",
                                4);
-  auto* monitor = integrity::GpuActivityMonitor::instance();
+  auto* monitor = GpuActivityMonitor::instance();
   if (monitor) monitor->flush();
   const uint64_t dropped_before = monitor ? monitor->observations().dropped_records : 0;
   const uint64_t acked_ns = gpu_activity_clock_ns();
@@ -65,8 +66,8 @@ void pause_point(WorkerContext& ctx) {
   PauseReport report;
   if (monitor) {
     monitor->flush();
-    const integrity::Observations o = monitor->observations();
-    report = integrity::work_after_acknowledgement(o, acked_ns);
+    const Observations o = monitor->observations();
+    report = work_after_acknowledgement(o, acked_ns);
     report.dropped_records = o.dropped_records - dropped_before;
   }
   report.pause = ++ctx.pauses;

@@ -1,3 +1,4 @@
+// The target work of one shape's timed samples from the hardware counters, nothing patched.
 #include "runner/timed_work.h"
 
 #include <chrono>
@@ -7,7 +8,7 @@
 
 namespace ptxbench {
 
-json call_work_json(const integrity::CallWork& w) {
+json call_work_json(const CallWork& w) {
   json values = json::object();  // NaN (not collected) goes as null: the judge names it unreadable
   for (const auto& [metric, v] : w.values) values[metric] = std::isfinite(v) ? json(v) : json(nullptr);
   return {{"values", values}};

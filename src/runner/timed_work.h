@@ -24,7 +24,7 @@ namespace ptxbench {
 
 class TimedWork {
  public:
-  explicit TimedWork(integrity::WorkCounters* counters) : counters_(counters) {}
+  explicit TimedWork(WorkCounters* counters) : counters_(counters) {}
   bool on() const { return counters_ != nullptr && error_.empty(); }
 
   // A session, the library's range over `calls` calls of `library_call` (none: 0), the range over
@@ -42,7 +42,7 @@ class TimedWork {
   json result() const { return result_; }
 
  private:
-  integrity::WorkCounters* counters_;
+  WorkCounters* counters_;
   int library_calls_ = 0;
   bool library_samples_ = false;
   double seconds_ = 0;  // host time in open() and close(): the accounting's cost for the shape
@@ -50,6 +50,6 @@ class TimedWork {
   json result_;
 };
 
-json call_work_json(const integrity::CallWork& w);
+json call_work_json(const CallWork& w);
 
 }  // namespace ptxbench

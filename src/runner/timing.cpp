@@ -1,3 +1,4 @@
+// Times one shape: candidate and baseline interleaved, fresh inputs and cold L2, every output checked.
 #include "runner/timing.h"
 
 #include <algorithm>
@@ -55,7 +56,7 @@ struct Sampler {
     const auto started = std::chrono::steady_clock::now();
     auto s = ctx.stream.get();
     const int e = slots % 2;
-    auto* monitor = integrity::GpuActivityMonitor::instance();
+    auto* monitor = GpuActivityMonitor::instance();
     if (counted) {
       PTXBENCH_CUDA(cudaStreamSynchronize(s));  // the previous sample's check, before the counter starts
       if (monitor) monitor->pause_kernel_records();
@@ -70,8 +71,8 @@ struct Sampler {
     cudaError_t ret = cudaSuccess;
     PTXBENCH_CUDA(cudaEventRecord(start[e].get(), s));
     {
-      const auto actor = side == Side::candidate ? integrity::Actor::candidate_call : integrity::Actor::baseline;
-      integrity::CallScope call(actor, "timing", label, counted);
+      const auto actor = side == Side::candidate ? Actor::candidate_call : Actor::baseline;
+      CallScope call(actor, "timing", label, counted);
       if (side == Side::candidate) ret = ctx.workload.call_candidate(ctx.entry, s);
       else ctx.workload.call_baseline(s);
     }
@@ -141,8 +142,8 @@ struct Sampler {
     return ms;
   }
 
-  std::vector<integrity::ExecutedInstruction> counts;  // of the counted sample
-  double counted_seconds = 0;                          // its wall time, instrumented
+  std::vector<ExecutedInstruction> counts;  // of the counted sample
+  double counted_seconds = 0;               // its wall time, instrumented
 
   std::vector<double> of(Side side) const {
     std::vector<double> out;
@@ -172,13 +173,13 @@ void warm_up(WorkerContext& ctx, const std::string& label, double flops, int cal
       if (seconds_since(t0) >= kEnoughWarmUpSeconds) break;
     }
     if (candidate) {
-      integrity::CallScope call(integrity::Actor::candidate_call, "warm-up", label);
+      CallScope call(Actor::candidate_call, "warm-up", label);
       if (cudaError_t e = ctx.workload.call_candidate(ctx.entry, s); e != cudaSuccess)
         ctx.channel.fatal_and_exit("runtime_error",
                                    "warm-up on " + label + ": the candidate returned " + cudaGetErrorName(e), 4);
     }
     if (baseline) {
-      integrity::CallScope call(integrity::Actor::baseline, "warm-up", label);
+      CallScope call(Actor::baseline, "warm-up", label);
       ctx.workload.call_baseline(s);
     }
   }
@@ -215,7 +216,7 @@ json stats_json(const SampleStats& c, const std::vector<double>& v) {
 
 void warm_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg) {
   // The harness's own section: its libraries' plans, the counters' sessions (HarnessStreamScope).
-  integrity::HarnessStreamScope own;
+  HarnessStreamScope own;
   const std::string label = shape_label(shape);
   ctx.workload.prepare(shape.get<WorkloadShape>());
   ctx.workload.generate_inputs(ctx.draw_seed(), ctx.stream.get());
@@ -245,14 +246,14 @@ void set_up_library_alone(WorkerContext& ctx, const json& shape, const std::stri
 
 void library_ahead(WorkerContext& ctx, const json& shape, double flops) {
   // The harness's own section: its libraries' plans, the counters' sessions (HarnessStreamScope).
-  integrity::HarnessStreamScope own;
+  HarnessStreamScope own;
   set_up_library_alone(ctx, shape, shape_label(shape), flops, 1);
 }
 
 CleanBaseline time_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg,
                                   int lead_samples) {
   // The harness's own section: its libraries' plans, the counters' sessions (HarnessStreamScope).
-  integrity::HarnessStreamScope own;
+  HarnessStreamScope own;
   const std::string label = shape_label(shape);
   set_up_library_alone(ctx, shape, label, flops, cfg.warmup_calls);
   ctx.take_exclusive_gpu();  // the first timed sample follows
@@ -279,16 +280,16 @@ CleanBaseline time_baseline_alone(WorkerContext& ctx, const json& shape, double 
 }
 
 double time_health_kernel(WorkerContext& ctx) {
-  integrity::HarnessStreamScope own;
+  HarnessStreamScope own;
   PTXBENCH_CUDA(cudaStreamSynchronize(ctx.stream.get()));
-  integrity::CallScope call(integrity::Actor::baseline, "health check", "");
+  CallScope call(Actor::baseline, "health check", "");
   return health_kernel_ms(ctx.sm_count, ctx.stream.get());
 }
 
 CleanBaseline check_baseline_alone(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg,
                                    int samples) {
   // The harness's own section: its libraries' plans, the counters' sessions (HarnessStreamScope).
-  integrity::HarnessStreamScope own;
+  HarnessStreamScope own;
   const std::string label = shape_label(shape);
   set_up_library_alone(ctx, shape, label, flops, cfg.warmup_calls);
   ctx.take_exclusive_gpu();  // the first timed sample follows
@@ -309,7 +310,7 @@ CleanBaseline check_baseline_alone(WorkerContext& ctx, const json& shape, double
 
 json time_shape(WorkerContext& ctx, const json& shape, double flops, const TimingConfig& cfg, bool count_timed) {
   // The harness's own section: its libraries' plans, the counters' sessions (HarnessStreamScope).
-  integrity::HarnessStreamScope own;
+  HarnessStreamScope own;
   const std::string label = shape_label(shape);
   auto s = ctx.stream.get();
   const auto set_up_from = std::chrono::steady_clock::now();
@@ -341,7 +342,7 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, const Timin
     work.open(
         2,
         [&] {
-          integrity::CallScope call(integrity::Actor::baseline, "warm-up", label);
+          CallScope call(Actor::baseline, "warm-up", label);
           ctx.workload.call_baseline(s);
         },
         [&] { discarded_library_samples(ctx, label, flops); }, s);
@@ -429,8 +430,7 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, const Timin
     out["timed_work"] = work.result();
     // The TMA's counter counts whole boxes, zero-filled parts too: the judge credits the timed
     // calls' TMA bytes at the smallest fill of the maps the candidate's kernels were given.
-    if (auto* monitor = integrity::GpuActivityMonitor::instance())
-      out["timed_work"]["tma_box_fill"] = monitor->tma_box_fill();
+    if (auto* monitor = GpuActivityMonitor::instance()) out["timed_work"]["tma_box_fill"] = monitor->tma_box_fill();
   }
   if (counted_sample >= 0 && counted_sample < candidate_samples) {
     out["counted_sample"] = counted_sample;

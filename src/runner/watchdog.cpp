@@ -1,3 +1,4 @@
+// Ends the worker when a candidate call outlives its time limit, reporting what was running.
 #include "runner/watchdog.h"
 
 #include <cstdio>

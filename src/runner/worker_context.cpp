@@ -1,3 +1,4 @@
+// What every worker stage needs: the GPU, stream, candidate, workload, channel, watchdog, seeds.
 #include "runner/worker_context.h"
 
 #include <sys/socket.h>
@@ -129,7 +130,7 @@ void call_candidate_checked(WorkerContext& ctx, const std::string& what, double 
   WatchdogScope guard(ctx.watchdog, what, call_time_limit(flops) * (counted ? 30 : 1));
   cudaError_t ret, launch;
   {
-    integrity::CallScope call(integrity::Actor::candidate_call, stage, shape, counted);
+    CallScope call(Actor::candidate_call, stage, shape, counted);
     ret = ctx.workload.call_candidate(ctx.entry, ctx.stream.get());
     launch = cudaGetLastError();
   }

@@ -47,12 +47,12 @@ struct WorkerContext {
   // The GPU's UUID, driver and clock/power state, as the hello reported them: with the library's
   // version and plan, what a stored clean timing is matched by (runner/library_timing_check.h).
   json timing_environment = json::object();
-  bool accounting = false;  // the GPU activity monitor runs (eval jobs outside sanitizer/profiler)
-  std::unique_ptr<integrity::SassCounter> counter;  // in-process executed-instruction counts
-  std::string counter_unavailable;                  // why there is no counter (a tool reason)
+  bool accounting = false;               // the GPU activity monitor runs (eval jobs outside sanitizer/profiler)
+  std::unique_ptr<SassCounter> counter;  // in-process executed-instruction counts
+  std::string counter_unavailable;       // why there is no counter (a tool reason)
   // The timed samples' target work, read with nothing patched (runner/timed_work.h); null where the
   // range profiler cannot run (work_counters_unavailable says why): then the secretly counted sample.
-  std::unique_ptr<integrity::WorkCounters> work_counters;
+  std::unique_ptr<WorkCounters> work_counters;
   std::string work_counters_unavailable;
   std::map<std::string, CleanBaseline> clean_baseline;  // by shape label, measured before the candidate loaded
   // Before the candidate loaded (after the clean timings): the GPU's state (NVML) and the fixed

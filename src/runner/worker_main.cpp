@@ -155,18 +155,18 @@ int run(const Args& args, ResultChannel& channel) {
   // CUDA tool is injected (compute-sanitizer and ncu bring their own).
   ctx.accounting = mode == "eval" && job.accounting;
   if (ctx.accounting) {
-    integrity::GpuActivityMonitor::start(ctx.stream.get());
+    GpuActivityMonitor::start(ctx.stream.get());
     // The timed part of a split job: the kernels its first worker's counted calls ran, per shape,
     // which this worker's timed calls of the same shape must also run.
     for (const auto& c : job.earlier_counted_kernels.value_or(std::vector<CountedKernels>{}))
-      integrity::GpuActivityMonitor::instance()->record_earlier_counted_call(shape_label(c.shape), c.kernels);
+      GpuActivityMonitor::instance()->record_earlier_counted_call(shape_label(c.shape), c.kernels);
     if (job.count && job.timing) {
       // Before the candidate loads (the profiler loads its libraries now, not under the candidate's
       // filters): the timed samples' work counters (runner/timed_work.h).
-      ctx.work_counters = integrity::WorkCounters::create(nullptr, ctx.device, 8, workload->math_class(),
-                                                          &ctx.work_counters_unavailable);
+      ctx.work_counters =
+          WorkCounters::create(nullptr, ctx.device, 8, workload->math_class(), &ctx.work_counters_unavailable);
     }
-    if (job.count) ctx.counter = integrity::SassCounter::create(ctx.device, &ctx.counter_unavailable);
+    if (job.count) ctx.counter = SassCounter::create(ctx.device, &ctx.counter_unavailable);
   }
 
   if (mode == "eval") {
@@ -193,30 +193,30 @@ int run(const Args& args, ResultChannel& channel) {
     // A Triton candidate's kernels are the cubins its preparation compiled (Triton loads them from
     // the evaluation's cache); its shared object is the judge's shim, with none of its own.
     const json* triton = job.triton ? &*job.triton : nullptr;
-    std::vector<integrity::CubinImage> images;
+    std::vector<CubinImage> images;
     if (triton) {
       const auto files = triton->at("images").get<std::vector<std::filesystem::path>>();
-      images = integrity::read_cubin_files(files);
+      images = read_cubin_files(files);
       // Its kernels' specializations share names: counts are told apart by their cubin.
       std::map<uint32_t, std::string> names;
       for (size_t i = 0; i < files.size(); ++i)
-        if (uint32_t crc = integrity::cubin_crc(images[i].bytes)) names[crc] = files[i].filename().string();
+        if (uint32_t crc = cubin_crc(images[i].bytes)) names[crc] = files[i].filename().string();
       name_counted_cubins(std::move(names));
     } else {
-      images = integrity::read_fatbin_cubins(so);
+      images = read_fatbin_cubins(so);
     }
-    if (auto* m = integrity::GpuActivityMonitor::instance()) m->expect_candidate_images(std::move(images));
+    if (auto* m = GpuActivityMonitor::instance()) m->expect_candidate_images(std::move(images));
     // The candidate filters go on around the load: its static constructors already run confined.
     const json sandbox = job.sandbox.value_or(json::object());
     channel.emit({{"type", "progress"}, {"stage", "candidate_load"}});
     json report = {{"type", "sandbox"}, {"before_load", confine_before_candidate_load(sandbox)}};
     size_t triton_scratch = 0;
     {
-      integrity::CallScope loading(integrity::Actor::candidate_load, "load", "");
-      if (triton) triton_scratch = triton_embed::start_session(*triton, channel);
+      CallScope loading(Actor::candidate_load, "load", "");
+      if (triton) triton_scratch = start_session(*triton, channel);
       lib.emplace(so, job.entry);
     }
-    triton_embed::give_scratch(triton_scratch);
+    give_scratch(triton_scratch);
     report["after_load"] = confine_after_candidate_load(sandbox);
     channel.emit(report);
     ctx.entry = lib->entry();

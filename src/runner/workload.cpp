@@ -1,3 +1,4 @@
+// The workload registry (each problem's worker side by name) and the input check every workload shares.
 #include "runner/workload.h"
 
 #include "core/error.h"

@@ -1,3 +1,4 @@
+// Probes once what this host can confine a child with: bubblewrap, Landlock, seccomp.
 #include "sandbox/capabilities.h"
 
 #include <unistd.h>

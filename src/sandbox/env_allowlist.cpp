@@ -1,3 +1,4 @@
+// The environment a sandboxed child gets: allowlisted names, never a credential, plus HOME, TMPDIR, PATH.
 #include "sandbox/env_allowlist.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// Landlock: restricts the calling process and its children to the listed paths.
 #include "sandbox/landlock.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// Resource limits for a sandboxed child as setrlimit values, and their JSON.
 #include "sandbox/limits.h"
 
 #include <sys/resource.h>

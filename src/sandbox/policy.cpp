@@ -1,3 +1,4 @@
+// A sandboxed child's policy and the command line enforcing it here: bubblewrap, then ptxbench-sandbox-exec.
 #include "sandbox/policy.h"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// The seccomp-bpf filters: the sandbox helper's profiles and the worker's filters around the candidate.
 #include "sandbox/seccomp_filters.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// The CandidateService over the engine in process: submits into the job queue, tickets wait for records.
 #include "service/engine_candidate_service.h"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// The judge's LibraryTimingSource over the workspace's library_timings table, opened on first use.
 #include "service/library_timing_source.h"
 
 #include <chrono>

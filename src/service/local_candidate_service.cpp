@@ -1,3 +1,4 @@
+// The in-process CandidateService: a compile pool of N threads and one GPU lane.
 #include "service/local_candidate_service.h"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// What serve workers on other hosts publish through the Redis queue, read back for status.
 #include "service/remote_workers.h"
 
 #include <thread>

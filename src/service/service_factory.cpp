@@ -1,3 +1,4 @@
+// Makes a command's judge or CandidateService from its flags: sequential, in-process or the engine.
 #include "service/service_factory.h"
 
 #include "service/library_timing_source.h"

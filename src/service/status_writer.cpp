@@ -1,3 +1,4 @@
+// Writes a running engine's state to <workspace>/service/status.json every second.
 #include "service/status_writer.h"
 
 #include <unistd.h>

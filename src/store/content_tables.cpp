@@ -1,3 +1,4 @@
+// The content-addressed blobs and candidates tables: written once by sha256, read back.
 #include "store/content_tables.h"
 
 #include <sqlite3.h>

@@ -1,3 +1,4 @@
+// The Fixit store: builds, items, attempts and records in the workspace database, thread-safe.
 #include "store/fixit_store.h"
 
 #include <sqlite3.h>
@@ -14,9 +15,6 @@ namespace {
 using sqlite::Statement;
 using sqlite::Transaction;
 using store_detail::sql_error;
-
-using store_detail::StoredFixitAttempt;
-using store_detail::StoredFixitItem;
 
 // Reads a row by column name (a malformed JSON column reads as {}).
 template <class Row>
@@ -140,8 +138,7 @@ DbStatus FixitStore::insert_items(const std::vector<FixitItemRow>& items) {
   const std::string now = utc_timestamp_ms();
   for (const auto& i : items) {
     st.reset();
-    StoredFixitItem row;
-    static_cast<FixitItemRow&>(row) = i;
+    FixitItemRow row = i;
     row.updated_at = now;
     columns.bind(st, row);
     if (st.step() != SQLITE_DONE) return sql_error(h_, "inserting item " + i.item_key);
@@ -194,8 +191,7 @@ DbStatus FixitStore::insert_attempt(FixitAttemptRow& a) {
   const auto& columns = store_detail::fixit_attempt_columns();
   Statement st(h_, columns.insert_sql().c_str());
   if (!st.ok()) return sql_error(h_, "preparing attempt insert");
-  StoredFixitAttempt row;
-  static_cast<FixitAttemptRow&>(row) = a;
+  FixitAttemptRow row = a;
   row.request_sha256 = request_sha, row.response_sha256 = response_sha, row.system_sha256 = system_sha;
   row.created_at = row.updated_at = now;
   columns.bind(st, row);

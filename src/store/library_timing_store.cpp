@@ -1,3 +1,4 @@
+// The library_timings table as typed rows: stored, found and replaced per GPU, driver, clocks and shape.
 #include "store/library_timing_store.h"
 
 #include <sqlite3.h>

@@ -1,3 +1,4 @@
+// Reads a run's recorded replies back for the replay: client, from a JSONL export or a workspace.
 #include "store/recorded_replies.h"
 
 #include <fstream>

@@ -29,8 +29,11 @@ struct Column {
 template <class Row>
 class Columns {
  public:
-  Columns(std::string table, std::vector<Column<Row>> columns)
-      : table_(std::move(table)), columns_(std::move(columns)) {}
+  // A nameless column (Make::none, a member that is no column) is left out.
+  Columns(std::string table, std::vector<Column<Row>> columns) : table_(std::move(table)) {
+    for (auto& c : columns)
+      if (!c.name.empty()) columns_.push_back(std::move(c));
+  }
 
   const std::string& table() const { return table_; }
 
@@ -184,6 +187,11 @@ struct Make {
               return true;
             },
             ""};
+  }
+  // A member that is no column (the row's in-memory part): a nameless column, which Columns leaves out.
+  template <class M>
+  static Column<Row> none(std::string, M Row::*) {
+    return {};
   }
   // A list stored comma-separated (no element holds a comma); empty elements are dropped on reading.
   static Column<Row> comma_list(std::string name, std::vector<std::string> Row::*m) {

@@ -1,3 +1,4 @@
+// `ptxbench runs export RUN --jsonl`: one self-contained ptxbench.turn/1 object per turn.
 #include "store/run_export.h"
 
 #include "store/turn_json.h"

@@ -1,3 +1,4 @@
+// One process per run: an exclusive flock on <workspace>/locks/<run>.lock, naming the holder when refused.
 #include "store/run_lock.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// The run store: runs, trajectories, model calls, turns and events in the workspace database.
 #include "store/run_store.h"
 
 #include <sqlite3.h>

@@ -1,3 +1,4 @@
+// The workspace database's numbered migrations and applying them, declared fields' ALTERs included.
 #include "store/schema_migrations.h"
 
 #include <sqlite3.h>
@@ -9,6 +10,7 @@
 #include "core/error.h"
 #include "core/timestamp.h"
 #include "store/sqlite_statement.h"
+#include "store/fixit_rows.h"
 #include "store/turn_row.h"
 
 namespace ptxbench {
@@ -284,8 +286,27 @@ ALTER TABLE library_timings ADD COLUMN lead_samples INTEGER NOT NULL DEFAULT 0;
 )sql"},
 };
 
-// A field a row declares with `since` above the hand-written migrations (store/turn_row.h) is added
-// to its table by an ALTER TABLE of that number; fields sharing a number share the migration.
+// A declared field's column (store/turn_row.h, store/fixit_rows.h) with what adds it.
+struct DeclaredColumn {
+  const char* table;
+  SchemaPart part;
+  std::string column;
+  const char* storage;
+  int since;
+  int created;  // the hand-written migration that created the table with its first columns
+};
+
+std::vector<DeclaredColumn> declared_columns() {
+  std::vector<DeclaredColumn> out;
+  for (const auto& f : kTurnFields) out.push_back({"turns", SchemaPart::run_store, f.column(), f.storage, f.since, 2});
+  for (const auto& f : kFixitFields)
+    if (std::string_view(f.storage) != "none")
+      out.push_back({f.table, SchemaPart::fixit, f.column, f.storage, f.since, 3});
+  return out;
+}
+
+// A field a row declares with `since` above the hand-written migrations is added to its table by an
+// ALTER TABLE of that number; fields sharing a number share the migration (of one part).
 std::vector<Migration> make_migrations() {
   std::vector<Migration> all;
   int hand_written = 0;
@@ -293,16 +314,21 @@ std::vector<Migration> make_migrations() {
     all.push_back({m.number, m.part, m.description, m.sql});
     hand_written = std::max(hand_written, m.number);
   }
-  for (const auto& f : kTurnFields) {
-    if (f.since <= 2) continue;  // migration 2 created the turns table with it
+  for (const auto& f : declared_columns()) {
+    if (f.since <= f.created) continue;  // the table's CREATE made it
     if (f.since <= hand_written)
-      throw Error("store: turn field " + std::string(f.member) + " declares migration " + std::to_string(f.since) +
-                  ", which is a hand-written one; a new field takes a number above " + std::to_string(hand_written));
+      throw Error("store: the field " + std::string(f.table) + "." + f.column + " declares migration " +
+                  std::to_string(f.since) + ", which is a hand-written one; a new field takes a number above " +
+                  std::to_string(hand_written));
     auto it = std::find_if(all.begin(), all.end(), [&](const Migration& m) { return m.number == f.since; });
     if (it == all.end())
-      it = all.insert(all.end(), Migration{f.since, SchemaPart::run_store, "turns: new columns:", ""});
-    it->description += " " + f.column();
-    it->sql += "ALTER TABLE turns ADD COLUMN " + f.column() + " " + column_definition(f.storage) + ";\n";
+      it = all.insert(all.end(), Migration{f.since, f.part, std::string(f.table) + ": new columns:", ""});
+    if (it->part != f.part)
+      throw Error("store: migration " + std::to_string(f.since) + " would change tables of two parts of the store (" +
+                  f.table + ": give its new fields their own number)");
+    it->description += " " + f.column;
+    it->sql +=
+        "ALTER TABLE " + std::string(f.table) + " ADD COLUMN " + f.column + " " + column_definition(f.storage) + ";\n";
   }
   std::sort(all.begin(), all.end(), [](const Migration& a, const Migration& b) { return a.number < b.number; });
   return all;
@@ -372,7 +398,7 @@ std::string column_definition(std::string_view storage) {
   if (storage == "opt_integer" || storage == "opt_boolean") return "INTEGER";
   if (storage == "real") return "REAL NOT NULL DEFAULT 0";
   if (storage == "opt_real") return "REAL";
-  if (storage == "json_text") return "TEXT NOT NULL DEFAULT '{}'";
+  if (storage == "json_text" || storage == "json_or_empty") return "TEXT NOT NULL DEFAULT '{}'";
   throw Error("store: no column type for the storage '" + std::string(storage) + "'");
 }
 

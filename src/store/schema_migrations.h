@@ -26,7 +26,7 @@ enum class SchemaPart {
 };
 
 // A declared field's column type as the ALTER TABLE that adds it gives it, from its storage
-// (store/turn_row.h): "REAL", "TEXT NOT NULL DEFAULT ''", ... Throws Error on an unknown storage.
+// (store/turn_row.h, store/fixit_rows.h): "REAL", "TEXT NOT NULL DEFAULT ''", ... Throws Error on an unknown storage.
 std::string column_definition(std::string_view storage);
 
 // The newest migration this build knows.

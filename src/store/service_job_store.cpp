@@ -1,3 +1,4 @@
+// The service job queue's tables (service_jobs, service_job_results) and their transactions.
 #include "store/service_job_store.h"
 
 #include <sqlite3.h>

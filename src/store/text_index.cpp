@@ -1,3 +1,4 @@
+// An in-memory BM25 full-text index over SQLite's FTS5, for the repair notes' retrieval.
 #include "store/text_index.h"
 
 #include <sqlite3.h>
@@ -5,7 +6,7 @@
 #include "core/error.h"
 #include "store/sqlite_statement.h"
 
-namespace ptxbench::store {
+namespace ptxbench {
 
 struct TextIndex::Db {
   sqlite3* db = nullptr;
@@ -48,4 +49,4 @@ std::vector<TextMatch> TextIndex::search(const std::vector<std::string>& terms, 
   return out;
 }
 
-}  // namespace ptxbench::store
+}  // namespace ptxbench

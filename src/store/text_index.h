@@ -1,5 +1,5 @@
 // An in-memory full-text index ranked by BM25 (SQLite's FTS5), for the repair notes' retrieval
-// (fixit/repair_notes.h): each document is two weighed text fields and the caller's number for it.
+// (fixit_core/repair_notes.h): each document is two weighed text fields and the caller's number for it.
 // The store owns every use of SQLite; its callers see documents, matches and scores.
 #pragma once
 #include <cstddef>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace ptxbench::store {
+namespace ptxbench {
 
 struct TextMatch {
   size_t document = 0;  // the number given to add()
@@ -35,4 +35,4 @@ class TextIndex {
   std::string what_;
 };
 
-}  // namespace ptxbench::store
+}  // namespace ptxbench

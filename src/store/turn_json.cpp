@@ -1,3 +1,4 @@
+// A turn's declared fields as JSON both ways, under export keys or report columns.
 #include "store/turn_json.h"
 
 #include <optional>

@@ -1,3 +1,4 @@
+// The evaluations table: every evaluation record as JSON plus the columns queries filter on.
 #include "store/workspace_db.h"
 
 #include <sqlite3.h>

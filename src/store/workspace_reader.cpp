@@ -1,3 +1,4 @@
+// Reads a workspace database without writing or migrating it: runs, trajectories and turns.
 #include "store/workspace_reader.h"
 
 #include <sqlite3.h>

@@ -25,32 +25,32 @@ class ClientTest : public ::testing::Test {
   void TearDown() override { unsetenv(kTestKeyVar); }
 
   // `provider` talks to `server`; retries wait on a skipping clock (clock->slept() says how long).
-  std::unique_ptr<agent::ModelClient> client(const std::string& provider, const ScriptedServer& server,
-                                             json args = json::object(), const std::string& model = "test-model") {
-    agent::ClientConfig config{provider, model, std::move(args)};
+  std::unique_ptr<ModelClient> client(const std::string& provider, const ScriptedServer& server,
+                                      json args = json::object(), const std::string& model = "test-model") {
+    ClientConfig config{provider, model, std::move(args)};
     if (!config.args.contains("base_url"))
       config.args["base_url"] = server.url() + (provider == "anthropic" ? "" : "/v1");
     if (!config.args.contains("api_key_env")) config.args["api_key_env"] = kTestKeyVar;
     if (!config.args.contains("retry_base_s")) config.args["retry_base_s"] = 0.5;
     config.clock = clock;
-    return agent::make_client(config);
+    return make_client(config);
   }
 
-  agent::ChatRequest request(const std::string& user = "Write the GEMM kernel.") const {
-    agent::ChatRequest r;
+  ChatRequest request(const std::string& user = "Write the GEMM kernel.") const {
+    ChatRequest r;
     r.at = {"run-1", "gemm", 0, 0};
     r.system = "You write CUDA kernels.";
     r.messages = {{"user", user}};
     return r;
   }
 
-  agent::ChatReply complete(agent::ModelClient& c, const agent::ChatRequest& r) {
+  ChatReply complete(ModelClient& c, const ChatRequest& r) {
     return c.complete(r, [this](const std::string& line) { lines.push_back(line); });
   }
-  agent::ChatReply complete(agent::ModelClient& c) { return complete(c, request()); }
+  ChatReply complete(ModelClient& c) { return complete(c, request()); }
 
   // Every retry was reported through the status callback, and nothing holds the key.
-  void expect_clean(const agent::ChatReply& reply) const {
+  void expect_clean(const ChatReply& reply) const {
     for (const auto& r : reply.retries)
       EXPECT_NE(std::find(lines.begin(), lines.end(), r), lines.end()) << "retry not reported: " << r;
     for (const std::string* s :
@@ -65,7 +65,7 @@ class ClientTest : public ::testing::Test {
     return n;
   }
 
-  std::shared_ptr<agent::SkippingClock> clock = std::make_shared<agent::SkippingClock>();
+  std::shared_ptr<SkippingClock> clock = std::make_shared<SkippingClock>();
   std::vector<std::string> lines;
 };
 

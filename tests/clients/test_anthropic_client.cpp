@@ -5,7 +5,7 @@
 namespace ptxbench::test {
 namespace {
 
-using agent::ProviderOutcome;
+using ptxbench::ProviderOutcome;
 
 json message(json content, const std::string& stop = "end_turn", json usage = nullptr) {
   json body = {{"id", "msg_1"},

@@ -10,7 +10,7 @@
 #include "agent/http/concurrency_limiter.h"
 #include "core/error.h"
 
-namespace ptxbench::agent {
+namespace ptxbench {
 namespace {
 
 TEST(ConcurrencyLimiter, HalvesOncePerBurstOf429s) {
@@ -101,4 +101,4 @@ TEST(ConcurrencyLimiter, ALongWaitIsReported) {
 TEST(ConcurrencyLimiter, RejectsANonPositiveLimit) { EXPECT_THROW(ConcurrencyLimiter(0), InputError); }
 
 }  // namespace
-}  // namespace ptxbench::agent
+}  // namespace ptxbench

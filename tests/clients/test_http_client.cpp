@@ -7,15 +7,15 @@
 namespace ptxbench::test {
 namespace {
 
-using agent::http::Transport;
+using http::Transport;
 
 TEST(HttpClient, PostsTheBodyAndReadsStatusHeadersAndBody) {
   ScriptedServer server({Step::raw(201, "created", "text/plain").header("X-Request-Id", "abc")});
-  agent::http::Request req;
+  http::Request req;
   req.url = server.url() + "/p";
   req.headers = {{"Content-Type", "application/json"}, {"X-Custom", "1"}};
   req.body = R"({"a": 1})";
-  const auto r = agent::http::perform(req);
+  const auto r = http::perform(req);
   EXPECT_EQ(r.transport, Transport::ok) << r.error;
   EXPECT_EQ(r.status, 201);
   EXPECT_EQ(r.body, "created");
@@ -30,30 +30,30 @@ TEST(HttpClient, PostsTheBodyAndReadsStatusHeadersAndBody) {
 
 TEST(HttpClient, GetAndABodyOverTheCap) {
   ScriptedServer server({Step::raw(200, "[]"), Step::raw(200, std::string(100000, 'x'))});
-  agent::http::Request req;
+  http::Request req;
   req.method = "GET";
   req.url = server.url() + "/models";
-  EXPECT_EQ(agent::http::perform(req).body, "[]");
+  EXPECT_EQ(http::perform(req).body, "[]");
   req.max_response_bytes = 1000;
-  const auto r = agent::http::perform(req);
+  const auto r = http::perform(req);
   EXPECT_EQ(r.transport, Transport::too_large);
   EXPECT_NE(r.error.find("1000 bytes"), std::string::npos) << r.error;
 }
 
 TEST(HttpClient, TransportFailuresAreTyped) {
   ScriptedServer server({Step::dropped(std::string(1000, 'y')), Step::stalled(std::string(1000, 'z'))});
-  agent::http::Request req;
+  http::Request req;
   req.url = server.url() + "/x";
   req.timeout = std::chrono::milliseconds(300);
-  const auto dropped = agent::http::perform(req);
+  const auto dropped = http::perform(req);
   EXPECT_EQ(dropped.transport, Transport::dropped) << dropped.error;
   EXPECT_EQ(dropped.status, 200);
   EXPECT_EQ(dropped.body, std::string(500, 'y'));  // what did arrive is kept
-  const auto stalled = agent::http::perform(req);
+  const auto stalled = http::perform(req);
   EXPECT_EQ(stalled.transport, Transport::timeout) << stalled.error;
   EXPECT_LT(stalled.seconds, 2.0);
   req.url = "not a url";
-  EXPECT_EQ(agent::http::perform(req).transport, Transport::other);
+  EXPECT_EQ(http::perform(req).transport, Transport::other);
 }
 
 }  // namespace

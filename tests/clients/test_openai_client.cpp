@@ -8,7 +8,7 @@
 namespace ptxbench::test {
 namespace {
 
-using agent::ProviderOutcome;
+using ptxbench::ProviderOutcome;
 
 json completion(const std::string& content, const std::string& finish = "stop", json usage = nullptr,
                 json extra_message = json::object()) {
@@ -397,12 +397,12 @@ TEST_F(OpenAiClient, ConnectionRefusedIsRetriedThenInfraError) {
     ScriptedServer gone;
     port = gone.port();
   }  // nothing listens there any more
-  agent::ClientConfig config{
+  ClientConfig config{
       "vllm",
       "m",
       {{"base_url", "http://127.0.0.1:" + std::to_string(port) + "/v1"}, {"max_attempts", 3}, {"retry_base_s", 0.5}}};
   config.clock = clock;
-  auto c = agent::make_client(config);
+  auto c = make_client(config);
   const auto reply = complete(*c);
   EXPECT_EQ(reply.outcome, ProviderOutcome::infra_error);
   EXPECT_EQ(reply.attempts, 3);
@@ -465,8 +465,8 @@ TEST_F(OpenAiClient, BadOptionsFailWhenTheClientIsMade) {
 TEST_F(OpenAiClient, LocalServerAliasesSendNoKey) {
   ScriptedServer server({Step::json_reply(completion("a")), Step::json_reply(completion("b"))});
   for (const char* provider : {"llamacpp", "sglang"}) {
-    agent::ClientConfig config{provider, "m", {{"base_url", server.url() + "/v1"}}};
-    auto c = agent::make_client(config);
+    ClientConfig config{provider, "m", {{"base_url", server.url() + "/v1"}}};
+    auto c = make_client(config);
     EXPECT_EQ(c->provider(), provider);
     EXPECT_EQ(complete(*c).outcome, ProviderOutcome::ok);
   }

@@ -4,7 +4,7 @@
 #include "agent/http/options.h"
 #include "core/error.h"
 
-namespace ptxbench::agent {
+namespace ptxbench {
 namespace {
 
 const std::vector<std::string> kKnown = {"temperature", "max_tokens", "base_url", "stream", "extra_body"};
@@ -43,4 +43,4 @@ TEST(ClientOptions, RequestOverridesAndFixedKeys) {
 }
 
 }  // namespace
-}  // namespace ptxbench::agent
+}  // namespace ptxbench

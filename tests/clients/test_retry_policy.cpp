@@ -5,7 +5,7 @@
 
 #include "agent/http/retry.h"
 
-namespace ptxbench::agent {
+namespace ptxbench {
 namespace {
 
 using std::chrono::system_clock;
@@ -106,4 +106,4 @@ TEST(SkippingClock, SleepsMoveTimeInsteadOfWaiting) {
 }
 
 }  // namespace
-}  // namespace ptxbench::agent
+}  // namespace ptxbench

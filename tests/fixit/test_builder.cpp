@@ -15,9 +15,9 @@
 
 using namespace ptxbench;
 using namespace ptxbench::fixit;
-using agent::ChatReply;
-using agent::ChatRequest;
-using agent::ProviderOutcome;
+using ptxbench::ChatReply;
+using ptxbench::ChatRequest;
+using ptxbench::ProviderOutcome;
 using test::turn;
 
 namespace {
@@ -66,7 +66,7 @@ class Build : public ::testing::Test {
     recipe_.classes = {"compile_error",   "forbidden", "runtime_error",
                        "sanitizer_error", "incorrect", "correct_no_target"};
   }
-  BuildOutcome build(const std::vector<SourceTurn>& turns, agent::ModelClient* teacher, CandidateService& service) {
+  BuildOutcome build(const std::vector<SourceTurn>& turns, ModelClient* teacher, CandidateService& service) {
     TeacherSetup t;
     t.client = teacher;
     t.spec = teacher ? "scripted:teacher" : "";

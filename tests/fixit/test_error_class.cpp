@@ -2,7 +2,7 @@
 // the way the pipeline's stages write them.
 #include <gtest/gtest.h>
 
-#include "fixit/error_class.h"
+#include "fixit_core/error_class.h"
 #include "problems/registry.h"
 
 using namespace ptxbench;

@@ -3,7 +3,7 @@
 
 #include "core/error.h"
 #include "fixit/export.h"
-#include "fixit/record_format.h"
+#include "fixit_core/record_format.h"
 
 using namespace ptxbench;
 using namespace ptxbench::fixit;

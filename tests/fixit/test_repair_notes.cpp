@@ -5,9 +5,9 @@
 #include <fstream>
 
 #include "core/error.h"
-#include "fixit/kernel_features.h"
-#include "fixit/record_format.h"
-#include "fixit/repair_notes.h"
+#include "fixit_core/kernel_features.h"
+#include "fixit_core/record_format.h"
+#include "fixit_core/repair_notes.h"
 #include "support/temp_dir.h"
 
 using namespace ptxbench;

@@ -17,7 +17,7 @@
 namespace ptxbench::test {
 namespace {
 
-using agent::ProviderOutcome;
+using ptxbench::ProviderOutcome;
 
 class LlamaCpp : public ::testing::Test {
  protected:
@@ -33,23 +33,23 @@ class LlamaCpp : public ::testing::Test {
     ASSERT_TRUE(server_ && server_->running()) << (server_ ? server_->log_tail() : "no server");
   }
 
-  std::unique_ptr<agent::ModelClient> client(json args = json::object(), const std::string& model = "") const {
+  std::unique_ptr<ModelClient> client(json args = json::object(), const std::string& model = "") const {
     args["base_url"] = server_->base_url();
-    return agent::make_client({"llamacpp", model.empty() ? server_->model() : model, std::move(args)});
+    return make_client({"llamacpp", model.empty() ? server_->model() : model, std::move(args)});
   }
 
-  static agent::ChatRequest request(const std::string& user) {
-    agent::ChatRequest r;
+  static ChatRequest request(const std::string& user) {
+    ChatRequest r;
     r.at = {"llama-test", "gemm", 0, 0};
     r.system = "You are an expert CUDA programmer. Answer with one ```cuda code block.";
     r.messages = {{"user", user}};
     return r;
   }
 
-  static void report(const char* what, const agent::ChatReply& reply) {
-    std::cout << "[ llama    ] " << what << ": " << agent::to_string(reply.outcome) << " in " << reply.seconds
-              << " s, input " << reply.usage.input_tokens.value_or(-1) << " tokens, output "
-              << reply.usage.output_tokens.value_or(-1) << " tokens, finish_reason " << reply.finish_reason << "\n";
+  static void report(const char* what, const ChatReply& reply) {
+    std::cout << "[ llama    ] " << what << ": " << to_string(reply.outcome) << " in " << reply.seconds << " s, input "
+              << reply.usage.input_tokens.value_or(-1) << " tokens, output " << reply.usage.output_tokens.value_or(-1)
+              << " tokens, finish_reason " << reply.finish_reason << "\n";
     // A failed request says whether the server died under it (a llama.cpp built for another CPU
     // crashes on its first prompt; the client then only sees refused connections).
     if (reply.outcome != ProviderOutcome::ok && reply.outcome != ProviderOutcome::truncated && server_)
@@ -72,7 +72,7 @@ TEST_F(LlamaCpp, RealReplyWithUsage) {
                                  [&](const std::string& l) { lines.push_back(l); });
   report("reply", reply);
   ASSERT_TRUE(reply.outcome == ProviderOutcome::ok || reply.outcome == ProviderOutcome::truncated)
-      << agent::to_string(reply.outcome) << ": " << reply.error << "\n"
+      << to_string(reply.outcome) << ": " << reply.error << "\n"
       << reply.response_body;
   EXPECT_FALSE(reply.content.empty());
   EXPECT_EQ(reply.http_status, 200);
@@ -122,7 +122,7 @@ TEST_F(LlamaCpp, ConcurrentRequestsBothAnswer) {
   for (auto* f : {&a, &b}) {
     const auto reply = f->get();
     EXPECT_TRUE(reply.outcome == ProviderOutcome::ok || reply.outcome == ProviderOutcome::truncated)
-        << agent::to_string(reply.outcome) << ": " << reply.error;
+        << to_string(reply.outcome) << ": " << reply.error;
     EXPECT_FALSE(reply.content.empty());
   }
 }

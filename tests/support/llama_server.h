@@ -189,7 +189,7 @@ class LlamaServer {
 
   bool wait_ready(std::string& failure) {
     const auto deadline = std::chrono::steady_clock::now() + options_.start_timeout;
-    agent::http::Request probe;
+    http::Request probe;
     probe.method = "GET";
     probe.url = base_url() + "/models";
     probe.timeout = std::chrono::seconds(2);
@@ -199,8 +199,8 @@ class LlamaServer {
         failure = "the server exited (status " + std::to_string(exit_status_) + ")";
         return false;
       }
-      const auto r = agent::http::perform(probe);
-      if (r.transport == agent::http::Transport::ok && r.status == 200) return true;
+      const auto r = http::perform(probe);
+      if (r.transport == http::Transport::ok && r.status == 200) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
     failure = "GET " + probe.url + " did not answer within " + std::to_string(options_.start_timeout.count()) + " s";

@@ -14,15 +14,15 @@
 
 namespace ptxbench::test {
 
-class ScriptedClient : public agent::ModelClient {
+class ScriptedClient : public ModelClient {
  public:
-  using Script = std::function<agent::ChatReply(const agent::ChatRequest&)>;
+  using Script = std::function<ChatReply(const ChatRequest&)>;
   explicit ScriptedClient(Script script, std::chrono::milliseconds latency = std::chrono::milliseconds(0))
       : script_(std::move(script)), latency_(latency) {}
 
   std::string provider() const override { return "scripted"; }
   std::string model() const override { return "scripted"; }
-  agent::ChatReply complete(const agent::ChatRequest& request, const agent::StatusFn&) override {
+  ChatReply complete(const ChatRequest& request, const StatusFn&) override {
     const int now = ++in_flight_;
     {
       std::lock_guard lock(mutex_);
@@ -30,13 +30,13 @@ class ScriptedClient : public agent::ModelClient {
       requests_.push_back(request);
     }
     if (latency_.count() > 0) std::this_thread::sleep_for(latency_);
-    agent::ChatReply reply = script_(request);
+    ChatReply reply = script_(request);
     --in_flight_;
     return reply;
   }
-  agent::ValidateResult validate() override { return {true, "scripted"}; }
+  ValidateResult validate() override { return {true, "scripted"}; }
 
-  std::vector<agent::ChatRequest> requests() const {
+  std::vector<ChatRequest> requests() const {
     std::lock_guard lock(mutex_);
     return requests_;
   }
@@ -51,16 +51,15 @@ class ScriptedClient : public agent::ModelClient {
   std::atomic<int> in_flight_{0};
   mutable std::mutex mutex_;
   int max_in_flight_ = 0;
-  std::vector<agent::ChatRequest> requests_;
+  std::vector<ChatRequest> requests_;
 };
 
 // An answer holding `code` in one ```cuda block.
-inline agent::ChatReply cuda_reply(const std::string& code,
-                                   agent::ProviderOutcome outcome = agent::ProviderOutcome::ok) {
-  agent::ChatReply r;
+inline ChatReply cuda_reply(const std::string& code, ProviderOutcome outcome = ProviderOutcome::ok) {
+  ChatReply r;
   r.outcome = outcome;
   r.content = "Here is the kernel.\n\n```cuda\n" + code + "\n```\n";
-  r.finish_reason = outcome == agent::ProviderOutcome::truncated ? "length" : "stop";
+  r.finish_reason = outcome == ProviderOutcome::truncated ? "length" : "stop";
   r.model = "scripted";
   r.usage = {1000, 200, 50};
   r.usage.cached_input_tokens = 400;

@@ -9,7 +9,7 @@
 #include "agent/http/json_fields.h"
 #include "core/error.h"
 
-namespace ptxbench::agent {
+namespace ptxbench {
 namespace {
 
 const HttpDefaults kDefaults{"https://api.anthropic.com", "ANTHROPIC_API_KEY", 8};
@@ -198,4 +198,4 @@ std::unique_ptr<ModelClient> make_anthropic(const ClientConfig& config) {
 
 PTXBENCH_REGISTER_CLIENT("anthropic", make_anthropic);
 
-}  // namespace ptxbench::agent
+}  // namespace ptxbench

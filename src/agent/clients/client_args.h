@@ -6,7 +6,7 @@
 #include "agent/clients/model_client.h"
 #include "core/error.h"
 
-namespace ptxbench::agent {
+namespace ptxbench {
 
 // Throws InputError naming an argument the client does not know (a typo must not pass silently).
 inline void require_known_args(const ClientConfig& c, const std::set<std::string>& known) {
@@ -28,4 +28,4 @@ inline long long millis_arg(const ClientConfig& c, const std::string& key) {
   return static_cast<long long>(v.get<double>());
 }
 
-}  // namespace ptxbench::agent
+}  // namespace ptxbench

@@ -16,7 +16,7 @@
 #include "agent/clients/client_args.h"
 #include "core/code_fence.h"
 
-namespace ptxbench::agent {
+namespace ptxbench {
 namespace {
 namespace fs = std::filesystem;
 
@@ -90,4 +90,4 @@ std::unique_ptr<ModelClient> make_files_client(const ClientConfig& c) { return s
 
 PTXBENCH_REGISTER_CLIENT("files", make_files_client);
 
-}  // namespace ptxbench::agent
+}  // namespace ptxbench

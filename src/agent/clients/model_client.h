@@ -12,7 +12,7 @@
 
 #include "core/json.h"
 
-namespace ptxbench::agent {
+namespace ptxbench {
 
 class RetryClock;  // agent/http/retry.h
 
@@ -115,7 +115,7 @@ struct ClientRegistrar {
   ClientRegistrar(const std::string& provider, ClientFactory factory);
 };
 
-}  // namespace ptxbench::agent
+}  // namespace ptxbench
 
 #define PTXBENCH_REGISTER_CLIENT(provider, factory) \
-  static ::ptxbench::agent::ClientRegistrar ptxbench_client_registrar_##factory(provider, factory)
+  static ::ptxbench::ClientRegistrar ptxbench_client_registrar_##factory(provider, factory)

@@ -10,7 +10,7 @@
 #include "agent/http/json_fields.h"
 #include "core/error.h"
 
-namespace ptxbench::agent {
+namespace ptxbench {
 namespace {
 
 struct Flavor {
@@ -266,4 +266,4 @@ PTXBENCH_REGISTER_CLIENT("vllm", make_vllm);
 PTXBENCH_REGISTER_CLIENT("sglang", make_sglang);
 PTXBENCH_REGISTER_CLIENT("llamacpp", make_llamacpp);
 
-}  // namespace ptxbench::agent
+}  // namespace ptxbench

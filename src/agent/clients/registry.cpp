@@ -1,10 +1,11 @@
+// The model clients' registry: providers registered by name, PROVIDER:MODEL specs parsed, clients made.
 #include <map>
 #include <mutex>
 
 #include "agent/clients/model_client.h"
 #include "core/error.h"
 
-namespace ptxbench::agent {
+namespace ptxbench {
 namespace {
 
 std::map<std::string, ClientFactory>& registry() {
@@ -67,4 +68,4 @@ std::unique_ptr<ModelClient> make_client(const ClientConfig& config) {
   return it->second(config);
 }
 
-}  // namespace ptxbench::agent
+}  // namespace ptxbench

@@ -13,7 +13,7 @@
 #include "agent/clients/client_args.h"
 #include "store/recorded_replies.h"
 
-namespace ptxbench::agent {
+namespace ptxbench {
 namespace {
 
 class ReplayClient final : public ModelClient {
@@ -87,4 +87,4 @@ std::unique_ptr<ModelClient> make_replay_client(const ClientConfig& c) { return 
 
 PTXBENCH_REGISTER_CLIENT("replay", make_replay_client);
 
-}  // namespace ptxbench::agent
+}  // namespace ptxbench

@@ -1,3 +1,4 @@
+// What every HTTP model client shares: settings from options, the key, retries, the concurrency limit.
 #include "agent/http/chat_transport.h"
 
 #include <algorithm>
@@ -7,7 +8,7 @@
 
 #include "core/error.h"
 
-namespace ptxbench::agent {
+namespace ptxbench {
 namespace {
 
 Millis seconds_option(const Options& o, const std::string& key, Millis fallback) {
@@ -226,4 +227,4 @@ ChatReply ChatTransport::complete(const std::string& url, const http::Headers& h
   return post(url, headers, std::move(body), call_limits, interpret, status);
 }
 
-}  // namespace ptxbench::agent
+}  // namespace ptxbench

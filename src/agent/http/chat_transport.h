@@ -13,7 +13,7 @@
 #include "agent/http/options.h"
 #include "agent/http/retry.h"
 
-namespace ptxbench::agent {
+namespace ptxbench {
 
 // Options every HTTP client reads (besides its provider's own).
 inline const std::vector<std::string> kHttpOptionKeys = {"base_url",          "api_key_env", "timeout_s",
@@ -113,4 +113,4 @@ class ChatTransport {
   ConcurrencyLimiter limiter_;
 };
 
-}  // namespace ptxbench::agent
+}  // namespace ptxbench

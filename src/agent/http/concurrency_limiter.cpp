@@ -1,10 +1,11 @@
+// A client's in-flight limit: halved on a 429 once per burst, grown back by one after a run of successes.
 #include "agent/http/concurrency_limiter.h"
 
 #include <algorithm>
 
 #include "core/error.h"
 
-namespace ptxbench::agent {
+namespace ptxbench {
 
 ConcurrencyLimiter::ConcurrencyLimiter(int max_limit) : max_(max_limit), limit_(max_limit) {
   if (max_limit < 1) throw InputError("max_concurrency must be at least 1 (got " + std::to_string(max_limit) + ")");
@@ -80,4 +81,4 @@ int ConcurrencyLimiter::in_flight() const {
   return in_flight_;
 }
 
-}  // namespace ptxbench::agent
+}  // namespace ptxbench

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <optional>
 
-namespace ptxbench::agent {
+namespace ptxbench {
 
 class ConcurrencyLimiter {
  public:
@@ -53,4 +53,4 @@ class ConcurrencyLimiter {
   unsigned long long epoch_ = 0;  // bumped whenever the limit shrinks
 };
 
-}  // namespace ptxbench::agent
+}  // namespace ptxbench

@@ -1,3 +1,4 @@
+// One HTTP request over libcurl (a JSON POST or a GET), its network failures a typed result, never thrown.
 #include "agent/http/http_client.h"
 
 #include <curl/curl.h>
@@ -9,7 +10,7 @@
 
 #include "core/error.h"
 
-namespace ptxbench::agent::http {
+namespace ptxbench::http {
 namespace {
 
 void global_init_once() {
@@ -173,4 +174,4 @@ Response perform(const Request& request) {
   return response;
 }
 
-}  // namespace ptxbench::agent::http
+}  // namespace ptxbench::http

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-namespace ptxbench::agent::http {
+namespace ptxbench::http {
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
@@ -45,4 +45,4 @@ struct Response {
 // Thread-safe: every call has its own libcurl handle.
 Response perform(const Request& request);
 
-}  // namespace ptxbench::agent::http
+}  // namespace ptxbench::http

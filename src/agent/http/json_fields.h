@@ -6,7 +6,7 @@
 
 #include "core/json.h"
 
-namespace ptxbench::agent {
+namespace ptxbench {
 
 inline const json* field(const json& j, const char* key) {
   if (!j.is_object()) return nullptr;
@@ -38,4 +38,4 @@ inline std::string code_field(const json& j, const char* key) {
 // Only whitespace (or nothing): not an answer.
 inline bool blank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; }
 
-}  // namespace ptxbench::agent
+}  // namespace ptxbench

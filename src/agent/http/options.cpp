@@ -1,3 +1,4 @@
+// Typed reads of a client's options (--model-arg and the run config, a request's options over them).
 #include "agent/http/options.h"
 
 #include <algorithm>
@@ -6,7 +7,7 @@
 
 #include "core/error.h"
 
-namespace ptxbench::agent {
+namespace ptxbench {
 namespace {
 
 std::string join(const std::vector<std::string>& v) {
@@ -101,4 +102,4 @@ std::optional<json> Options::object(const std::string& key) const {
   bad(key, "a JSON object");
 }
 
-}  // namespace ptxbench::agent
+}  // namespace ptxbench

@@ -9,7 +9,7 @@
 
 #include "core/json.h"
 
-namespace ptxbench::agent {
+namespace ptxbench {
 
 class Options {
  public:
@@ -41,4 +41,4 @@ class Options {
   std::vector<std::string> known_;
 };
 
-}  // namespace ptxbench::agent
+}  // namespace ptxbench

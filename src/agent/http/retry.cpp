@@ -1,3 +1,4 @@
+// When to retry a model request: backoff with jitter, Retry-After, an attempt cap and a deadline.
 #include "agent/http/retry.h"
 
 #include <curl/curl.h>
@@ -9,7 +10,7 @@
 #include <cstdio>
 #include <thread>
 
-namespace ptxbench::agent {
+namespace ptxbench {
 namespace {
 
 class RealClock : public RetryClock {
@@ -108,4 +109,4 @@ RetryDecision RetryPolicy::next(int attempts_made, std::optional<Millis> retry_a
   return {wait, ""};
 }
 
-}  // namespace ptxbench::agent
+}  // namespace ptxbench

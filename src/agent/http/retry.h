@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace ptxbench::agent {
+namespace ptxbench {
 
 using Millis = std::chrono::milliseconds;
 
@@ -82,4 +82,4 @@ class RetryPolicy {
   std::mt19937_64 rng_;
 };
 
-}  // namespace ptxbench::agent
+}  // namespace ptxbench

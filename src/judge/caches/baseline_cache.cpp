@@ -1,3 +1,4 @@
+// Caches the library's clean timings per (problem, shape, GPU, timing config) for later timed workers.
 #include "judge/caches/baseline_cache.h"
 
 #include "core/timestamp.h"

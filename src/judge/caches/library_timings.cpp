@@ -1,3 +1,4 @@
+// The library's stored clean timings as the judge uses them: matched per timed shape, checked, or replaced.
 #include "judge/caches/library_timings.h"
 
 #include "judge/stages/gpu_stages.h"

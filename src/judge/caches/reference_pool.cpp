@@ -1,3 +1,4 @@
+// A rotating pool of input sets with their fp32 references per (GPU, workload scope, shape).
 #include "judge/caches/reference_pool.h"
 
 #include <algorithm>

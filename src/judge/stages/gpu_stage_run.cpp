@@ -1,3 +1,4 @@
+// What the GPU stage units share about one candidate's run: the worker launch and whether it got that far.
 #include "judge/stages/gpu_stages.h"
 
 #include "judge/stages/worker_runs.h"

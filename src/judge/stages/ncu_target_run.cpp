@@ -1,3 +1,4 @@
+// The target_run stage by ncu over one checked call, when in-process counting failed for the tool's reasons.
 #include "judge/stages/ncu_target_run.h"
 
 #include "compile/static_checks.h"

@@ -1,3 +1,4 @@
+// The ordered list of stages for one candidate, and the runner that records later stages as skipped.
 #include "judge/stages/pipeline.h"
 
 namespace ptxbench {

@@ -1,3 +1,4 @@
+// Records how a candidate was judged: the tools found, the harness, the compiler's version, the seed policy.
 #include "judge/stages/provenance.h"
 
 #include <string>

@@ -1,3 +1,4 @@
+// Starts the cuobjdump scan of the candidate's SASS beside the other stages and records target_static.
 #include "judge/stages/sass_scan.h"
 
 #include <chrono>

@@ -1,3 +1,4 @@
+// The shapes every stage unit writes its result in: a failure with its verdict, a skip with its reason.
 #include "judge/stages/stage_results.h"
 
 namespace ptxbench {

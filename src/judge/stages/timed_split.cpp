@@ -1,3 +1,4 @@
+// Splits the worker's eval job for GPU sharing into the part that times nothing and the timed part.
 #include "judge/stages/timed_split.h"
 
 namespace ptxbench {

@@ -1,3 +1,4 @@
+// Compiles a Triton candidate's kernels again for every shape the workers will call, before its GPU stages.
 #include "judge/stages/triton_gpu_prepare.h"
 
 #include <dlfcn.h>

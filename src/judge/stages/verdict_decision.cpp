@@ -1,3 +1,4 @@
+// Decides the verdict from the stages recorded so far: the first failed stage's.
 #include "judge/stages/verdict_decision.h"
 
 namespace ptxbench {

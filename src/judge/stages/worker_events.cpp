@@ -1,3 +1,4 @@
+// Reads the worker's events into the record: stage results, shape timings, an abnormal end's failure.
 #include "judge/stages/worker_events.h"
 
 #include <algorithm>
@@ -57,7 +58,7 @@ StageResult abnormal_end(const std::string& stage, const WorkerRun& run) {
   std::string at = where.empty() ? "" : " (during " + where + ")";
   json detail = {{"process", run.process.describe()}, {"output", run.output_tail()}};
   if (!where.empty()) detail["during"] = where;
-  // `kind` says how the run ended, for readers that classify failures (fixit/error_class.h).
+  // `kind` says how the run ended, for readers that classify failures (fixit_core/error_class.h).
   auto failed = [&](const char* kind, Verdict v, const std::string& message) {
     detail["kind"] = kind;
     return failed_stage(stage, v, message, detail);

@@ -1,3 +1,4 @@
+// Builds the jobs the GPU stages give ptxbench-worker: smoke, sanitizers, ncu, the eval job.
 #include "judge/stages/worker_jobs.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// How the evaluator starts ptxbench-worker: its launch, a shared-use run, a run under a tool.
 #include "judge/stages/worker_runs.h"
 
 #include "judge/shared_pause_link.h"

@@ -1,3 +1,4 @@
+// The csv report format: each table as RFC 4180 CSV.
 #include "report/printer.h"
 
 namespace ptxbench::report {

@@ -1,3 +1,4 @@
+// The html report format: one self-contained page with the tables and plotly charts inlined.
 #include <algorithm>
 #include <map>
 #include <tuple>

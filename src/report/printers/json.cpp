@@ -1,3 +1,4 @@
+// The json report format: the result schema itself, indented.
 #include "report/printer.h"
 
 namespace ptxbench::report {

@@ -1,3 +1,4 @@
+// The jsonl report format: one line per row, named by its table.
 #include "report/printer.h"
 
 namespace ptxbench::report {

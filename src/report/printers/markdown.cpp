@@ -1,3 +1,4 @@
+// The md report format: the text view's sections as markdown tables.
 #include "report/printer.h"
 #include "report/text_view.h"
 

@@ -1,3 +1,4 @@
+// The table report format (the default on a terminal): the text view's grids aligned in columns.
 #include <algorithm>
 
 #include "report/text_view.h"

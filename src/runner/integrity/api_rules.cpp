@@ -1,8 +1,9 @@
+// Which CUDA API calls and driver entry points candidate code may make (pure tables).
 #include "runner/integrity/api_rules.h"
 
 #include "core/driver_api_allowlist.h"
 
-namespace ptxbench::integrity {
+namespace ptxbench {
 namespace {
 
 struct Rule {
@@ -99,4 +100,4 @@ bool is_kernel_launch(std::string_view api) {
   return b == "cuLaunchKernel" || b == "cuLaunchKernelEx" || b == "cuLaunchCooperativeKernel";
 }
 
-}  // namespace ptxbench::integrity
+}  // namespace ptxbench

@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-namespace ptxbench::integrity {
+namespace ptxbench {
 
 // "cuLaunchKernel_ptsz" -> "cuLaunchKernel"; "cuCtxCreate_v4" -> "cuCtxCreate".
 std::string api_base_name(std::string_view name);
@@ -31,4 +31,4 @@ bool enqueues_gpu_work(std::string_view api);
 // Of those, single-kernel launches (exactly one kernel record each).
 bool is_kernel_launch(std::string_view api);
 
-}  // namespace ptxbench::integrity
+}  // namespace ptxbench

@@ -1,3 +1,4 @@
+// Audits what the worker observed of the GPU while a candidate was loaded against the integrity rules.
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -6,7 +7,7 @@
 
 #include "runner/integrity/observations.h"
 
-namespace ptxbench::integrity {
+namespace ptxbench {
 
 std::string_view to_string(Actor a) {
   switch (a) {
@@ -297,4 +298,4 @@ std::vector<Violation> audit(const Observations& o) {
   return v.finish();
 }
 
-}  // namespace ptxbench::integrity
+}  // namespace ptxbench

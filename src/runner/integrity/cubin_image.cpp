@@ -1,3 +1,4 @@
+// Reads the cubins of a candidate's .nv_fatbin section and the kernels each defines.
 #include "runner/integrity/cubin_image.h"
 
 #include <elf.h>
@@ -8,7 +9,7 @@
 
 #include "core/error.h"
 
-namespace ptxbench::integrity {
+namespace ptxbench {
 namespace {
 
 template <typename T>
@@ -171,4 +172,4 @@ std::vector<CubinImage> read_cubin_files(const std::vector<std::filesystem::path
   return out;
 }
 
-}  // namespace ptxbench::integrity
+}  // namespace ptxbench

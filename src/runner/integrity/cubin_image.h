@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ptxbench::integrity {
+namespace ptxbench {
 
 struct CubinImage {
   std::string bytes;                   // the fatbin entry's payload: the ELF image (maybe zero-padded)
@@ -33,4 +33,4 @@ std::vector<CubinImage> read_cubin_files(const std::vector<std::filesystem::path
 // The same from the bytes of a fatbin container (one or more concatenated fatbins).
 std::vector<CubinImage> parse_fatbin(std::string_view fatbin);
 
-}  // namespace ptxbench::integrity
+}  // namespace ptxbench

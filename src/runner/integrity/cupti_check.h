@@ -6,7 +6,7 @@
 
 #include "core/error.h"
 
-namespace ptxbench::integrity {
+namespace ptxbench {
 
 inline std::string cupti_message(CUptiResult r) {
   const char* msg = nullptr;
@@ -19,4 +19,4 @@ inline void cupti_check(CUptiResult r, const char* part, const char* what) {
   if (r != CUPTI_SUCCESS) fail(std::string(part) + ": " + what + ": " + cupti_message(r));
 }
 
-}  // namespace ptxbench::integrity
+}  // namespace ptxbench

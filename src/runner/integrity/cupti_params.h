@@ -3,7 +3,7 @@
 #pragma once
 #include <cstddef>
 
-namespace ptxbench::integrity {
+namespace ptxbench {
 
 template <class Params>
 Params cupti_params(size_t struct_size) {
@@ -12,4 +12,4 @@ Params cupti_params(size_t struct_size) {
   return p;
 }
 
-}  // namespace ptxbench::integrity
+}  // namespace ptxbench

@@ -1,3 +1,4 @@
+// Watches the GPU from inside the worker with CUPTI: API callbacks, module loads, activity records.
 #include "runner/integrity/gpu_activity_monitor.h"
 
 #include <cuda.h>
@@ -18,7 +19,7 @@
 #include "runner/integrity/tensor_map_capture.h"
 #include "runner/integrity/tensor_maps.h"
 
-namespace ptxbench::integrity {
+namespace ptxbench {
 
 struct GpuActivityMonitor::State {
   mutable std::mutex mu;
@@ -547,4 +548,4 @@ CallScope::~CallScope() {
 HarnessStreamScope::HarnessStreamScope() { ++t_harness_creates; }
 HarnessStreamScope::~HarnessStreamScope() { --t_harness_creates; }
 
-}  // namespace ptxbench::integrity
+}  // namespace ptxbench

@@ -19,7 +19,7 @@
 #include "runner/integrity/observations.h"
 #include "runner/integrity/tensor_maps.h"
 
-namespace ptxbench::integrity {
+namespace ptxbench {
 
 class GpuActivityMonitor {
  public:
@@ -92,4 +92,4 @@ class CallScope {
   bool active_ = false;
 };
 
-}  // namespace ptxbench::integrity
+}  // namespace ptxbench

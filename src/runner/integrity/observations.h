@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ptxbench::integrity {
+namespace ptxbench {
 
 // Whose code was running on the host when a call was made. The harness makes its calls from one
 // thread (the worker's main thread), and announces whose code runs there (CallScope); a call made
@@ -122,4 +122,4 @@ struct Violation {
 // The rules (docs/anti-cheat.md, "Every GPU kernel is accounted for").
 std::vector<Violation> audit(const Observations& o);
 
-}  // namespace ptxbench::integrity
+}  // namespace ptxbench

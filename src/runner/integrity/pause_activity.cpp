@@ -1,9 +1,10 @@
+// What a paused shared worker reports of GPU work that ended after its acknowledgement.
 #include "runner/integrity/pause_activity.h"
 
 #include <algorithm>
 #include <unordered_map>
 
-namespace ptxbench::integrity {
+namespace ptxbench {
 namespace {
 
 std::string kind_name(DeviceWork::Kind k) {
@@ -39,4 +40,4 @@ PauseReport work_after_acknowledgement(const Observations& o, uint64_t acked_ns)
   return r;
 }
 
-}  // namespace ptxbench::integrity
+}  // namespace ptxbench

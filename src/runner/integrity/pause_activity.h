@@ -7,10 +7,10 @@
 #include "core/shared_pause.h"
 #include "runner/integrity/observations.h"
 
-namespace ptxbench::integrity {
+namespace ptxbench {
 
 // The work of `o` that ended after `acked_ns` (CUPTI's clock), oldest first, at most
 // kPauseReportMaxSpans (the rest counted in `more`); `activity_known` from `o.active`.
 PauseReport work_after_acknowledgement(const Observations& o, uint64_t acked_ns);
 
-}  // namespace ptxbench::integrity
+}  // namespace ptxbench

@@ -1,3 +1,4 @@
+// CUPTI's range profiler over a one-pass metric list: user ranges, nothing patched or replayed.
 #include "runner/integrity/range_profiler.h"
 
 #include <cuda_runtime.h>
@@ -14,7 +15,7 @@
 #include "runner/integrity/cupti_check.h"
 #include "runner/integrity/cupti_params.h"
 
-namespace ptxbench::integrity {
+namespace ptxbench {
 namespace {
 
 void profiler_check(CUptiResult r, const char* what) { cupti_check(r, "CUPTI range profiler", what); }
@@ -300,4 +301,4 @@ std::vector<RangeValues> RangeProfiler::stop() {
   return out;
 }
 
-}  // namespace ptxbench::integrity
+}  // namespace ptxbench

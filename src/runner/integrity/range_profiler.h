@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace ptxbench::integrity {
+namespace ptxbench {
 
 // How many passes `metrics` need on `chip` (CUPTI's host side, no GPU); `availability` is the
 // device's counter availability image, or null for the chip's full set. Throws, naming a metric
@@ -52,4 +52,4 @@ class RangeProfiler {
   std::vector<std::string> metrics_;
 };
 
-}  // namespace ptxbench::integrity
+}  // namespace ptxbench

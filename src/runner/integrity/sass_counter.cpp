@@ -1,3 +1,4 @@
+// Counts a call's executed SASS instructions in the worker through CUPTI's SASS metrics.
 #include "runner/integrity/sass_counter.h"
 
 #include <cuda.h>
@@ -13,7 +14,7 @@
 #include "runner/integrity/cupti_check.h"
 #include "runner/integrity/cupti_params.h"
 
-namespace ptxbench::integrity {
+namespace ptxbench {
 namespace {
 
 void sass_check(CUptiResult r, const char* what) { cupti_check(r, "CUPTI SASS metrics", what); }
@@ -136,4 +137,4 @@ uint32_t cubin_crc(const std::string& cubin) {
   return uint32_t(p.cubinCrc);
 }
 
-}  // namespace ptxbench::integrity
+}  // namespace ptxbench

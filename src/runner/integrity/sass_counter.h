@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace ptxbench::integrity {
+namespace ptxbench {
 
 struct ExecutedInstruction {
   std::string function;  // mangled kernel name
@@ -42,4 +42,4 @@ class SassCounter {
   bool enabled_ = false;
 };
 
-}  // namespace ptxbench::integrity
+}  // namespace ptxbench

@@ -1,3 +1,4 @@
+// The stream a driver API call enqueues on, read from its parameters in CUPTI's callback.
 #include "runner/integrity/stream_argument.h"
 
 #include <cupti.h>
@@ -8,7 +9,7 @@
 #include <iterator>
 #include <string>
 
-namespace ptxbench::integrity {
+namespace ptxbench {
 namespace {
 
 struct StreamAt {
@@ -131,4 +132,4 @@ bool graph_node_is_host(std::string_view api, const void* params) {
   return p && p->type == CU_GRAPH_NODE_TYPE_HOST;
 }
 
-}  // namespace ptxbench::integrity
+}  // namespace ptxbench

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string_view>
 
-namespace ptxbench::integrity {
+namespace ptxbench {
 
 // The stream argument of `api` (CUPTI's function name, e.g. "cuMemPrefetchAsync_v2_ptsz"), or
 // nullopt when the call takes no stream this table knows. `params` is CUPTI's functionParams.
@@ -24,4 +24,4 @@ std::optional<CUstream> stream_argument(uint32_t cbid, std::string_view api, con
 // cuGraphNodeSetParams, cuGraphExecNodeSetParams): host code the graph runs after the call returns.
 bool graph_node_is_host(std::string_view api, const void* params);
 
-}  // namespace ptxbench::integrity
+}  // namespace ptxbench

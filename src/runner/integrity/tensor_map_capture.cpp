@@ -1,3 +1,4 @@
+// Reads tensor maps from the driver calls CUPTI's callback sees: encodings and kernel parameters.
 #include "runner/integrity/tensor_map_capture.h"
 
 #include <cupti.h>
@@ -5,7 +6,7 @@
 #include "runner/integrity/api_rules.h"
 #include "runner/integrity/tensor_maps.h"
 
-namespace ptxbench::integrity {
+namespace ptxbench {
 
 bool is_tensor_map_call(uint32_t id) {
   return id == CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeTiled ||
@@ -87,4 +88,4 @@ std::vector<std::string_view> map_sized_parameters(std::string_view api, const v
   return out;
 }
 
-}  // namespace ptxbench::integrity
+}  // namespace ptxbench

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ptxbench::integrity {
+namespace ptxbench {
 
 // Cheap tests by CUPTI driver callback id, made before any name is read (every driver call of the
 // candidate passes the callback).
@@ -36,4 +36,4 @@ std::vector<std::string_view> map_sized_parameters(std::string_view api, const v
                                                    const std::vector<size_t>& offsets,
                                                    const std::vector<size_t>& sizes);
 
-}  // namespace ptxbench::integrity
+}  // namespace ptxbench

@@ -1,8 +1,9 @@
+// The bytes a TMA instruction moves, from the tensor maps the candidate encoded and its launches used.
 #include "runner/integrity/tensor_maps.h"
 
 #include <algorithm>
 
-namespace ptxbench::integrity {
+namespace ptxbench {
 
 std::optional<double> tensor_map_element_bytes(int data_type) {
   // cuda.h's CUtensorMapDataType, in order: UINT8, UINT16, UINT32, INT32, UINT64, INT64, FLOAT16,
@@ -70,4 +71,4 @@ double TensorMapTable::min_fill() const {
   return fill;
 }
 
-}  // namespace ptxbench::integrity
+}  // namespace ptxbench

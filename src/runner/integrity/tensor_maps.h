@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ptxbench::integrity {
+namespace ptxbench {
 
 inline constexpr size_t kTensorMapBytes = 128;  // sizeof(CUtensorMap)
 
@@ -68,4 +68,4 @@ class TensorMapTable {
   std::map<std::string, std::map<std::string, MapBox>> kernels_;  // function -> image -> box
 };
 
-}  // namespace ptxbench::integrity
+}  // namespace ptxbench

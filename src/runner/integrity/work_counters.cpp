@@ -1,8 +1,9 @@
+// A call's work from the GPU's hardware counters through the range profiler, per the chip's formula.
 #include "runner/integrity/work_counters.h"
 
 #include "core/error.h"
 
-namespace ptxbench::integrity {
+namespace ptxbench {
 
 std::unique_ptr<WorkCounters> WorkCounters::create(CUcontext ctx, int device, size_t max_ranges,
                                                    const std::string& math_class, std::string* why) {
@@ -44,4 +45,4 @@ std::string check_work_formula(const std::string& chip, const std::string& math_
   }
 }
 
-}  // namespace ptxbench::integrity
+}  // namespace ptxbench

@@ -15,7 +15,7 @@
 #include "probes/work_metrics.h"
 #include "runner/integrity/range_profiler.h"
 
-namespace ptxbench::integrity {
+namespace ptxbench {
 
 // One range's values by metric (NaN: not collected).
 struct CallWork {
@@ -48,4 +48,4 @@ class WorkCounters {
 // holds it, else why not.
 std::string check_work_formula(const std::string& chip, const std::string& math_class);
 
-}  // namespace ptxbench::integrity
+}  // namespace ptxbench

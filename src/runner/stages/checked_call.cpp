@@ -1,3 +1,4 @@
+// One checked call of the candidate, as the correctness and target_run stages make it.
 #include "runner/stages/checked_call.h"
 
 #include <chrono>
@@ -12,12 +13,12 @@ namespace ptxbench {
 
 CheckOutcome checked_call(WorkerContext& ctx, const json& tol, const std::string& what, double flops,
                           const std::string& stage, const std::string& label, bool counted,
-                          std::vector<integrity::ExecutedInstruction>* counts, CheckedCallSeconds* seconds,
+                          std::vector<ExecutedInstruction>* counts, CheckedCallSeconds* seconds,
                           std::optional<std::pair<std::string, uint64_t>> pooled) {
   pause_point(ctx);  // a call boundary: paused here when a timed worker wants the GPU alone
   // The harness's own section (its inputs, the counter's session, the reference): a stream created
   // here outside the candidate's call is the harness's (HarnessStreamScope).
-  integrity::HarnessStreamScope own;
+  HarnessStreamScope own;
   auto s = ctx.stream.get();
   auto t = std::chrono::steady_clock::now();
   ctx.guard.reserve(1, ctx.workload.inputs().size());
@@ -27,7 +28,7 @@ CheckOutcome checked_call(WorkerContext& ctx, const json& tol, const std::string
   PTXBENCH_CUDA(cudaStreamSynchronize(s));
   CheckedCallSeconds spent;
   spent.inputs = seconds_since(t), t = std::chrono::steady_clock::now();
-  auto* monitor = integrity::GpuActivityMonitor::instance();
+  auto* monitor = GpuActivityMonitor::instance();
   if (counted) {
     if (monitor) monitor->pause_kernel_records();
     ctx.counter->begin();

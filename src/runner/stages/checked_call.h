@@ -32,7 +32,7 @@ struct CheckedCallSeconds {
 // asked for only now that the call returned; otherwise a fresh seed, and the reference computed here.
 CheckOutcome checked_call(WorkerContext& ctx, const json& tol, const std::string& what, double flops,
                           const std::string& stage, const std::string& label, bool counted,
-                          std::vector<integrity::ExecutedInstruction>* counts, CheckedCallSeconds* seconds = nullptr,
+                          std::vector<ExecutedInstruction>* counts, CheckedCallSeconds* seconds = nullptr,
                           std::optional<std::pair<std::string, uint64_t>> pooled = std::nullopt);
 
 }  // namespace ptxbench

@@ -12,13 +12,13 @@
 namespace ptxbench {
 
 bool run_integrity_audit(WorkerContext& ctx, const std::string& after, bool final_report) {
-  auto* monitor = integrity::GpuActivityMonitor::instance();
+  auto* monitor = GpuActivityMonitor::instance();
   if (!monitor) return true;
   const auto started = std::chrono::steady_clock::now();
   PTXBENCH_CUDA(cudaDeviceSynchronize());
   monitor->flush();
-  const integrity::Observations obs = monitor->observations();
-  const auto violations = integrity::audit(obs);
+  const Observations obs = monitor->observations();
+  const auto violations = audit(obs);
   if (violations.empty() && !final_report) return true;
   json list = json::array();
   for (const auto& v : violations) list.push_back({{"rule", v.rule}, {"message", v.message}});
@@ -27,26 +27,26 @@ bool run_integrity_audit(WorkerContext& ctx, const std::string& after, bool fina
     if (e.refused) refused.push_back(e.api);
   std::set<std::string> kernels;
   size_t candidate_kernels = 0, baseline_kernels = 0, harness_kernels = 0;
-  std::map<uint32_t, const integrity::Launch*> by_corr;
+  std::map<uint32_t, const Launch*> by_corr;
   for (const auto& l : obs.launches) by_corr[l.correlation] = &l;
   for (const auto& w : obs.work) {
-    if (w.kind != integrity::DeviceWork::Kind::kernel) continue;
+    if (w.kind != DeviceWork::Kind::kernel) continue;
     auto it = by_corr.find(w.correlation);
-    const auto actor = it == by_corr.end() ? integrity::Actor::harness : it->second->actor;
-    if (integrity::is_candidate(actor)) ++candidate_kernels, kernels.insert(w.name);
-    else if (actor == integrity::Actor::baseline) ++baseline_kernels;
+    const auto actor = it == by_corr.end() ? Actor::harness : it->second->actor;
+    if (is_candidate(actor)) ++candidate_kernels, kernels.insert(w.name);
+    else if (actor == Actor::baseline) ++baseline_kernels;
     else ++harness_kernels;
   }
   json modules = json::array();
   for (const auto& m : obs.modules)
-    if (m.candidate_image || integrity::is_candidate(m.actor))
+    if (m.candidate_image || is_candidate(m.actor))
       modules.push_back({{"bytes", m.bytes}, {"candidate_image", m.candidate_image}, {"functions", m.functions}});
   json stage = {
       {"type", "stage"},
       {"name", "integrity"},
       {"after", after},
       {"candidate_calls", std::count_if(obs.calls.begin(), obs.calls.end(),
-                                        [](const auto& c) { return c.actor == integrity::Actor::candidate_call; })},
+                                        [](const auto& c) { return c.actor == Actor::candidate_call; })},
       {"kernels", {{"candidate", candidate_kernels}, {"baseline", baseline_kernels}, {"harness", harness_kernels}}},
       {"candidate_kernel_names", kernels},
       {"candidate_modules", modules},

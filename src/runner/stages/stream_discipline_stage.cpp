@@ -8,7 +8,7 @@
 namespace ptxbench {
 
 bool run_stream_discipline(WorkerContext& ctx, const WorkerJob& job) {
-  integrity::HarnessStreamScope own;  // the harness's section: a stream made here outside the calls is its own
+  HarnessStreamScope own;  // the harness's section: a stream made here outside the calls is its own
   const json& shape = job.gate_shape;
   const std::string label = shape_label(shape);
   auto s = ctx.stream.get();
@@ -28,7 +28,7 @@ bool run_stream_discipline(WorkerContext& ctx, const WorkerJob& job) {
     gate.close(2000);
     cudaError_t ret;
     {
-      integrity::CallScope call(integrity::Actor::candidate_call, "stream_discipline", label);
+      CallScope call(Actor::candidate_call, "stream_discipline", label);
       ret = ctx.workload.call_candidate(ctx.entry, s);
     }
     ctx.workload.snapshot_outputs(s);

@@ -27,7 +27,7 @@ bool run_target_count(WorkerContext& ctx, const WorkerJob& job) {
     const std::string label = shape_label(shape);
     ctx.channel.emit({{"type", "progress"}, {"stage", "target_run"}, {"shape", shape}});
     ctx.workload.prepare(shape.get<WorkloadShape>());
-    std::vector<integrity::ExecutedInstruction> counts;
+    std::vector<ExecutedInstruction> counts;
     const auto t0 = std::chrono::steady_clock::now();
     CheckOutcome o = checked_call(ctx, tol, "counted call on " + label, item.flops, "target_run", label, true, &counts);
     json ev = target_counts_json(counts);

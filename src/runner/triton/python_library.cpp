@@ -1,3 +1,4 @@
+// Loads the Triton toolchain's Python interpreter into the worker at run time (dlopen of libpython).
 #include "runner/triton/python_library.h"
 
 #include <dlfcn.h>
@@ -6,7 +7,7 @@
 
 #include "core/error.h"
 
-namespace ptxbench::triton_embed {
+namespace ptxbench {
 
 // The stable C API's declarations, as function pointer types (Python.h is not needed to build the
 // worker). PyGILState_STATE is an enum, passed as int.
@@ -175,4 +176,4 @@ void PythonLibrary::call_two(PyObject* fn, unsigned long long x, unsigned long l
   result_text(a, r, "the Triton session");
 }
 
-}  // namespace ptxbench::triton_embed
+}  // namespace ptxbench

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace ptxbench::triton_embed {
+namespace ptxbench {
 
 using PyObject = void;
 
@@ -31,4 +31,4 @@ struct PythonLibrary {
   Api* api = nullptr;
 };
 
-}  // namespace ptxbench::triton_embed
+}  // namespace ptxbench

@@ -1,3 +1,4 @@
+// A Triton candidate in the worker: the interpreter started, its kernels loaded, each call forwarded.
 #include "runner/triton/triton_session.h"
 
 #include <cuda_runtime.h>
@@ -8,7 +9,7 @@
 #include "runner/detail/cuda_check.h"
 #include "runner/triton/python_library.h"
 
-namespace ptxbench::triton_embed {
+namespace ptxbench {
 namespace {
 
 struct Session {
@@ -58,11 +59,11 @@ void give_scratch(size_t bytes) {
   s.python->call_two(s.set_scratch, reinterpret_cast<unsigned long long>(p), bytes);
 }
 
-}  // namespace ptxbench::triton_embed
+}  // namespace ptxbench
 
 extern "C" __attribute__((visibility("default"))) int ptxbench_triton_call(const unsigned long long* values,
                                                                            int count) {
-  using namespace ptxbench::triton_embed;
+  using namespace ptxbench;
   Session& s = session();
   if (!s.python) return 1;  // a shim without a session: the worker was not given the job's triton block
   std::string error;

@@ -8,7 +8,7 @@
 #include "core/json.h"
 #include "runner/result_channel.h"
 
-namespace ptxbench::triton_embed {
+namespace ptxbench {
 
 // Inside the candidate's load: the interpreter, the candidate imported, every kernel and launcher
 // loaded. A candidate's error ends the worker as runtime_error (through `channel`); a broken
@@ -18,7 +18,7 @@ size_t start_session(const json& triton, ResultChannel& channel);
 // The harness's memory for that scratch (outside any candidate call).
 void give_scratch(size_t bytes);
 
-}  // namespace ptxbench::triton_embed
+}  // namespace ptxbench
 
 // Called by the shim's entry with the C arguments as integers, the stream last. 0 when the
 // candidate's entry returned; otherwise the worker has already ended (runtime_error, with the

@@ -1,3 +1,4 @@
+// The real CandidateExecutor: Evaluator::prepare on the CPU pool, Evaluator::judge under the GPU's gate.
 #include "service/engine/evaluator_executor.h"
 
 #include <chrono>

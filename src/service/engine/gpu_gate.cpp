@@ -1,3 +1,4 @@
+// One GPU's readers-writer gate: shared uses for untimed stages, an exclusive one for timing.
 #include "service/engine/gpu_gate.h"
 
 #include "core/timestamp.h"

@@ -1,3 +1,4 @@
+// The service's engine: leases jobs, prepares them on the CPU pool, runs them on the GPUs' lanes.
 #include "service/engine/service_engine.h"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// The reliability monitor over the GPUs' gates: calibration, probes between jobs, thermal screening.
 #include "service/health/gpu_monitor.h"
 
 #include <cmath>

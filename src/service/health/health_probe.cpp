@@ -1,3 +1,4 @@
+// The health probe between jobs: a checksummed kernel, a calibration time and NVML's readings.
 #include "service/health/health_probe.h"
 
 #include "judge/candidate_files.h"

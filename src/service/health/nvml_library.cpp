@@ -1,3 +1,4 @@
+// The few NVML calls the service needs (utilization, ECC counts), resolved from libnvidia-ml at run time.
 #include "service/health/nvml_library.h"
 
 #include <dlfcn.h>

@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
   // The calibration kernel (runner/calibration_kernel.cuh: the worker times the same one).
   double calibration_ms = 0;
   if (checksum_ok) {
-    calibration_ms = std::max(0.0, ptxbench::calibration::time_calibration_kernel(prop.multiProcessorCount, sink, 0));
+    calibration_ms = std::max(0.0, ptxbench::time_calibration_kernel(prop.multiProcessorCount, sink, 0));
     error = check(cudaGetLastError(), "the calibration kernel");
   }
 

@@ -1,3 +1,4 @@
+// Classifies NVML Xid events: a program's own fault, or the GPU or driver failing.
 #include "service/health/xid_catalog.h"
 
 #include <map>

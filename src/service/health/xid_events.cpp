@@ -1,3 +1,4 @@
+// Listens for Xid and double-bit ECC events through NVML's event set on one long-lived thread.
 #include "service/health/xid_events.h"
 
 #include <nvml.h>

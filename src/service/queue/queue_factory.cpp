@@ -1,3 +1,4 @@
+// Opens the job queue --queue names: the workspace's SQLite lease table or a Redis Streams queue.
 #include "service/queue/queue_factory.h"
 
 #include "core/error.h"

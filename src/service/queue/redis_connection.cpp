@@ -1,3 +1,4 @@
+// One hiredis connection that survives a dropped connection, retrying a command with backoff.
 #include "service/queue/redis_connection.h"
 
 #include <hiredis/hiredis.h>

@@ -1,3 +1,4 @@
+// The JobQueue on Redis Streams for workers on many hosts: leases, heartbeats, results.
 #include "service/queue/redis_job_queue.h"
 
 #include <hiredis/hiredis.h>

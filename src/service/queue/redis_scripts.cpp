@@ -1,3 +1,4 @@
+// The Redis queue's state transitions as Lua scripts, each atomic on the server.
 #include "service/queue/redis_scripts.h"
 
 namespace ptxbench::redis_scripts {

@@ -1,3 +1,4 @@
+// Parses the --queue argument: empty for SQLite, redis://HOST:PORT/[DB][?stream=NAME] for Redis.
 #include "service/queue/redis_url.h"
 
 #include <cctype>

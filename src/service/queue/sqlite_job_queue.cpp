@@ -1,3 +1,4 @@
+// The lease policy of the SQLite job queue over the store's service_jobs tables.
 #include "service/queue/sqlite_job_queue.h"
 
 namespace ptxbench {

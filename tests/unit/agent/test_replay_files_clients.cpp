@@ -9,7 +9,6 @@
 #include "support/temp_dir.h"
 
 using namespace ptxbench;
-using namespace ptxbench::agent;
 
 namespace {
 

@@ -15,9 +15,9 @@
 
 using namespace ptxbench;
 using namespace std::chrono_literals;
-using agent::ChatReply;
-using agent::ChatRequest;
-using agent::ProviderOutcome;
+using ptxbench::ChatReply;
+using ptxbench::ChatRequest;
+using ptxbench::ProviderOutcome;
 
 namespace {
 
@@ -46,7 +46,7 @@ class Agent : public ::testing::Test {
     c.infra_retry_delay_s = 0;
     return c;
   }
-  RunOutcome run(const RunConfig& c, agent::ModelClient& client, CandidateService& service,
+  RunOutcome run(const RunConfig& c, ModelClient& client, CandidateService& service,
                  const fixit::RepairNotes* notes = nullptr) {
     RunDriverOptions o;
     o.notes = notes;

@@ -25,7 +25,7 @@ TEST(CubinImage, ReadsTheKernelsOfEachCubinInAnNvccBuiltLibrary) {
   const ProcessResult r = run_process({nvcc.string(), "-shared", "-Xcompiler", "-fPIC",
                                        "-gencode=arch=compute_90a,code=sm_90a", cu.string(), "-o", so.string()});
   ASSERT_TRUE(r.ok()) << r.err;
-  const auto cubins = integrity::read_fatbin_cubins(so);
+  const auto cubins = read_fatbin_cubins(so);
   ASSERT_FALSE(cubins.empty());
   std::vector<std::string> all;
   for (const auto& c : cubins) all.insert(all.end(), c.functions.begin(), c.functions.end());
@@ -44,8 +44,8 @@ TEST(CubinImage, ReadsTheKernelsOfEachCubinInAnNvccBuiltLibrary) {
 }
 
 TEST(CubinImage, NonElfInputIsAnError) {
-  EXPECT_THROW(integrity::cubin_functions("not an elf"), Error);
-  EXPECT_TRUE(integrity::parse_fatbin(std::string(64, '\0')).empty());
+  EXPECT_THROW(cubin_functions("not an elf"), Error);
+  EXPECT_TRUE(parse_fatbin(std::string(64, '\0')).empty());
 }
 
 }  // namespace

@@ -112,7 +112,8 @@ TEST(ParseDiagnostics, PtxasLines) {
   EXPECT_EQ(ds[2].severity, "fatal");
   EXPECT_EQ(ds[2].message, "ptxas: Ptx assembly aborted due to errors");
   EXPECT_EQ(ds[3].severity, "warning");
-  for (const auto& d : ds) EXPECT_EQ(d.tool, "ptxas") << d.message;  // a compile error's kind (fixit/error_class.h)
+  for (const auto& d : ds)
+    EXPECT_EQ(d.tool, "ptxas") << d.message;  // a compile error's kind (fixit_core/error_class.h)
 }
 
 TEST(ParseDiagnostics, ToolAndLinkerLinesWithoutLocation) {

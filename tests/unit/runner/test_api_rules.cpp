@@ -6,7 +6,7 @@
 #include "runner/integrity/api_rules.h"
 #include "runner/integrity/stream_argument.h"
 
-using namespace ptxbench::integrity;
+using namespace ptxbench;
 
 TEST(ApiRules, BaseNamesDropVersionAndPerThreadSuffixes) {
   EXPECT_EQ(api_base_name("cuLaunchKernel_ptsz"), "cuLaunchKernel");

@@ -5,7 +5,7 @@
 
 #include "runner/integrity/observations.h"
 
-using namespace ptxbench::integrity;
+using namespace ptxbench;
 
 namespace {
 

@@ -6,7 +6,6 @@
 #include "runner/integrity/pause_activity.h"
 
 using namespace ptxbench;
-using namespace ptxbench::integrity;
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include "runner/integrity/stream_argument.h"
 #include "runner/integrity/tensor_maps.h"
 
-using namespace ptxbench::integrity;
+using namespace ptxbench;
 
 namespace {
 

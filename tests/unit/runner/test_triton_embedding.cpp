@@ -27,9 +27,9 @@ fs::path repo() { return PTXBENCH_SOURCE_DIR; }
 
 // One interpreter per process: every test of it shares this one, whose sys.path has a module of
 // the tests' own first and the Triton tools' folder next.
-triton_embed::PythonLibrary& python(const TritonToolchain& tc) {
+PythonLibrary& python(const TritonToolchain& tc) {
   static test::TempDir dir("ptxbench-embed");
-  static triton_embed::PythonLibrary* py = [&] {
+  static PythonLibrary* py = [&] {
     std::ofstream(dir.path() / "probe_module.py") << "import sys\n"
                                                      "def total(values):\n"
                                                      "    s = sum(values)\n"
@@ -40,7 +40,7 @@ triton_embed::PythonLibrary& python(const TritonToolchain& tc) {
                                                      "    raise ValueError('pair %d %d' % (a, b))\n";
     std::vector<std::string> path = {dir.path().string(), tc.root.string()};
     path.insert(path.end(), tc.python_path.begin(), tc.python_path.end());
-    return new triton_embed::PythonLibrary(tc.python_library, tc.python_home, path);
+    return new PythonLibrary(tc.python_library, tc.python_home, path);
   }();
   return *py;
 }
@@ -83,13 +83,13 @@ TEST(TritonEmbedding, TheWorkersModuleImportsWithTritonFromTheToolchainsPath) {
 TEST(TritonEmbedding, ASecondInterpreterInOneProcessIsRefused) {
   REQUIRE_PYTHON_LIBRARY(tc);
   python(tc);
-  EXPECT_THROW(triton_embed::PythonLibrary(tc.python_library, tc.python_home, tc.python_path), Error);
+  EXPECT_THROW(PythonLibrary(tc.python_library, tc.python_home, tc.python_path), Error);
 }
 
 TEST(TritonEmbedding, ALibraryThatIsNotPythonIsAClearError) {
   test::TempDir d("ptxbench-embed");
   try {
-    triton_embed::PythonLibrary py(d.path() / "libpython-missing.so", "/usr", {});
+    PythonLibrary py(d.path() / "libpython-missing.so", "/usr", {});
     ADD_FAILURE() << "must throw";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("libpython-missing.so"), std::string::npos) << e.what();

@@ -13,7 +13,6 @@
 #include "runner/integrity/work_counters.h"
 
 using namespace ptxbench;
-using namespace ptxbench::integrity;
 
 namespace {
 bool names(const std::vector<std::string>& v, const std::string& part) {

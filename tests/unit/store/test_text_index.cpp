@@ -3,7 +3,7 @@
 
 #include "store/text_index.h"
 
-using namespace ptxbench::store;
+using namespace ptxbench;
 
 TEST(TextIndex, MatchesRankByBm25WithThePrimaryFieldWeighedMore) {
   TextIndex idx("test index");

@@ -2,9 +2,9 @@
 // as notes retrieved for a failing turn and shown in its feedback. A note's key is its error
 // signature (class and the deciding stage's structured parts), its problem, and the features of
 // the failing kernel (kernel_features.h); its value is the explanation and, optionally, the fixed
-// kernel. Retrieval ranks by BM25 (SQLite FTS5's bm25, signature words weighted over features)
-// the notes that share words with the failing turn's key. Notes of the problem being solved are
-// excluded unless asked (the paper's in-distribution condition), and so are notes of problems the
+// kernel (the note's fields, declared once: store/repair_note_row.h). Retrieval ranks by BM25 (SQLite FTS5's bm25,
+// signature words weighted over features) the notes that share words with the failing turn's key. Notes of the problem
+// being solved are excluded unless asked (the paper's in-distribution condition), and so are notes of problems the
 // run's suite holds out; what was excluded is counted in what the turn records.
 #pragma once
 #include <filesystem>
@@ -18,17 +18,12 @@
 #include "core/json.h"
 #include "core/record.h"
 #include "problems/problem_spec.h"
+#include "store/repair_note_row.h"
 #include "store/text_index.h"
 
 namespace ptxbench::fixit {
 
 inline constexpr const char* kNotesVersion = "repair-notes/1";
-
-struct RepairNote {
-  std::string id;  // the Fixit record's id (BUILD/KEY)
-  std::string problem, error_class, signature, explanation, fixed_kernel;
-  std::vector<std::string> features;  // of the failing kernel
-};
 
 struct NotesQuery {
   std::string problem, error_class, signature;
@@ -71,7 +66,7 @@ class RepairNotes {
  private:
   std::vector<RepairNote> notes_;
   std::string source_, sha256_;
-  std::unique_ptr<store::TextIndex> index_;
+  std::unique_ptr<TextIndex> index_;
   mutable std::mutex mutex_;
 };
 

@@ -1,5 +1,6 @@
-// The Fixit record (format ptxbench.fixit/1), stored in fixit_records and exported by
-// `fixit export --format records`; the chat exports (export.h) are made from it alone:
+// The Fixit record (format ptxbench.fixit/1; its fields, declared once: store/fixit_record.h),
+// stored in fixit_records and exported by `fixit export --format records`; the chat exports
+// (export.h) are made from it alone:
 //   {"format", "id" (BUILD/KEY), "key", "build", "recipe": {name, sha256}, "template": fixit|kernelgen,
 //    "problem", "split", "arch",
 //    "error": {"class", "signature", "detail"} | null (kernelgen),
@@ -17,15 +18,17 @@
 #include <string>
 
 #include "core/json.h"
+#include "store/fixit_record.h"
 
 namespace ptxbench::fixit {
 
-inline constexpr const char* kRecordFormat = "ptxbench.fixit/1";
+inline constexpr const char* kRecordFormat = kFixitRecordFormat;
 
 // The assistant's answer a record trains: the explanation, then the kernel in one ```cuda block.
 std::string target_message(const std::string& explanation, const std::string& kernel);
 
-// Throws InputError naming `where` when a stored record lacks a field the exports need.
-void check_record(const json& record, const std::string& where);
+// The stored record, typed. Throws InputError naming `where` when it lacks a field the exports need
+// (or holds a field of the wrong type).
+FixitRecord check_record(const json& record, const std::string& where);
 
 }  // namespace ptxbench::fixit

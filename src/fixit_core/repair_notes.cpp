@@ -1,4 +1,5 @@
-#include "fixit/repair_notes.h"
+// Repair notes: Fixit records made notes, indexed, retrieved for a failing turn and rendered into its feedback.
+#include "fixit_core/repair_notes.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,9 +8,9 @@
 
 #include "core/content_hash.h"
 #include "core/error.h"
-#include "fixit/error_class.h"
-#include "fixit/kernel_features.h"
-#include "fixit/record_format.h"
+#include "fixit_core/error_class.h"
+#include "fixit_core/kernel_features.h"
+#include "fixit_core/record_format.h"
 #include "store/fixit_store.h"
 
 namespace ptxbench::fixit {
@@ -41,6 +42,35 @@ std::string signature_text(const std::string& problem, const std::string& signat
   return joined(words(problem + " " + signature));
 }
 
+// What a note's field is made of (store/repair_note_row.h's `make`).
+std::string note_text(const std::string& s) { return s; }
+std::string note_text(const std::optional<std::string>& s) { return s.value_or(""); }
+
+RepairNote note_of(const FixitRecord& r) {
+  RepairNote n;
+#define PTXBENCH_REPAIR_NOTE_MAKE(type, member, from, make, index, note) n.member = make(r.from);
+  PTXBENCH_REPAIR_NOTE_FIELDS(PTXBENCH_REPAIR_NOTE_MAKE)
+#undef PTXBENCH_REPAIR_NOTE_MAKE
+  return n;
+}
+
+// The index's columns: the words of a note's fields that the declaration puts in that column.
+enum class Index { none, primary, secondary };
+void add_words(std::vector<std::string>& out, const std::string& s) {
+  for (auto& w : words(s)) out.push_back(std::move(w));
+}
+void add_words(std::vector<std::string>& out, const std::vector<std::string>& v) {  // already words
+  out.insert(out.end(), v.begin(), v.end());
+}
+std::string index_text(const RepairNote& n, Index column) {
+  std::vector<std::string> w;
+#define PTXBENCH_REPAIR_NOTE_INDEX(type, member, from, make, index, note) \
+  if (Index::index == column) add_words(w, n.member);
+  PTXBENCH_REPAIR_NOTE_FIELDS(PTXBENCH_REPAIR_NOTE_INDEX)
+#undef PTXBENCH_REPAIR_NOTE_INDEX
+  return joined(w);
+}
+
 }  // namespace
 
 std::string NotesQuery::text() const { return signature_text(problem, signature) + " " + joined(features); }
@@ -59,29 +89,20 @@ json Retrieval::to_json(const NotesOptions& o) const {
 }
 
 RepairNotes::RepairNotes(const std::vector<json>& records, std::string source)
-    : source_(std::move(source)), index_(std::make_unique<store::TextIndex>(source_ + ": the repair notes' index")) {
+    : source_(std::move(source)), index_(std::make_unique<TextIndex>(source_ + ": the repair notes' index")) {
   std::string identity;
   for (size_t i = 0; i < records.size(); ++i) {
-    const json& r = records[i];
     const std::string where = source_ + ": record " + std::to_string(i + 1);
-    check_record(r, where);
-    if (r.value("template", "") != "fixit") continue;  // a KernelGen record fixes no failure
-    const json& e = r.value("error", json::object());
-    if (!e.is_object() || !e.contains("class")) throw InputError(where + ": a fixit record without its error class");
-    RepairNote n;
-    n.id = r.value("id", "");
-    n.problem = r.value("problem", "");
-    n.error_class = e.value("class", "");
-    n.signature = e.value("signature", "");
-    n.explanation = r["target"].value("explanation", "");
-    n.fixed_kernel = r["target"].value("kernel", "");
-    n.features = kernel_features(r["context"].value("failing_kernel", ""));
+    const FixitRecord r = check_record(records[i], where);
+    if (r.template_kind != "fixit") continue;  // a KernelGen record fixes no failure
+    if (!r.error_class) throw InputError(where + ": a fixit record without its error class");
+    notes_.push_back(note_of(r));
+    const RepairNote& n = notes_.back();
     identity += n.id + "\x1f" + n.signature + "\x1f" + n.explanation + "\x1f" + n.fixed_kernel + "\x1e";
-    notes_.push_back(std::move(n));
   }
   sha256_ = content_sha256(identity);
   for (size_t i = 0; i < notes_.size(); ++i)
-    index_->add(i, signature_text(notes_[i].problem, notes_[i].signature), joined(notes_[i].features),
+    index_->add(i, index_text(notes_[i], Index::primary), index_text(notes_[i], Index::secondary),
                 "note " + notes_[i].id);
 }
 

@@ -1,4 +1,5 @@
-#include "fixit/error_class.h"
+// The Fixit error class of a judged turn, from its stored evaluation alone, with its signature.
+#include "fixit_core/error_class.h"
 
 #include <cctype>
 #include <cmath>

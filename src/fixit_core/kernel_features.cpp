@@ -1,4 +1,5 @@
-#include "fixit/kernel_features.h"
+// The feature words of a kernel's code (target instructions, memory paths, synchronization) for retrieval.
+#include "fixit_core/kernel_features.h"
 
 #include <algorithm>
 

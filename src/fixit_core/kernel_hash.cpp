@@ -1,4 +1,5 @@
-#include "fixit/kernel_hash.h"
+// A kernel's identity for de-duplication: sha256 of its source without comments, whitespace collapsed.
+#include "fixit_core/kernel_hash.h"
 
 #include <cctype>
 
