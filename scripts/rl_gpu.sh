@@ -14,7 +14,9 @@
 # On the device (carry build/ci/bin and .rl-gpu; PTXBENCH_BUILD=build/ci):
 #   PTXBENCH_BUILD=build/ci scripts/rl_gpu.sh [--steps 3] [--problems gemm,mha_fwd]
 # Environment: RL_GPU_STEPS (3), RL_GPU_PROBLEMS (gemm), RL_GPU_REF_PROBLEMS (gemm mha_fwd),
-# RL_GPU_SERVE_FLAGS (extra `serve` flags), PTXBENCH_PYTHON (the device's python3).
+# RL_GPU_MODEL (config:.rl-gpu/smollm2; trl_grpo.py's --model), RL_GPU_MAX_LEN (256 tokens a completion),
+# RL_GPU_SERVE_FLAGS (extra `serve` flags), PTXBENCH_PYTHON (the device's python3), RL_GPU_DEVICE (cuda;
+# cpu: a dry run of the script's steps on a machine without a GPU, where the judge says not_run).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 HERE=$PWD
@@ -50,6 +52,9 @@ fi
 STEPS=${RL_GPU_STEPS:-3}
 PROBLEMS=${RL_GPU_PROBLEMS:-gemm}
 REF_PROBLEMS=${RL_GPU_REF_PROBLEMS:-gemm mha_fwd}
+MODEL=${RL_GPU_MODEL:-config:.rl-gpu/smollm2}
+MAX_LEN=${RL_GPU_MAX_LEN:-256}
+DEVICE=${RL_GPU_DEVICE:-cuda}
 while [ $# -gt 0 ]; do
   case "$1" in
     --steps) STEPS=$2; shift 2 ;;
@@ -77,7 +82,7 @@ trap cleanup EXIT
 
 echo "== setup"
 {
-  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || [ "$DEVICE" = cpu ]
   "$PY" -c 'import sys, torch; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.cuda.is_available())'
   if ! "$PY" -c 'import trl, datasets' 2>/dev/null; then
     [ -d .rl-gpu/wheels ] || { echo "no .rl-gpu/wheels: run scripts/rl_gpu.sh --prepare here and carry .rl-gpu"; exit 3; }
@@ -90,7 +95,7 @@ rc=$?
 cat "$OUT/setup.log"
 [ $rc -eq 0 ] || { echo "setup failed (rc=$rc)"; exit 1; }
 [ -d /tmp/rl-site ] && export PYTHONPATH=/tmp/rl-site${PYTHONPATH:+:$PYTHONPATH}
-for exe in ptxbench ptxbench-worker; do
+for exe in ptxbench $([ "$DEVICE" = cuda ] && echo ptxbench-worker); do
   [ -x "$BUILD/bin/$exe" ] || { echo "no $BUILD/bin/$exe (PTXBENCH_BUILD names the build; carry its bin/)"; exit 1; }
 done
 
@@ -120,10 +125,10 @@ print("health:", h["status"], h["arch"], "problems", len(h["problems"]), "queue"
 PY
 echo "serve up in $(( $(date +%s) - t0 )) s at $URL"
 
-echo "== GRPO: $STEPS steps, problems $PROBLEMS, on cuda"
+echo "== GRPO: $STEPS steps, problems $PROBLEMS, $MODEL on $DEVICE"
 t0=$(date +%s)
-timeout 330 "$PY" python/examples/trl_grpo.py --url "$URL" --model config:.rl-gpu/smollm2 --device cuda \
-  --problems "$PROBLEMS" --steps "$STEPS" --batch 8 --generations 4 --max-completion-length 256 \
+timeout 240 "$PY" python/examples/trl_grpo.py --url "$URL" --model "$MODEL" --device "$DEVICE" \
+  --problems "$PROBLEMS" --steps "$STEPS" --batch 8 --generations 4 --max-completion-length "$MAX_LEN" \
   --run-id "rlgpu$(date +%s)" --out "$WS/grpo" > "$OUT/grpo.log" 2>&1
 grpo_rc=$?
 cp "$WS/grpo/summary.json" "$OUT/grpo_summary.json" 2>/dev/null
@@ -138,36 +143,47 @@ PY
 
 echo "== references through the API: $REF_PROBLEMS"
 t0=$(date +%s)
-timeout 300 "$PY" - "$URL" "$OUT/refs.jsonl" $REF_PROBLEMS <<'PY'
+timeout 270 "$PY" - "$URL" "$OUT/refs.jsonl" $REF_PROBLEMS <<'PY'
 import json, pathlib, sys, time
 sys.path.insert(0, "python/ptxbench_client/src")
 from ptxbench_client import PtxbenchClient, Candidate, tiered_reward, TARGET_REQUIRED
 url, out, problems = sys.argv[1], sys.argv[2], sys.argv[3:]
+stamp = int(time.time())
 cands = []
 for p in problems:
     for f in sorted(pathlib.Path("problems", p, "reference").glob("*.cu")):
-        cands.append(Candidate(f"ref-{int(time.time())}-{p}-{f.stem}", p, f.read_text(), metadata={"file": str(f)}))
-cands.append(Candidate(f"ref-{int(time.time())}-broken", problems[0], "this is not CUDA\n"))
-client = PtxbenchClient(url, poll_seconds=30)
+        cands.append(Candidate(f"ref-{stamp}-{p}-{f.stem}", p, f.read_text(), metadata={"file": str(f)}))
+cands.append(Candidate(f"ref-{stamp}-broken", problems[0], "this is not CUDA\n", metadata={"file": "(not CUDA)"}))
+client = PtxbenchClient(url, poll_seconds=20)
 t0 = time.monotonic()
-results = client.evaluate(cands, timeout=280)
-secs = time.monotonic() - t0
+client.submit(cands)
+done = 0
 with open(out, "w") as f:
-    for c, r in zip(cands, results):
+    for c in cands:  # each as it ends; what is not judged within the budget is said so
+        left = 240 - (time.monotonic() - t0)
+        try:
+            r = client.wait(c.key, timeout=max(left, 1))
+        except Exception as e:  # noqa: BLE001 - reported
+            print(f"  {c.metadata['file']:48s} not judged in time ({type(e).__name__})", flush=True)
+            continue
+        done += 1
         v = r.reward
-        row = {"key": c.key, "file": c.metadata.get("file", "-"), "verdict": v["verdict"], "speedup": v["speedup_geomean"],
+        row = {"key": c.key, "file": c.metadata["file"], "verdict": v["verdict"], "speedup": v["speedup_geomean"],
                "target_executed": v["target_executed"], "reward": tiered_reward(v),
-               "reward_target_required": tiered_reward(v, TARGET_REQUIRED), "service_seconds": v.get("service_seconds")}
+               "reward_target_required": tiered_reward(v, TARGET_REQUIRED), "service_seconds": v.get("service_seconds"),
+               "at_seconds": round(time.monotonic() - t0, 1)}
         f.write(json.dumps(row) + "\n")
         print(f"  {row['file']:48s} {row['verdict']:15s} speedup {row['speedup']} target {row['target_executed']} "
-              f"reward {row['reward']} / {row['reward_target_required']}")
-print(f"references: {len(cands)} evaluations in {secs:.1f} s = {60 * len(cands) / secs:.1f} per minute")
+              f"reward {row['reward']} / {row['reward_target_required']} (t={row['at_seconds']} s)", flush=True)
+secs = time.monotonic() - t0
+print(f"references: {done}/{len(cands)} evaluations in {secs:.1f} s = {60 * done / secs:.1f} per minute")
+sys.exit(0 if done == len(cands) else 1)
 PY
 refs_rc=$?
 echo "references rc=$refs_rc in $(( $(date +%s) - t0 )) s"
 
 "$BUILD/bin/ptxbench" --workspace "$WS" service status > "$OUT/status.txt" 2>&1 || true
-"$PY" - "$OUT/grpo_summary.json" <<'PY' || true
+[ -f "$OUT/grpo_summary.json" ] && "$PY" - "$OUT/grpo_summary.json" <<'PY' || echo "GRPO: no summary (rc=$grpo_rc: see grpo.log)"
 import json, sys
 s = json.load(open(sys.argv[1]))
 print(f"GRPO: {s['steps']} steps, {s['evaluations']} evaluations, {s['judge_seconds']} s in the reward function "

@@ -3,9 +3,9 @@
 //   // simulated: {"fault": "", "ms": 5, "build": "ok", "speedup": 1.4, "target": true, "wrong": false}
 // (every field optional; the fault names of fault_mix.h). The SimulatedExecutor runs it (its
 // stages as ptxbench-fake-gpu-worker processes through the real worker client, sandbox and gate;
-// or InlineGpuExecutor, in-process, for the load tests), and its result is turned into an evaluation record, so the API's reward view reads it as it reads
-// a real one: compile_error, incorrect, runtime_error, forbidden, or correct with the given speedup
-// on one shape and target_executed as given.
+// or InlineGpuExecutor, in-process, for the load tests), and its result is turned into an evaluation record, so the
+// API's reward view reads it as it reads a real one: compile_error, incorrect, runtime_error, forbidden, or correct
+// with the given speedup on one shape and target_executed as given.
 #pragma once
 #include "simulated_executor.h"
 
