@@ -2,7 +2,8 @@
 # Installs the LoRA SFT tools of training/ (idempotent; about a second when already installed):
 #   - a virtual environment, training/.venv (or $PTXBENCH_TRAINING_VENV), with the pinned
 #     requirements.txt and requirements-torch-libs.txt installed --no-deps (see their headers: PyPI's
-#     torch wheel, and only the CUDA libraries it links at import, ~2 GB instead of ~2.5 GB);
+#     torch wheel, and only the CUDA libraries it links at import, ~2 GB instead of ~2.5 GB), and
+#     requirements-rl.txt (verl and what its reward managers import, for python/examples; ~0.3 GB);
 #   - llama.cpp's LoRA-to-GGUF converter (convert_lora_to_gguf.py with convert_hf_to_gguf.py, its
 #     conversion/ package and gguf-py/), taken from the llama-cpp-python sdist of the version that the
 #     main setup installed, so the adapter GGUF matches the llama.cpp that serves it; cached in
@@ -21,18 +22,18 @@ started=$(date +%s)
 # PTXBENCH_LLAMA_VERSION: the version scripts/setup.sh is installing (it may still be building).
 llama_version=${PTXBENCH_LLAMA_VERSION:-$("$BASE_PY" -c "import importlib.metadata as m, importlib.util as u
 assert u.find_spec('llama_cpp'); print(m.version('llama_cpp_python'))" 2>/dev/null || true)}
-want=$(cat "$HERE/requirements.txt" "$HERE/requirements-torch-libs.txt" | sha256sum | cut -c1-16)
+want=$(cat "$HERE/requirements.txt" "$HERE/requirements-torch-libs.txt" "$HERE/requirements-rl.txt" | sha256sum | cut -c1-16)
 stamp="$VENV/.ptxbench-training-stamp"
 have_stamp=$(cat "$stamp" 2>/dev/null || true)
 
 if [ "$have_stamp" != "$want" ] || ! "$VENV/bin/python" -c "import importlib.util as u, sys
-sys.exit(any(u.find_spec(m) is None for m in ('torch', 'transformers', 'peft', 'trl', 'datasets', 'pytest')))" 2>/dev/null; then
-  echo "[training/setup] installing the training environment into $VENV (torch, transformers, peft, trl; ~2 GB)"
+sys.exit(any(u.find_spec(m) is None for m in ('torch', 'transformers', 'peft', 'trl', 'datasets', 'pytest', 'verl', 'ray')))" 2>/dev/null; then
+  echo "[training/setup] installing the training environment into $VENV (torch, transformers, peft, trl, verl; ~2.3 GB)"
   [ -x "$VENV/bin/python" ] || "$BASE_PY" -m venv "$VENV"
   t0=$(date +%s)
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
-    -r "$HERE/requirements.txt" -r "$HERE/requirements-torch-libs.txt"
-  "$VENV/bin/python" -c "import torch, transformers, peft, trl, datasets, gguf, pytest" ||
+    -r "$HERE/requirements.txt" -r "$HERE/requirements-torch-libs.txt" -r "$HERE/requirements-rl.txt"
+  "$VENV/bin/python" -c "import torch, transformers, peft, trl, datasets, gguf, pytest, verl, ray" ||
     { echo "[training/setup] error: the training environment does not import" >&2; exit 1; }
   echo "$want" > "$stamp"
   echo "[training/setup] training environment installed in $(( $(date +%s) - t0 )) s"

@@ -4,6 +4,9 @@
 // GPU stages simulated (simulated_record_executor.h). Runs until SIGTERM or SIGINT, then drains.
 //   service_http_harness --workspace DIR --fake-worker EXE --problems DIR [--http HOST:PORT]
 //     [--queue redis://...] [--max-queue-depth N] [--lease-ms N] [--shared-lanes N] [--cpu-jobs N]
+//     [--inline-gpu]
+// --inline-gpu simulates the GPU stages in-process (inline_gpu_executor.h: a sleep under the gate,
+// no fake worker processes), so a load test measures the API, the queue and the engine.
 // The bound URL is written to DIR/service/http.json, as serve writes it.
 #include <signal.h>
 #include <unistd.h>
@@ -17,6 +20,7 @@
 #include "problems/registry.h"
 #include "service/engine/service_engine.h"
 #include "service/queue/queue_factory.h"
+#include "inline_gpu_executor.h"
 #include "simulated_record_executor.h"
 
 using namespace ptxbench;
@@ -29,8 +33,19 @@ int main(int argc, char** argv) {
   std::string workspace, worker, problems, http = "127.0.0.1:0", queue_url;
   long long max_depth = 100000;
   int lease_ms = 3000, shared_lanes = 3, cpu_jobs = 2;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string a = argv[i], v = argv[i + 1];
+  bool inline_gpu = false;
+  for (int i = 1; i < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "--inline-gpu") {
+      inline_gpu = true;
+      --i;
+      continue;
+    }
+    if (i + 1 >= argc) {
+      std::cerr << "missing the value of " << a << "\n";
+      return 2;
+    }
+    const std::string v = argv[i + 1];
     if (a == "--workspace") workspace = v;
     else if (a == "--fake-worker") worker = v;
     else if (a == "--problems") problems = v;
@@ -51,7 +66,9 @@ int main(int argc, char** argv) {
     setenv("PTXBENCH_FAKE_GPU_STATE", (ws / "gpus").c_str(), 1);
     auto queue = open_job_queue({queue_url, ws / "ptxbench.db", 4});
     test::SimulatedExecutor simulated(worker, ws / "jobs", std::chrono::milliseconds(2000));
-    test::SimulatedRecordExecutor executor(simulated);
+    test::InlineGpuExecutor in_process;
+    test::SimulatedRecordExecutor executor(inline_gpu ? static_cast<CandidateExecutor&>(in_process)
+                                                      : static_cast<CandidateExecutor&>(simulated));
     ProcessHealthProbe probe(test::fake_worker_launch(worker, ws / "jobs", std::chrono::seconds(10)));
     ServiceEngine engine(*queue, executor, &probe, test::simulated_engine_options(shared_lanes, cpu_jobs, lease_ms, 4),
                          test::simulated_monitor_options());

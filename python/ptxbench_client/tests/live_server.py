@@ -85,15 +85,20 @@ def real_serve(workspace: Path) -> LiveServer:
 
 
 def simulated_serve(workspace: Path, port: int = 0, max_queue_depth: int = 100000,
-                    queue: Optional[str] = None) -> LiveServer:
+                    queue: Optional[str] = None, inline_gpu: bool = False, lease_ms: int = 2000,
+                    cpu_jobs: int = 2) -> LiveServer:
+    """service_http_harness; `inline_gpu`: the GPU stages simulated in-process (no fake worker
+    processes: what the load tests measure is the API, the queue and the engine)."""
     exe = bin_dir() / "service_http_harness"
     if not exe.exists():
         pytest.skip(f"{exe} is not built (cmake --build --target service_http_harness)")
     argv = [str(exe), "--workspace", str(workspace), "--fake-worker", str(bin_dir() / "ptxbench-fake-gpu-worker"),
             "--problems", str(SOURCE_DIR / "problems"), "--http", f"127.0.0.1:{port}",
-            "--max-queue-depth", str(max_queue_depth), "--lease-ms", "2000"]
+            "--max-queue-depth", str(max_queue_depth), "--lease-ms", str(lease_ms), "--cpu-jobs", str(cpu_jobs)]
     if queue:
         argv += ["--queue", queue]
+    if inline_gpu:
+        argv += ["--inline-gpu"]
     return LiveServer(argv, workspace)
 
 
