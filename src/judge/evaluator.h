@@ -65,6 +65,9 @@ struct EvalOptions {
   // use of the GPU, and timing runs in a worker of its own holding exclusive use. Null: this
   // Evaluator owns the GPU (one sequential lane) and correctness and timing share one worker.
   GpuLaneGate* lane_gate = nullptr;
+  // With a lane gate: the timed worker can be paused while it starts (until its first request for
+  // the GPU alone), so another timed worker's request need not wait for its start to end (issue 47).
+  bool pausable_timed_start = true;
   // With a lane gate: the library's clean timings reused across candidates on this GPU
   // (judge/caches/baseline_cache.h); null: timed alone for every candidate.
   BaselineCache* baseline_cache = nullptr;

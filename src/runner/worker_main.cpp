@@ -27,6 +27,7 @@
 #include "runner/integrity/gpu_activity_monitor.h"
 #include "runner/reference_client.h"
 #include "runner/sandbox_guard.h"
+#include "runner/shared_pause.h"
 #include "runner/stages/worker_stages.h"
 #include "runner/triton/triton_session.h"
 
@@ -169,6 +170,15 @@ int run(const Args& args, ResultChannel& channel) {
     if (job.count) ctx.counter = integrity::SassCounter::create(ctx.device, &ctx.counter_unavailable);
   }
 
+  // The timed part of a split job can pause while it starts (until its first request for the GPU
+  // alone, which closes the socket: WorkerContext::take_exclusive_gpu), for another timed worker's
+  // window: at its harness steps before its candidate loads, then between its warm-up calls.
+  const bool pausable_start =
+      mode == "eval" && job.timing && !job.has_correctness() && ctx.accounting && ctx.exclusive_gpu_fd >= 0;
+  if (job.pause_fd >= 0 && pausable_start) {
+    ctx.pause_fd = job.pause_fd;
+    pause_point(ctx);
+  }
   if (mode == "eval") {
     // The library alone first, before any candidate code is in the process.
     if (job.timing) run_clean_baseline(ctx, job);
@@ -183,10 +193,11 @@ int run(const Args& args, ResultChannel& channel) {
   if (!job.timing && ctx.exclusive_gpu_fd >= 0) ::close(std::exchange(ctx.exclusive_gpu_fd, -1));
   // A shared worker pauses between its calls when a timed worker on its GPU asks for it alone
   // (runner/shared_pause.h); only with the activity monitor, whose records its report is made of.
-  if (job.pause_fd >= 0) {
+  if (job.pause_fd >= 0 && !pausable_start) {
     if (mode == "eval" && !job.timing && ctx.accounting) ctx.pause_fd = job.pause_fd;
     else ::close(job.pause_fd);
   }
+  pause_point(ctx);  // the last harness step before the candidate loads
   std::optional<CandidateLibrary> lib;
   if (job.candidate) {
     const std::filesystem::path so = *job.candidate;
