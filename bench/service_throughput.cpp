@@ -1,7 +1,13 @@
 // The GPU profiling service's throughput (the paper's Fig. 12 analog), every configuration side
-// by side in one run over the same mixed queue: the references of the problems (naive and fast),
-// failing candidates (wrong results, an out-of-bounds write, a forbidden library call, a compile
-// error), each judged in full. Configurations:
+// by side in one run over the same queue, each candidate judged in full. Queues (--queue):
+//   refs           the references of the problems (naive and fast), failing candidates (wrong
+//                  results, an out-of-bounds write, a forbidden library call, a compile error)
+//   agent_mix      a queue shaped like an agent's turns (bench/agent_mix.json: its distribution and
+//                  where it comes from): most fail to compile or are wrong, a few correct and slow or fast
+//   verdict_sets   every candidate of the GPU tests' held-out and attack sets (tests/gpu/candidates/,
+//                  attacks/, controls/) under the problem its test judges it for: run with
+//                  configurations of different `order`s and --verdict-table, the verdicts side by side
+// Configurations:
 //   sequential     today's path: one Evaluator, one candidate at a time, one worker per stage
 //   pipelining_off the engine, one candidate at a time through build and GPU stages
 //   sharing_off    the engine, builds overlapping GPU work, one GPU lane (no sharing)
@@ -14,13 +20,20 @@
 //                  with their references for the fixed correctness shapes
 //   hold_start     all_on, and a shared worker that cannot pause (sanitizers, smoke runs) does not
 //                  start while a timed worker starts (EngineOptions::hold_unpausable_for_timed_start)
+//   start_drain    all_on, but a timed worker still starting cannot pause: another's request waits
+//                  for its start to end (EvalOptions::pausable_timed_start off, as before issue 47)
+// Any configuration may end in :order=first|after_correctness|only_if_correct, where
+// the sanitizers stand among the GPU stages (EvalOptions::sanitizer_order, judge/stages/sanitizer_order.h);
+// sequential takes `first` (today's path) unless given one, the engine's configurations the
+// judge's default (after_correctness). --base names the configuration the others are held against.
 // Per configuration: wall time, evaluations per GPU-hour, NVML's GPU utilization (sampled every
 // 100 ms; in the engine also split by the gate's state at each sample: a timed worker alone,
 // shared stages only, no GPU stage), the gate's own busy fraction, the verdicts, and for every
 // correct candidate its speedup against the sequential configuration's (the goal: within 1%).
 //
-//   service_throughput [--problems gemm,mha_fwd,...] [--configs sequential,all_on,all_on/6,all_on:min_samples=10,...]
-//   [--lanes 3]
+//   service_throughput [--queue refs|agent_mix|verdict_sets] [--problems gemm,mha_fwd,...]
+//   [--configs sequential,all_on,all_on/6,all_on:min_samples=10,all_on:order=first,...] [--base sequential]
+//   [--lanes 3] [--verdict-table] [--only attacks/,controls/]
 //                      [--repeat N] [--out bench-results/service_throughput.json]
 // `all_on/6` is all_on with 6 shared lanes; `all_on:min_samples=10` is all_on with that timing rule
 // (runner/timing.h) changed, its speedups still compared with the sequential run's default rules. `--repeat N` queues
@@ -30,6 +43,7 @@
 // is compared with it.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -47,6 +61,7 @@
 #include "service/engine_candidate_service.h"
 #include "judge/evaluator.h"
 #include "judge/infra_retry.h"
+#include "judge/stages/sanitizer_order.h"
 #include "service/health/nvml_library.h"
 #include "service/library_timing_source.h"
 #include "service/local_candidate_service.h"
@@ -58,10 +73,14 @@ namespace {
 
 struct Item {
   std::string problem, label, source;
+  std::string expect;  // the verdict its queue says it should get ("" when it says none)
+  fs::path folder{};   // where its relative includes resolve (the test candidates' headers), or none
 };
 
 struct ConfigResult {
   std::string name;
+  bool sequential = false;  // judged the first copy of each candidate only, one at a time
+  std::string order;        // where the sanitizers stood (EvalOptions::sanitizer_order)
   double wall_s = 0, nvml_busy = -1, gate_busy = -1, gate_timed = -1, gate_draining = -1;
   long long exclusive_grants = 0;
   json pause = json::object();        // the gate's paused grants, fallbacks to a drain, untrusted windows
@@ -161,7 +180,8 @@ std::vector<Item> repeated(const std::vector<Item>& queue, int repeat) {
   for (int k = 2; k <= repeat; ++k)
     for (const auto& it : queue)
       items.push_back({it.problem, it.label + "#" + std::to_string(k),
-                       it.source + "\n// queue copy " + std::to_string(k) + ": the same candidate as a new file\n"});
+                       it.source + "\n// queue copy " + std::to_string(k) + ": the same candidate as a new file\n",
+                       it.expect, it.folder});
   return items;
 }
 
@@ -197,28 +217,135 @@ std::vector<Item> mixed_queue(const ProblemRegistry& reg, const std::vector<std:
   for (const auto& p : problems)
     for (const char* ref : {"naive", "wgmma_tma"}) {
       const fs::path f = reg.root() / p / "reference" / (std::string(ref) + ".cu");
-      if (fs::exists(f)) items.push_back({p, p + "/" + ref, self_contained(f)});
+      if (fs::exists(f)) items.push_back({p, p + "/" + ref, self_contained(f), "correct"});
     }
   const fs::path bad = source_dir / "tests" / "gpu" / "candidates";
-  for (const char* f : {"wrong_result.cu", "oob_write.cu", "calls_cublas.cu"})
-    if (fs::exists(bad / f)) items.push_back({"gemm", std::string("gemm/") + f, read(bad / f)});
-  items.push_back({"gemm", "gemm/compile_error", "#include <cuda_runtime.h>\nthis is not CUDA;\n"});
+  for (const auto& [f, expect] :
+       {std::pair{"wrong_result.cu", "incorrect"}, std::pair{"oob_write.cu", "sanitizer_error"},
+        std::pair{"calls_cublas.cu", "forbidden"}})
+    if (fs::exists(bad / f)) items.push_back({"gemm", std::string("gemm/") + f, read(bad / f), expect});
+  items.push_back({"gemm", "gemm/compile_error", "#include <cuda_runtime.h>\nthis is not CUDA;\n", "compile_error"});
   return items;
 }
 
-// One --configs entry: KIND[/LANES][:KEY=NUMBER...]. all_on/6 is all_on with 6 shared lanes;
+// A generated failing turn of bench/agent_mix.json ("make"), from a reference (`from`, made self-contained)
+// where it needs one: the kinds of mistakes a model's turn makes.
+std::string made_candidate(const std::string& kind, const ProblemSpec& spec, const std::string& from) {
+  if (kind == "syntax")  // a front-end error: a declaration left half written
+    return from + "\nstatic const int ptxbench_tile_count = ;\n";
+  if (kind == "undefined_helper")  // a helper named wrongly (as scripts/fixit_h200.sh's turns)
+    return from + "\nstatic __device__ void ptxbench_unused_helper() { wgmma_fence_sync_aligned(); }\n";
+  if (kind == "ptxas")  // inline PTX that ptxas refuses (an instruction that does not exist)
+    return from +
+           "\n__global__ void ptxbench_fence_helper() { asm volatile(\"wgmma.fence.sync.aligned.all;\" ::: "
+           "\"memory\"); }\n";
+  if (kind == "conflicting_entry")  // the entry point defined again with another parameter list
+    return from + "\nextern \"C\" cudaError_t " + spec.entry +
+           "(int n) { return n ? cudaErrorInvalidValue : cudaSuccess; }\n";
+  if (kind == "type_error")  // a value of the wrong type
+    return from + "\nstatic const __nv_bfloat16 ptxbench_scale = \"0.125\";\n";
+  if (kind == "trap" && spec.name == "mha_bwd")  // a first try that traps on the device
+    return R"(#include "interface.h"
+// A first try that traps on the device (an illegal instruction at run time).
+__global__ void mha_bwd_stub(float* dq) { asm volatile("trap;"); if (dq) dq[threadIdx.x] = 0.f; }
+extern "C" cudaError_t ptxbench_mha_bwd(const __nv_bfloat16*, const __nv_bfloat16*, const __nv_bfloat16*,
+                                        const __nv_bfloat16*, const __nv_bfloat16*, const float*, __nv_bfloat16* dQ,
+                                        __nv_bfloat16*, __nv_bfloat16*, int, int, int, int, void*, size_t,
+                                        cudaStream_t stream) {
+  mha_bwd_stub<<<1, 32, 0, stream>>>(reinterpret_cast<float*>(dQ));
+  return cudaGetLastError();
+}
+)";
+  if (kind == "null_write" && spec.name == "gemm")  // a pointer never set: a write through null
+    return R"(#include "interface.h"
+// A first try whose output pointer was never set: every thread writes through null.
+__global__ void gemm_stub(__nv_bfloat16* C, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) C[i] = __float2bfloat16(1.0f);
+}
+extern "C" cudaError_t ptxbench_gemm(const __nv_bfloat16*, const __nv_bfloat16*, __nv_bfloat16*, int M, int N, int,
+                                     cudaStream_t stream) {
+  __nv_bfloat16* out = nullptr;
+  gemm_stub<<<(M * N + 255) / 256, 256, 0, stream>>>(out, M * N);
+  return cudaGetLastError();
+}
+)";
+  throw std::runtime_error("bench/agent_mix.json: no generated candidate '" + kind + "' for " + spec.name);
+}
+
+// bench/agent_mix.json's items, each a file of its own (its number in a comment).
+std::vector<Item> agent_mix_queue(const ProblemRegistry& reg, const fs::path& source_dir) {
+  const fs::path file = source_dir / "bench" / "agent_mix.json";
+  const json mix = json::parse(read(file));
+  std::vector<Item> items;
+  for (const json& it : mix.at("items")) {
+    const std::string problem = it.at("problem");
+    const ProblemSpec spec = reg.load(problem);
+    const std::string expect = it.value("expect", "");
+    std::string source, label;
+    if (it.contains("file")) {
+      const fs::path f = source_dir / it.at("file").get<std::string>();
+      source = self_contained(f);
+      label = problem + "/" + f.stem().string();
+    } else {
+      const std::string kind = it.at("make");
+      const std::string from = it.contains("from") ? self_contained(source_dir / it.at("from").get<std::string>()) : "";
+      source = made_candidate(kind, spec, from);
+      label = problem + "/" + kind;
+    }
+    label += "@" + std::to_string(items.size());
+    items.push_back({problem, label,
+                     source + "\n// agent mix turn " + std::to_string(items.size()) + " (" + expect + ")\n", expect});
+  }
+  return items;
+}
+
+// The problem a GPU test judges a candidate of tests/gpu/candidates for (by its name).
+std::string problem_of_test_candidate(const std::string& name) {
+  auto starts = [&](const char* p) { return name.rfind(p, 0) == 0; };
+  if (starts("gemm_fp8_")) return "gemm_fp8";
+  if (starts("gemm_bias_gelu_")) return "gemm_bias_gelu";
+  if (starts("gqa_fwd_")) return "gqa_fwd";
+  if (starts("gqa_bwd_")) return "gqa_bwd";
+  if (starts("attention_bwd_")) return "mha_bwd";
+  if (starts("attention_causal_")) return "mha_fwd_causal";
+  if (starts("attention_")) return "mha_fwd";
+  return "gemm";
+}
+
+// Every candidate of the GPU tests' sets (the top folder: failing ones; attacks/; controls/).
+std::vector<Item> verdict_sets_queue(const fs::path& source_dir) {
+  std::vector<Item> items;
+  const fs::path root = source_dir / "tests" / "gpu" / "candidates";
+  for (const char* sub : {"", "attacks", "controls"}) {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(root / sub))
+      if (e.is_regular_file() && e.path().extension() == ".cu") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      const std::string name = f.stem().string();
+      items.push_back({problem_of_test_candidate(name), (std::string(sub).empty() ? "" : std::string(sub) + "/") + name,
+                       read(f), "", fs::absolute(f.parent_path())});
+    }
+  }
+  return items;
+}
+
+// One --configs entry: KIND[/LANES][:KEY=NUMBER...][:order=ORDER]. all_on/6 is all_on with 6 shared lanes;
 // all_on:min_samples=10 is all_on with that timing rule (runner/timing.h's TimingConfig) changed,
-// to see what a rule costs against the sequential run's speedups under the default rules.
+// to see what a rule costs against the sequential run's speedups under the default rules;
+// all_on:order=first puts the sanitizers first again (EvalOptions::sanitizer_order).
 struct ConfigSpec {
   std::string name, kind;
   int lanes = 0;
   bool lanes_given = false;
+  std::optional<SanitizerOrder> order;
   json timing_config = json::object();
 };
 
 ConfigSpec parse_config(const std::string& name, int default_lanes) {
   static const std::set<std::string> kKinds{"sequential", "pipelining_off", "sharing_off", "caching_off",
-                                            "pause_off",  "all_on",         "hold_start"};
+                                            "pause_off",  "all_on",         "hold_start",  "start_drain"};
   // The numeric TimingConfig keys (with_baseline would time without speedups).
   static const std::set<std::string> kTimingKeys{"warmup_calls",           "min_samples",       "max_samples",
                                                  "target_median_error",    "max_seconds",       "slow_min_samples",
@@ -234,6 +361,15 @@ ConfigSpec parse_config(const std::string& name, int default_lanes) {
     const std::string kv = name.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
     const size_t eq = kv.find('=');
     const std::string key = eq == std::string::npos ? kv : kv.substr(0, eq);
+    if (key == "order") {
+      c.order = sanitizer_order_from_string(eq == std::string::npos ? "" : kv.substr(eq + 1));
+      if (!c.order)
+        throw std::runtime_error("configuration '" + name +
+                                 "': write :order=first, :order=after_correctness or :order=only_if_correct, not '" +
+                                 kv + "'");
+      at = next;
+      continue;
+    }
     if (!kTimingKeys.count(key)) {
       std::string known;
       for (const auto& k : kTimingKeys) known += (known.empty() ? "" : ", ") + k;
@@ -260,8 +396,8 @@ ConfigSpec parse_config(const std::string& name, int default_lanes) {
   if (!kKinds.count(c.kind))
     throw std::runtime_error(
         "unknown configuration '" + name +
-        "' (sequential, pipelining_off, sharing_off, caching_off, pause_off, all_on, hold_start, or one of the last "
-        "four /LANES)");
+        "' (sequential, pipelining_off, sharing_off, caching_off, pause_off, all_on, hold_start, start_drain, or "
+        "one of the last five /LANES)");
   if (!c.timing_config.empty() && c.kind == "sequential")
     throw std::runtime_error("configuration '" + name + "': the sequential run keeps the default timing rules");
   c.lanes = default_lanes;
@@ -284,11 +420,14 @@ ConfigSpec parse_config(const std::string& name, int default_lanes) {
 // configuration's. Written after every configuration too, so a run cut short by a time limit
 // still leaves the configurations it finished.
 void write_report(const std::vector<ConfigResult>& results, const std::vector<Item>& items, size_t distinct,
+                  const std::string& queue_name, const std::string& base_name, bool verdict_table,
                   const std::string& out, bool print_table) {
   const ConfigResult* base = nullptr;
   for (const auto& r : results)
-    if (r.name == "sequential") base = &r;
-  json j = {{"candidates", items.size()},
+    if (r.name == base_name) base = &r;
+  json j = {{"queue", queue_name},
+            {"base", base_name},
+            {"candidates", items.size()},
             {"distinct_candidates", distinct},
             {"gpu", results.empty() || results[0].records.empty() ? "" : results[0].records[0].gpu},
             {"caching",
@@ -301,15 +440,22 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
                 "verdicts / max |speedup diff| vs sequential; pooled checks; reference+check s");
   for (const auto& r : results) {
     const double per_hour = r.wall_s > 0 ? r.records.size() * 3600.0 / r.wall_s : 0;
-    int same = 0;
+    int same = 0, as_expected = 0, expected = 0;
     double worst_diff = 0;
-    json cands = json::array();
+    json cands = json::array(), verdict_counts = json::object();
     for (size_t i = 0; i < r.records.size(); ++i) {
       const auto& rec = r.records[i];
       json c = {{"label", items[i].label},
                 {"verdict", to_string(rec.verdict)},
                 {"reason", rec.reason},
                 {"speedup", rec.speedup_geomean.value_or(0)}};
+      const std::string verdict(to_string(rec.verdict));
+      verdict_counts[verdict] = verdict_counts.value(verdict, 0) + 1;
+      if (!items[i].expect.empty()) {
+        c["expected"] = items[i].expect;
+        ++expected;
+        as_expected += items[i].expect == verdict;
+      }
       // The whole record where the verdict may be the service's doing, to see why.
       const size_t bi = i % distinct;  // the sequential run judged the first copy of each
       if (rec.verdict == Verdict::forbidden || rec.verdict == Verdict::infra_error ||
@@ -434,6 +580,9 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
                   r.name.c_str(), r.wall_s, per_hour, percent(r.nvml_busy).c_str(), percent(r.gate_busy).c_str(), ratio,
                   alone_s, drain_s, same, r.records.size(), 100 * worst_diff, pooled_checks, checks, reference_s);
     j["configs"].push_back({{"name", r.name},
+                            {"sanitizer_order", r.order},
+                            {"verdict_counts", verdict_counts},
+                            {"verdicts_as_the_queue_expects", expected ? json(as_expected) : json()},
                             {"wall_s", r.wall_s},
                             {"evaluations_per_gpu_hour", per_hour},
                             {"nvml_busy_fraction", r.nvml_busy},
@@ -483,6 +632,35 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
                             {"stage_seconds", stage_seconds},
                             {"candidates", cands}});
   }
+  // The verdicts each configuration gave, by verdict, and against what the queue expects.
+  if (print_table)
+    for (const auto& c : j["configs"]) {
+      std::printf("%-15s sanitizers %s; verdicts:", c.value("name", "").c_str(),
+                  c.value("sanitizer_order", "").c_str());
+      for (const auto& [v, n] : c["verdict_counts"].items()) std::printf(" %s %d", v.c_str(), n.get<int>());
+      if (c["verdicts_as_the_queue_expects"].is_number())
+        std::printf("; %d/%zu as the queue expects", c["verdicts_as_the_queue_expects"].get<int>(), distinct);
+      std::printf("\n");
+    }
+  // Candidate by candidate, every configuration's verdict side by side (the first copy of each).
+  if (print_table && verdict_table && !results.empty()) {
+    std::printf("\n%-52s", "candidate");
+    for (const auto& r : results) std::printf(" %-20.20s", r.name.c_str());
+    std::printf("\n");
+    int differing = 0;
+    for (size_t i = 0; i < distinct; ++i) {
+      std::set<std::string> seen;
+      std::printf("%-52.52s", items[i].label.c_str());
+      for (const auto& r : results) {
+        const std::string v = i < r.records.size() ? std::string(to_string(r.records[i].verdict)) : "-";
+        seen.insert(v);
+        std::printf(" %-20s", v.c_str());
+      }
+      differing += seen.size() > 1;
+      std::printf("%s\n", seen.size() > 1 ? "  <- differs" : "");
+    }
+    std::printf("%d of %zu candidates with differing verdicts\n\n", differing, distinct);
+  }
   // Where NVML's busy fraction is lost: its share of the wall time and NVML's figure within each
   // state of the gate (a GPU stage alone, only shared ones, none: builds and start-up).
   if (print_table)
@@ -501,9 +679,12 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
       if (r.draining_on.empty()) continue;
       std::printf(
           "%-15s drains waited %.1f s: on a timed worker starting %.1f s, on workers that cannot pause %.1f s, "
-          "on pause acknowledgements %.1f s; workers that cannot pause held back %.1f s\n",
+          "on pause acknowledgements %.1f s; workers that cannot pause held back %.1f s; grants %lld, with paused "
+          "workers %lld (timed workers' starts paused %lld), fallbacks to a drain %lld, untrusted windows %lld\n",
           r.name.c_str(), r.draining_on.value("all", 0.0), r.draining_on.value("on_timed_start", 0.0),
-          r.draining_on.value("on_unpausable", 0.0), r.draining_on.value("on_pause", 0.0), r.held_back_s);
+          r.draining_on.value("on_unpausable", 0.0), r.draining_on.value("on_pause", 0.0), r.held_back_s,
+          r.exclusive_grants, r.pause.value("paused_grants", 0LL), r.pause.value("paused_timed_starts", 0LL),
+          r.pause.value("pause_fallbacks", 0LL), r.pause.value("untrusted_windows", 0LL));
     }
   // Where the sample loops' time goes: the timed calls, the harness's GPU work around them, and the
   // rest (the host between samples, NVML reads, the counted sample's instrumented call).
@@ -530,7 +711,7 @@ void write_report(const std::vector<ConfigResult>& results, const std::vector<It
   for (const auto& r : results)
     for (size_t i = 0; i < r.records.size(); ++i)
       lines << json{{"config", r.name},
-                    {"label", items[r.name == "sequential" ? i % distinct : i].label},
+                    {"label", items[r.sequential ? i % distinct : i].label},
                     {"record", to_json(r.records[i])}}
                    .dump()
             << "\n";
@@ -547,7 +728,18 @@ int main(int argc, char** argv) {
   std::string out = "bench-results/service_throughput.json", workspace_root = "bench-results/service_workspaces";
   // The failing candidates: from the checkout it runs in (a device machine's copy), else the build's.
   std::string source_dir = fs::exists("tests/gpu/candidates") ? "." : PTXBENCH_SOURCE_DIR;
-  app.add_option("--problems", problems, "Problems whose references make the queue")->delimiter(',');
+  std::string queue_name = "refs", base_name = "sequential";
+  bool verdict_table = false;
+  app.add_option("--queue", queue_name,
+                 "refs (the problems' references and four failing GEMMs), agent_mix (bench/agent_mix.json) or "
+                 "verdict_sets (every candidate of tests/gpu/candidates)")
+      ->check(CLI::IsMember({"refs", "agent_mix", "verdict_sets"}));
+  app.add_option("--base", base_name, "The configuration the others are held against (verdicts, speedups, x seq)");
+  app.add_flag("--verdict-table", verdict_table, "Print every candidate's verdict in every configuration");
+  std::vector<std::string> only;
+  app.add_option("--only", only, "Keep only the candidates whose label starts with one of these (e.g. attacks/)")
+      ->delimiter(',');
+  app.add_option("--problems", problems, "Problems whose references make the refs queue")->delimiter(',');
   app.add_option("--configs", configs, "Configurations, in order")->delimiter(',');
   app.add_option("--lanes", lanes, "Shared lanes in all_on, pause_off and caching_off (all_on/N: N lanes)");
   app.add_option("--repeat", repeat, "Queue every candidate this many times, each copy a new file")
@@ -571,12 +763,28 @@ int main(int argc, char** argv) {
   }
 
   ProblemRegistry reg(ProblemRegistry::default_root());
+  std::vector<Item> queue;
+  try {
+    queue = queue_name == "agent_mix"      ? agent_mix_queue(reg, source_dir)
+            : queue_name == "verdict_sets" ? verdict_sets_queue(source_dir)
+                                           : mixed_queue(reg, problems, source_dir);
+  } catch (const std::exception& e) {
+    std::cerr << "service_throughput: " << e.what() << "\n";
+    return 2;
+  }
+  if (!only.empty())
+    std::erase_if(queue, [&](const Item& it) {
+      return std::none_of(only.begin(), only.end(), [&](const std::string& p) { return it.label.rfind(p, 0) == 0; });
+    });
+  if (queue.empty()) {
+    std::cerr << "service_throughput: no candidate left in the queue (--only)\n";
+    return 2;
+  }
   std::map<std::string, ProblemSpec> specs;
-  for (const auto& p : problems) specs.emplace(p, reg.load(p));
-  if (!specs.count("gemm")) specs.emplace("gemm", reg.load("gemm"));
-  const std::vector<Item> queue = mixed_queue(reg, problems, source_dir);
+  for (const auto& it : queue)
+    if (!specs.count(it.problem)) specs.emplace(it.problem, reg.load(it.problem));
   const std::vector<Item> items = repeated(queue, repeat);
-  std::cerr << "service_throughput: " << items.size() << " candidates (" << queue.size()
+  std::cerr << "service_throughput: queue " << queue_name << ", " << items.size() << " candidates (" << queue.size()
             << " distinct), configurations:";
   for (const auto& c : configs) std::cerr << " " << c;
   std::cerr << "\n";
@@ -621,12 +829,19 @@ int main(int argc, char** argv) {
     fs::path ws = fs::path(workspace_root) / kind;
     if (spec.lanes_given) ws = fs::path(workspace_root) / (kind + "_lanes" + std::to_string(config_lanes));
     for (const auto& [k, v] : timing_config.items()) ws += "_" + k + "_" + v.dump();
+    if (spec.order) ws += "_order_" + to_string(*spec.order);
     EvalOptions eval = fresh_workspace_options(ws, device);
     eval.timing_config = timing_config;
+    // The sequential run is today's path unless told otherwise: the sanitizers first.
+    eval.sanitizer_order = spec.order             ? *spec.order
+                           : kind == "sequential" ? SanitizerOrder::first
+                                                  : eval.sanitizer_order;
     // caching_off keeps nothing across evaluations, as `--no-cache` does.
     if (kind != "caching_off") eval.library_timings = library_timings;
     ConfigResult r;
     r.name = name;
+    r.sequential = kind == "sequential";
+    r.order = to_string(eval.sanitizer_order);
     const auto t0 = std::chrono::steady_clock::now();
     BusySampler busy(device);
     if (kind == "sequential") {
@@ -636,12 +851,12 @@ int main(int argc, char** argv) {
         std::ofstream(f) << it.source;
         // An infra_error (a harness fault, the GPU's speed drifting under a timing) runs again, up to
         // twice, as the service re-queues one: the baseline's verdicts are then the candidates'.
-        EvaluationRecord rec = evaluate_with_infra_retries([&] { return ev.evaluate(specs.at(it.problem), f); }, 3,
-                                                           [&](int, const std::string& why) {
-                                                             std::cerr << "  " << name << " " << it.label
-                                                                       << ": infra_error (" << why << "), run again\n";
-                                                             ++r.sequential_reruns;
-                                                           });
+        EvaluationRecord rec = evaluate_with_infra_retries(
+            [&] { return ev.judge(specs.at(it.problem), ev.prepare(specs.at(it.problem), f, it.folder)); }, 3,
+            [&](int, const std::string& why) {
+              std::cerr << "  " << name << " " << it.label << ": infra_error (" << why << "), run again\n";
+              ++r.sequential_reruns;
+            });
         r.records.push_back(std::move(rec));
         std::cerr << "  " << name << " " << it.label << ": " << to_string(r.records.back().verdict) << " ("
                   << r.records.back().reason << ")\n";
@@ -651,8 +866,11 @@ int main(int argc, char** argv) {
       so.eval = eval;
       so.engine.devices = {device};
       so.engine.cpu_jobs = std::max(2u, std::thread::hardware_concurrency());
-      so.engine.shared_lanes =
-          kind == "all_on" || kind == "caching_off" || kind == "pause_off" || kind == "hold_start" ? config_lanes : 1;
+      so.engine.shared_lanes = kind == "all_on" || kind == "caching_off" || kind == "pause_off" ||
+                                       kind == "hold_start" || kind == "start_drain"
+                                   ? config_lanes
+                                   : 1;
+      so.eval.pausable_timed_start = kind != "start_drain";
       so.engine.hold_unpausable_for_timed_start = kind == "hold_start";
       if (kind == "pause_off") so.engine.shared_pause_timeout = std::chrono::milliseconds(0);
       so.engine.pipelining = kind != "pipelining_off";
@@ -665,7 +883,8 @@ int main(int argc, char** argv) {
                                                 : GateState::none;
       });
       std::vector<CandidateTicket> tickets;
-      for (const auto& it : items) tickets.push_back(service.submit({&specs.at(it.problem), it.source, it.label}));
+      for (const auto& it : items)
+        tickets.push_back(service.submit({&specs.at(it.problem), it.source, it.label, "", it.folder}));
       for (size_t i = 0; i < tickets.size(); ++i) {
         r.records.push_back(tickets[i].wait().record);
         std::cerr << "  " << name << " " << items[i].label << ": " << to_string(r.records.back().verdict) << " ("
@@ -679,7 +898,7 @@ int main(int argc, char** argv) {
         r.draining_on = snap["gpus"][0].value("draining_seconds", json::object());
         r.held_back_s = snap["gpus"][0].value("held_back_seconds", 0.0);
         r.exclusive_grants = snap["gpus"][0].value("exclusive_grants", 0LL);
-        for (const char* k : {"paused_grants", "pause_fallbacks", "untrusted_windows"})
+        for (const char* k : {"paused_grants", "pause_fallbacks", "untrusted_windows", "paused_timed_starts"})
           r.pause[k] = snap["gpus"][0].value(k, 0LL);
       }
       r.cache_hits = snap["baseline_cache"].value("hits", 0LL);
@@ -690,10 +909,10 @@ int main(int argc, char** argv) {
     r.nvml_busy = busy.stop();
     r.busy_by_gate_state = busy.by_gate_state();
     results.push_back(std::move(r));
-    write_report(results, items, queue.size(), out, /*print_table=*/false);
+    write_report(results, items, queue.size(), queue_name, base_name, verdict_table, out, /*print_table=*/false);
     std::cerr << "service_throughput: " << results.back().name << " done in " << results.back().wall_s << " s\n";
   }
 
-  write_report(results, items, queue.size(), out, /*print_table=*/true);
+  write_report(results, items, queue.size(), queue_name, base_name, verdict_table, out, /*print_table=*/true);
   return 0;
 }

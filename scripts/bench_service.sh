@@ -12,6 +12,13 @@
 #   scripts/bench_service.sh --configs sequential,all_on,all_on:min_samples=10   # what a timing rule costs
 #   scripts/bench_service.sh --library-timings bench-results/library_timings.db --warm-library-timings
 #       # as a later run in the same workspace: the library's clean timings kept and re-validated
+#   scripts/bench_service.sh --queue agent_mix --configs sequential,all_on --out bench-results/service_throughput_mix.json
+#       # an agent's turns (bench/agent_mix.json: most fail to compile or are wrong, a few correct)
+#   scripts/bench_service.sh --queue verdict_sets --configs all_on:order=first,all_on --base all_on:order=first \
+#       --verdict-table --out bench-results/verdict_sets.json   # the GPU tests' candidates under both orders
+# The sequential configuration is today's path (the sanitizers first); the engine's use the
+# judge's default order (after_correctness); CONFIG:order=first|after_correctness|only_if_correct
+# sets one (EvalOptions::sanitizer_order), start_drain is all_on without pausable timed starts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/usr/local/cuda/bin:$PATH

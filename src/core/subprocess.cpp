@@ -203,6 +203,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   while (!reaped || open_pipes > 0) {
     const auto now = Clock::now();
     if (options.pause) deadline = limit + std::chrono::duration_cast<Clock::duration>(options.pause->paused(now));
+    if (options.also_paused) deadline += std::chrono::duration_cast<Clock::duration>(options.also_paused->paused(now));
     if (!reaped && now >= deadline) {
       r.timed_out = true;
       break;

@@ -33,8 +33,9 @@ struct ProcessOptions {
   // Further descriptors the child inherits: (descriptor here, its number in the child). The
   // caller keeps and closes its own copies.
   std::vector<std::pair<int, int>> pass_fds;
-  const DeadlinePause* pause = nullptr;  // set: the timeout counts only time outside its pauses
-  std::vector<std::string> extra_env;    // "NAME=value" entries added to the environment
+  const DeadlinePause* pause = nullptr;        // set: the timeout counts only time outside its pauses
+  const DeadlinePause* also_paused = nullptr;  // a second source of pauses (both are taken out)
+  std::vector<std::string> extra_env;          // "NAME=value" entries added to the environment
   // When set, exactly this environment ("NAME=value"; extra_env is added to it), nothing inherited.
   std::optional<std::vector<std::string>> environment;
   std::vector<std::pair<int, unsigned long long>> rlimits;  // (RLIMIT_*, value) set in the child before exec

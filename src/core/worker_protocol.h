@@ -21,7 +21,7 @@
 
 namespace ptxbench {
 
-inline constexpr int kWorkerProtocolVersion = 3;
+inline constexpr int kWorkerProtocolVersion = 4;
 inline constexpr const char* kWorkerProtocolKey = "protocol";
 
 // A job or an event that does not follow the protocol: the key (with its path) is in the message.

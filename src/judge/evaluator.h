@@ -22,6 +22,23 @@ class BaselineCache;
 class LibraryTimingSource;
 class ReferencePool;
 
+// Where the sanitizers stand among a candidate's GPU stages (judge/stages/pipeline.cpp; names and
+// the plan: judge/stages/sanitizer_order.h). The record's stages keep one order in every case
+// (sanitize before integrity, stream discipline, correctness, target_run, timing), so the first
+// failed stage decides as before.
+enum class SanitizerOrder {
+  // A smoke call, then memcheck, racecheck and synccheck, then the eval worker: every candidate
+  // that runs gets all three sanitizers (the order before issue 47).
+  first,
+  // The eval worker first (no smoke call: its calls run under the normal time limits). A candidate
+  // whose shared part passed gets all three sanitizers before it is timed; one that failed (but
+  // did not hang) gets memcheck alone, so a memory error keeps the verdict it had; one that hung
+  // gets none. After a sanitizer failure the smoke call runs, and its failure decides as it did.
+  after_correctness,
+  // The same, but a candidate that failed gets no sanitizer at all: its verdict is its failure.
+  only_if_correct,
+};
+
 struct EvalOptions {
   std::string arch = "sm_90a";
   Language language = Language::cuda;  // how the candidate is built and checked (core/language.h)
@@ -29,6 +46,7 @@ struct EvalOptions {
   std::filesystem::path worker;        // ptxbench-worker; empty: beside this executable
   bool use_gpu = true;                 // false: static stages only (--no-gpu)
   bool sanitize = true, probe = true, timing = true;
+  SanitizerOrder sanitizer_order = SanitizerOrder::after_correctness;
   // The GPU activity audit and in-process counting (CUPTI). Off only to measure their own effect
   // on timing (bench/eval_stability --accounting-ab): the record then says nothing was audited.
   bool accounting = true;
@@ -47,6 +65,9 @@ struct EvalOptions {
   // use of the GPU, and timing runs in a worker of its own holding exclusive use. Null: this
   // Evaluator owns the GPU (one sequential lane) and correctness and timing share one worker.
   GpuLaneGate* lane_gate = nullptr;
+  // With a lane gate: the timed worker can be paused while it starts (until its first request for
+  // the GPU alone), so another timed worker's request need not wait for its start to end (issue 47).
+  bool pausable_timed_start = true;
   // With a lane gate: the library's clean timings reused across candidates on this GPU
   // (judge/caches/baseline_cache.h); null: timed alone for every candidate.
   BaselineCache* baseline_cache = nullptr;

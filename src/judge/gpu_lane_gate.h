@@ -43,6 +43,9 @@ class GpuLaneGate {
   virtual std::shared_ptr<void> shared_use(PausableSharedWorker* /*pausable*/) { return shared_use(); }
   // The same for a timed worker while it starts (it will ask for exclusive use soon; it cannot pause).
   virtual std::shared_ptr<void> timed_start_use() { return shared_use(); }
+  // The same for a timed worker that can pause while it starts (until its first request for the
+  // GPU alone; it must outlive the returned handle): paused, not waited for, by another's request.
+  virtual std::shared_ptr<void> timed_start_use(PausableSharedWorker* /*pausable*/) { return timed_start_use(); }
   // Blocks until every shared use on this GPU has ended or paused, and timing is allowed on it;
   // throws InfraFault when the GPU stays excluded from timing (throttled, off its calibration) too long.
   virtual std::shared_ptr<void> exclusive_use() = 0;
@@ -68,11 +71,13 @@ class GpuLaneGate {
 //
 // `draining`: exclusive use only once every shared use ended (the timing of a window that could not
 // be trusted taken again). end() closes the exclusive window and says whether every window it held
-// can be trusted; call it once the worker has ended.
+// can be trusted; call it once the worker has ended. `pausable`: the worker's pause link, through
+// which another timed worker's request pauses it while it starts, until its own first request (it
+// closes its pause socket then: a later shared period, after the clean timings, cannot pause).
 class TimedWorkerUse {
  public:
-  explicit TimedWorkerUse(GpuLaneGate& gate, bool draining = false)
-      : gate_(gate), draining_(draining), use_(gate.timed_start_use()) {}
+  explicit TimedWorkerUse(GpuLaneGate& gate, bool draining = false, PausableSharedWorker* pausable = nullptr)
+      : gate_(gate), draining_(draining), use_(pausable ? gate.timed_start_use(pausable) : gate.timed_start_use()) {}
   void become_exclusive() {
     use_.reset();
     use_ = draining_ ? gate_.exclusive_use_draining() : gate_.exclusive_use();

@@ -214,7 +214,9 @@ WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const 
   }
   ReferenceSession* references = tool ? nullptr : launch.reference_session;
   if (references) job["reference_pool_fd"] = kReferencePoolFd;
-  SharedPauseLink* pause_link = tool || launch.exclusive_gpu ? nullptr : launch.pause_link;
+  // A shared worker's, or a timed worker's while it starts (it closes its socket at its first
+  // request for the GPU alone).
+  SharedPauseLink* pause_link = tool ? nullptr : launch.pause_link;
   if (pause_link) {
     job["pause_fd"] = kSharedPauseFd;
     pause_link->set_channel_key(key);
@@ -242,7 +244,8 @@ WorkerRun run_worker_with(const WorkerLaunch& launch, const json& job_in, const 
   if (references) opt.pass_fds.push_back({references->child_end(), kReferencePoolFd});
   if (pause_link) {
     opt.pass_fds.push_back({pause_link->child_end(), kSharedPauseFd});
-    opt.pause = pause_link->pause();  // paused for another worker's timing: not this worker's time
+    // Paused for another worker's timing: not this worker's time (beside its own wait for the GPU alone).
+    (opt.pause ? opt.also_paused : opt.pause) = pause_link->pause();
   }
   std::vector<std::string> argv = command;
   bool under_bwrap = false;

@@ -13,6 +13,7 @@
 #include "runner/device_ops.h"
 #include "runner/hardware_peak.h"
 #include "runner/integrity/gpu_activity_monitor.h"
+#include "runner/shared_pause.h"
 #include "runner/timed_work.h"
 
 namespace ptxbench {
@@ -321,9 +322,14 @@ json time_shape(WorkerContext& ctx, const json& shape, double flops, const Timin
     alone_since_clean_timings = ctx.seconds_alone_since(*ctx.clean_timings_ended);
     ctx.clean_timings_ended.reset();
   }
+  // A timed worker still starting (its first shape, before its request for the GPU alone) may pause
+  // for another's window at these boundaries: between the harness's steps, before its warm-up calls.
+  pause_point(ctx);
   ctx.workload.prepare(shape.get<WorkloadShape>());
   ctx.workload.generate_inputs(ctx.draw_seed(), s);
+  pause_point(ctx);
   warm_up(ctx, label, flops, cfg.warmup_calls, true, cfg.with_baseline);
+  pause_point(ctx);
   prepare_timing_inputs(ctx);
   // The shape's buffers, inputs and warm-up calls: under exclusive use for every shape but the first
   // (and for the first too when the clean timings kept the GPU alone).

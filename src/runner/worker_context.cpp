@@ -34,6 +34,9 @@ void WorkerContext::take_exclusive_gpu() {
   if (exclusive_gpu_fd < 0) return;
   const bool before_load = entry == nullptr;
   if (before_load && clean_baseline_exclusive) return;  // already alone for the clean timings
+  // A timed worker that could pause while it started closes its pause socket at its first request:
+  // from here on the other requests wait for it (engine/gpu_gate.h), it never waits on them.
+  if (pause_fd >= 0) ::close(std::exchange(pause_fd, -1));
   const int fd = exclusive_gpu_fd;
   if (!before_load) exclusive_gpu_fd = -1;  // closed below: the timing grant is the last request
   const auto t0 = std::chrono::steady_clock::now();

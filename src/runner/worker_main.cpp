@@ -27,6 +27,7 @@
 #include "runner/integrity/gpu_activity_monitor.h"
 #include "runner/reference_client.h"
 #include "runner/sandbox_guard.h"
+#include "runner/shared_pause.h"
 #include "runner/stages/worker_stages.h"
 #include "runner/triton/triton_session.h"
 
@@ -154,8 +155,18 @@ int run(const Args& args, ResultChannel& channel) {
   // The GPU activity monitor and the in-process instruction counter run only where no other
   // CUDA tool is injected (compute-sanitizer and ncu bring their own).
   ctx.accounting = mode == "eval" && job.accounting;
+  // The timed part of a split job can pause while it starts (until its first request for the GPU
+  // alone, which closes the socket: WorkerContext::take_exclusive_gpu), for another timed worker's
+  // window: from its first harness step on (another's request waits for it to answer, 2 s at
+  // most, before it falls back to a drain), before its candidate loads, around its warm-up calls.
+  const bool pausable_start =
+      mode == "eval" && job.timing && !job.has_correctness() && ctx.accounting && ctx.exclusive_gpu_fd >= 0;
   if (ctx.accounting) {
     GpuActivityMonitor::start(ctx.stream.get());
+    if (job.pause_fd >= 0 && pausable_start) {
+      ctx.pause_fd = job.pause_fd;
+      pause_point(ctx);  // its first: the activity monitor records from here on
+    }
     // The timed part of a split job: the kernels its first worker's counted calls ran, per shape,
     // which this worker's timed calls of the same shape must also run.
     for (const auto& c : job.earlier_counted_kernels.value_or(std::vector<CountedKernels>{}))
@@ -169,6 +180,7 @@ int run(const Args& args, ResultChannel& channel) {
     if (job.count) ctx.counter = SassCounter::create(ctx.device, &ctx.counter_unavailable);
   }
 
+  pause_point(ctx);  // the profiler's set-up done
   if (mode == "eval") {
     // The library alone first, before any candidate code is in the process.
     if (job.timing) run_clean_baseline(ctx, job);
@@ -183,10 +195,11 @@ int run(const Args& args, ResultChannel& channel) {
   if (!job.timing && ctx.exclusive_gpu_fd >= 0) ::close(std::exchange(ctx.exclusive_gpu_fd, -1));
   // A shared worker pauses between its calls when a timed worker on its GPU asks for it alone
   // (runner/shared_pause.h); only with the activity monitor, whose records its report is made of.
-  if (job.pause_fd >= 0) {
+  if (job.pause_fd >= 0 && !pausable_start) {
     if (mode == "eval" && !job.timing && ctx.accounting) ctx.pause_fd = job.pause_fd;
     else ::close(job.pause_fd);
   }
+  pause_point(ctx);  // the last harness step before the candidate loads
   std::optional<CandidateLibrary> lib;
   if (job.candidate) {
     const std::filesystem::path so = *job.candidate;

@@ -25,7 +25,7 @@ import socket
 import sys
 
 # The worker protocol this stand-in speaks (src/core/worker_protocol.h, kWorkerProtocolVersion).
-WORKER_PROTOCOL = 3
+WORKER_PROTOCOL = 4
 
 
 def main():

@@ -14,6 +14,9 @@
 //                Given "exclusive_gpu_fd", a timed stage first runs "setup_ms" as a shared one,
 //                then asks for exclusive use on that socket (the real timed worker's handshake);
 //                "grant": "faked" or "other_token" plays candidate code that answers it instead.
+//                Given "pause_fd" too, its set-up runs as steps of "call_ms" with a pause point before
+//                each (the real timed worker's start, pausable for another timed worker's window),
+//                "pause_fault" played as a shared stage plays it.
 //   --probe      the health probe (job {"mode": "probe", "device"}): a failing checksum while
 //                gpuN/sticky counts down, throttling and a 30% slower calibration kernel while
 //                gpuN/throttle counts down.
@@ -357,8 +360,20 @@ int stage(const json& job) {
     }
     if (kept < 0) {
       setup_beside_shared = held_by_others(shared, LOCK_EX);
-      const int setup = lock_file(shared, LOCK_SH);
-      std::this_thread::sleep_for(std::chrono::milliseconds(job.value("setup_ms", 0)));
+      int setup = lock_file(shared, LOCK_SH);
+      // Given "pause_fd", its start is pausable (the real timed worker's harness steps and warm-up
+      // calls): `call_ms` steps with a pause point before each, "pause_fault" as a shared stage's.
+      FakePause start{job.value("pause_fd", -1), job.value("pause_fault", ""), 0};
+      if (start.fd >= 0) {
+        const int step_ms = std::max(1, job.value("call_ms", 5));
+        for (int left = job.value("setup_ms", 0); left > 0; left -= step_ms) {
+          pause_point(start, shared, setup);
+          std::this_thread::sleep_for(std::chrono::milliseconds(std::min(step_ms, left)));
+        }
+        if (start.fd >= 0) ::close(start.fd);  // closed before its request, as the real worker's
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(job.value("setup_ms", 0)));
+      }
       ::close(setup);
       setup_beside_shared = setup_beside_shared || held_by_others(shared, LOCK_EX);
     } else {

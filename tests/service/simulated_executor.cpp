@@ -30,11 +30,13 @@ WorkerLaunch fake_worker_launch(const std::filesystem::path& fake_worker, const 
 }
 
 SimulatedExecutor::SimulatedExecutor(std::filesystem::path fake_worker, std::filesystem::path job_dir,
-                                     std::chrono::milliseconds deadline, bool pausable_shared)
+                                     std::chrono::milliseconds deadline, bool pausable_shared,
+                                     bool pausable_timed_start)
     : worker_(std::move(fake_worker)),
       job_dir_(std::move(job_dir)),
       deadline_(deadline),
-      pausable_shared_(pausable_shared) {}
+      pausable_shared_(pausable_shared),
+      pausable_timed_start_(pausable_timed_start) {}
 
 PreparedJob SimulatedExecutor::prepare(const LeasedJob& job) {
   PreparedJob p;
@@ -65,7 +67,8 @@ json SimulatedExecutor::run_on_gpu(const LeasedJob& job, PreparedJob&, GpuLaneGa
     if (timed && job.payload.contains("grant")) stage["grant"] = job.payload["grant"];
     if (timed) stage["clean_baseline_ms"] = job.payload.value("clean_baseline_ms", 0);
     if (!timed && job.payload.contains("pause_fault")) stage["pause_fault"] = job.payload["pause_fault"];
-    if (!timed && job.payload.contains("call_ms")) stage["call_ms"] = job.payload["call_ms"];
+    if (timed && job.payload.contains("start_pause_fault")) stage["pause_fault"] = job.payload["start_pause_fault"];
+    if (job.payload.contains("call_ms")) stage["call_ms"] = job.payload["call_ms"];
     WorkerLaunch launch = fake_worker_launch(worker_, job_dir_, std::max(timeout, std::chrono::seconds(1)));
     if (timed_use) {
       launch.exclusive_gpu = [timed_use] { timed_use->become_exclusive(); };
@@ -121,10 +124,21 @@ json SimulatedExecutor::run_on_gpu(const LeasedJob& job, PreparedJob&, GpuLaneGa
   // paused shared worker ran in is timed again, once every shared worker ended.
   WorkerRun run;
   for (int attempt = 0;; ++attempt) {
-    TimedWorkerUse use(gate, /*draining=*/attempt > 0);
-    run = run_phase("timed", &use);
+    std::optional<SharedPauseLink> start_pause;
+    if (pausable_timed_start_) start_pause.emplace();
+    TimedWorkerUse use(gate, /*draining=*/attempt > 0, start_pause ? &*start_pause : nullptr);
+    run = run_phase("timed", &use, start_pause ? &*start_pause : nullptr);
     const std::string untrusted = use.end();
     if (run.tampered) return tampered(run);
+    if (start_pause) {
+      result["timed_start_pauses"] = result.value("timed_start_pauses", 0) + start_pause->pauses();
+      // As the real timed stage: its GPU work ran in another worker's window after it said it paused.
+      if (const std::string why = start_pause->violation(); !why.empty()) {
+        result["verdict"] = "forbidden";
+        result["reason"] = "paused while its timed worker started, for another worker's timing: " + why;
+        return result;
+      }
+    }
     // As the real timed stage (judge/stages/timed_worker_stage.cpp): timed on a grant the harness never gave.
     if (const std::string why = why_timed_without_grant(run, use.exclusive()); !why.empty()) {
       result["verdict"] = "forbidden";

@@ -10,6 +10,9 @@
 // (judge/shared_pause_link.h); a timed stage whose window cannot be trusted is run again, draining
 // (judge/stages/timed_worker_stage.cpp), and its result says `timing_taken_again`. The payload's
 // "pause_fault" is the shared stage's (tests/service/fake_gpu_worker.cpp), "call_ms" its call length.
+// With `pausable_timed_start` too, the timed stage's start runs pausable (EvalOptions::pausable_timed_start):
+// paused for another timed stage's window, its "start_pause_fault" played as a shared stage's, and
+// `forbidden` when its pause says so.
 #pragma once
 #include <cstdlib>
 #include <filesystem>
@@ -30,7 +33,8 @@ WorkerLaunch fake_worker_launch(const std::filesystem::path& fake_worker, const 
 class SimulatedExecutor final : public CandidateExecutor {
  public:
   SimulatedExecutor(std::filesystem::path fake_worker, std::filesystem::path job_dir,
-                    std::chrono::milliseconds deadline, bool pausable_shared = false);
+                    std::chrono::milliseconds deadline, bool pausable_shared = false,
+                    bool pausable_timed_start = false);
   PreparedJob prepare(const LeasedJob& job) override;
   json run_on_gpu(const LeasedJob& job, PreparedJob& prepared, GpuLaneGate& gate, int device) override;
   bool suspicious(const json& result) const override;
@@ -39,7 +43,7 @@ class SimulatedExecutor final : public CandidateExecutor {
  private:
   std::filesystem::path worker_, job_dir_;
   std::chrono::milliseconds deadline_;
-  bool pausable_shared_;
+  bool pausable_shared_, pausable_timed_start_;
 };
 
 // The engine of the fault harnesses (tests/service, tests/redis): two simulated GPUs, leases of

@@ -60,14 +60,15 @@ struct GpuStageRun {
   const char* why_not_reached() const;
 };
 
-StageStop run_smoke_call(GpuStageRun& c);            // smoke_stage.cpp
-StageStop run_sanitizers(GpuStageRun& c);            // sanitize_stage.cpp
-StageStop run_eval_worker(GpuStageRun& c);           // eval_worker_stage.cpp
-StageStop run_timed_worker(GpuStageRun& c);          // timed_worker_stage.cpp
-StageStop record_integrity(GpuStageRun& c);          // integrity_stage.cpp
-StageStop record_stream_discipline(GpuStageRun& c);  // stream_discipline_stage.cpp
-StageStop record_correctness(GpuStageRun& c);        // correctness_stage.cpp
-StageStop record_target_run(GpuStageRun& c);         // target_run_stage.cpp
-StageStop record_timing(GpuStageRun& c);             // timing_stage.cpp
+StageStop run_smoke_call(GpuStageRun& c);             // smoke_stage.cpp
+StageStop run_sanitizers(GpuStageRun& c);             // sanitize_stage.cpp
+StageStop run_sanitizers_after_eval(GpuStageRun& c);  // sanitize_stage.cpp
+StageStop run_eval_worker(GpuStageRun& c);            // eval_worker_stage.cpp
+StageStop run_timed_worker(GpuStageRun& c);           // timed_worker_stage.cpp
+StageStop record_integrity(GpuStageRun& c);           // integrity_stage.cpp
+StageStop record_stream_discipline(GpuStageRun& c);   // stream_discipline_stage.cpp
+StageStop record_correctness(GpuStageRun& c);         // correctness_stage.cpp
+StageStop record_target_run(GpuStageRun& c);          // target_run_stage.cpp
+StageStop record_timing(GpuStageRun& c);              // timing_stage.cpp
 
 }  // namespace ptxbench

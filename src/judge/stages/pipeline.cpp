@@ -18,10 +18,25 @@ constexpr Stage<CpuStageRun> kTritonCpuStages[] = {
     {"static", run_triton_static_checks},
 };
 
+// SanitizerOrder::first: the smoke call and the sanitizers before the eval worker.
 constexpr Stage<GpuStageRun> kGpuStages[] = {
     {"", run_smoke_call},
     {"sanitize", run_sanitizers},
     {"", run_eval_worker},
+    {"", run_timed_worker},
+    {"integrity", record_integrity, /*listed_when_not_started=*/false},
+    {"stream_discipline", record_stream_discipline},
+    {"correctness", record_correctness},
+    {"target_run", record_target_run},
+    {"timing", record_timing},
+};
+
+// The others: the eval worker first (its calls under the normal time limits, so no smoke call
+// before it), the sanitizers its outcome leaves (sanitizer_order.h), the timed worker only after
+// them. The record's stages come in the same order as above, so the first failed one decides alike.
+constexpr Stage<GpuStageRun> kGpuStagesCorrectnessFirst[] = {
+    {"", run_eval_worker},
+    {"sanitize", run_sanitizers_after_eval},
     {"", run_timed_worker},
     {"integrity", record_integrity, /*listed_when_not_started=*/false},
     {"stream_discipline", record_stream_discipline},
@@ -38,7 +53,27 @@ bool run_cpu_stages(CpuStageRun& run) {
   return run_stages<CpuStageRun>(kCpuStages, run, run.prepared.record);
 }
 
-void run_gpu_stages(GpuStageRun& run) { run_stages<GpuStageRun>(kGpuStages, run, run.record); }
+void run_gpu_stages(GpuStageRun& run) {
+  if (run.options.sanitizer_order == SanitizerOrder::first) run_stages<GpuStageRun>(kGpuStages, run, run.record);
+  else run_stages<GpuStageRun>(kGpuStagesCorrectnessFirst, run, run.record);
+}
+
+std::vector<std::string> gpu_stage_units(SanitizerOrder order) {
+  std::vector<std::string> out;
+  auto list = [&](std::span<const Stage<GpuStageRun>> stages) {
+    for (const auto& s : stages) {
+      const auto f = s.run;
+      out.push_back(f == run_smoke_call              ? "smoke"
+                    : f == run_eval_worker           ? "eval_worker"
+                    : f == run_timed_worker          ? "timed_worker"
+                    : f == run_sanitizers_after_eval ? "sanitize_after_eval"
+                                                     : std::string(s.name));
+    }
+  };
+  if (order == SanitizerOrder::first) list(kGpuStages);
+  else list(kGpuStagesCorrectnessFirst);
+  return out;
+}
 
 void skip_gpu_stages(EvaluationRecord& r, const std::string& why) { skip_stages<GpuStageRun>(kGpuStages, r, why); }
 

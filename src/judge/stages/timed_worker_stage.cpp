@@ -4,13 +4,16 @@
 // (judge/exclusive_handshake.h); the library's clean timings come from and go to the baseline
 // cache when there is one (a worker waits for another timing the same shapes alone). Shared workers
 // that can pause are paused for its window, and a window one of them ran in is timed again
-// (judge/shared_pause_link.h). A candidate
+// (judge/shared_pause_link.h); so is the timed worker itself while it starts, for another timed
+// worker's window (EvalOptions::pausable_timed_start), and its GPU work then is held against that
+// window too. A candidate
 // whose counted calls ran no target instruction is timed without the secretly counted sample: it
 // cannot earn target credit from one, and the instrumented sample of a naive kernel held the GPU
 // alone for most of the timing (H200 bench).
 #include "judge/caches/baseline_cache.h"
 #include "judge/caches/library_timings.h"
 #include "judge/infra_fault.h"
+#include "judge/shared_pause_link.h"
 #include "judge/stages/gpu_stages.h"
 #include "judge/stages/sass_scan.h"
 #include "judge/stages/timed_split.h"
@@ -63,16 +66,34 @@ StageStop run_timed_worker(GpuStageRun& c) {
     // shared workers that can pause are paused for it, and their GPU work is held against its window
     // when it ends. A window they ran in is not trusted: the shapes are timed again, in a worker
     // that has the GPU alone only once every shared worker ended.
-    TimedWorkerUse use(*o.lane_gate, /*draining=*/attempt > 0);
+    // While it starts (until its first request for the GPU alone) it can be paused for another
+    // timed worker's window, at its harness steps and, once its candidate loaded, between its
+    // warm-up calls; its report of its GPU work is held against that window, as a shared worker's.
+    std::optional<SharedPauseLink> start_pause;
+    if (o.pausable_timed_start && o.accounting) start_pause.emplace();
+    TimedWorkerUse use(*o.lane_gate, /*draining=*/attempt > 0, start_pause ? &*start_pause : nullptr);
     launch.exclusive_gpu = [&use] { use.become_exclusive(); };
     launch.shared_gpu_again = [&use] { use.become_shared(); };
     launch.paused_beside = [&use] { return use.paused_beside(); };
+    launch.pause_link = start_pause ? &*start_pause : nullptr;
     c.timed_run = run_worker(launch, to_json(timed_job));
     const std::string untrusted = use.end();
     c.timed_exclusive_seconds += use.exclusive_seconds();
     if (c.timed_run->tampered) {
       c.timed_integrity_failure = timed_by(abnormal_end("integrity", *c.timed_run), *c.timed_run);
       return {};
+    }
+    if (start_pause) {
+      if (start_pause->pauses() > 0) c.record.environment["timed_start_pauses"] = start_pause->pauses();
+      // Its GPU work ran in another worker's window after it said it had paused (or its report was
+      // forged): whatever the worker reported, as for a shared worker (judge/shared_pause_link.h).
+      if (const std::string why = start_pause->violation(); !why.empty()) {
+        c.timed_integrity_failure =
+            timed_by(failed_stage("integrity", Verdict::forbidden,
+                                  "paused while its timed worker started, for another worker's timing: " + why),
+                     *c.timed_run);
+        return {};
+      }
     }
     // Samples taken before the harness's own grant were taken beside other lanes' work; the worker
     // asks only once its candidate is in the process, so that is the candidate's doing.

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "runner/library_timing_check.h"
+#include "runner/shared_pause.h"
 #include "runner/timing.h"
 
 namespace ptxbench {
@@ -120,7 +121,10 @@ void run_clean_baseline(WorkerContext& ctx, const WorkerJob& job) {
       std::find_if(items.begin(), items.end(), [&](const ShapeWork& i) { return !cached.contains(i.shape.dump()); });
   if (cfg.library_ahead && ctx.exclusive_gpu_fd >= 0 && first_alone != items.end()) {
     ctx.channel.emit({{"type", "progress"}, {"stage", "library_ahead"}});
-    for (auto it = std::next(first_alone); it != items.end(); ++it) library_ahead(ctx, it->shape, it->flops);
+    for (auto it = std::next(first_alone); it != items.end(); ++it) {
+      pause_point(ctx);  // a harness step of a timed worker starting: it may pause for another's window
+      library_ahead(ctx, it->shape, it->flops);
+    }
   }
   for (const auto& item : items) {
     const std::string key = item.shape.dump();
@@ -132,6 +136,7 @@ void run_clean_baseline(WorkerContext& ctx, const WorkerJob& job) {
       // (cuDNN's engines map executable code), which the after-load filter would stop and blame
       // on the candidate (seen on the H200: every cached attention shape judged forbidden).
       ctx.channel.emit({{"type", "progress"}, {"stage", "baseline_warm_up"}, {"shape", item.shape}});
+      pause_point(ctx);
       warm_baseline_alone(ctx, item.shape, item.flops, cfg);
       const json& c = cached.at(key);
       CleanBaseline b{c.at("median_ms").get<double>(), c.at("median_error").get<double>(), c.at("samples").get<int>(),

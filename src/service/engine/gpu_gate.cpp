@@ -40,7 +40,9 @@ void GpuGate::account_locked(Clock::time_point now) {
 bool GpuGate::draining_locked() const { return !exclusive_ && exclusive_waiting_ > 0; }
 
 GpuGate::DrainCause GpuGate::drain_cause_locked() const {
-  return timed_starting_ > 0 ? DrainCause::timed_start : unpausable_ > 0 ? DrainCause::unpausable : DrainCause::pause;
+  return timed_starting_unpausable_ > 0 ? DrainCause::timed_start
+         : unpausable_ > 0              ? DrainCause::unpausable
+                                        : DrainCause::pause;
 }
 
 std::shared_ptr<void> GpuGate::shared_use() { return take_shared(nullptr, SharedKind::unpausable); }
@@ -50,6 +52,10 @@ std::shared_ptr<void> GpuGate::shared_use(PausableSharedWorker* pausable) {
 }
 
 std::shared_ptr<void> GpuGate::timed_start_use() { return take_shared(nullptr, SharedKind::timed_start); }
+
+std::shared_ptr<void> GpuGate::timed_start_use(PausableSharedWorker* pausable) {
+  return take_shared(pausable, SharedKind::timed_start);
+}
 
 std::shared_ptr<void> GpuGate::take_shared(PausableSharedWorker* pausable, SharedKind kind) {
   std::unique_lock lock(mu_);
@@ -70,7 +76,11 @@ std::shared_ptr<void> GpuGate::take_shared(PausableSharedWorker* pausable, Share
   account_locked(now);
   if (held) held_back_ += std::chrono::duration<double>(now - asked).count();
   ++shared_;
-  if (kind == SharedKind::timed_start) ++timed_starting_;
+  if (kind == SharedKind::timed_start) {
+    ++timed_starting_;
+    if (pausable) timed_start_pausables_.insert(pausable);
+    else ++timed_starting_unpausable_;
+  }
   if (kind == SharedKind::unpausable) ++unpausable_;
   if (pausable) pausable_[pausable] = false;
   return std::shared_ptr<void>(this, [pausable, kind](GpuGate* g) { g->release_shared(pausable, kind); });
@@ -106,6 +116,7 @@ bool GpuGate::pause_shared_workers(std::unique_lock<std::mutex>& lock) {
       pausable_[w] = true;
       ++paused_count_;
       paused_for_window_.push_back(w);
+      paused_timed_starts_ += timed_start_pausables_.count(w);
     }
   cv_.notify_all();
   return all;
@@ -204,7 +215,11 @@ void GpuGate::release_shared(PausableSharedWorker* pausable, SharedKind kind) {
   if (pausable) cv_.wait(lock, [&] { return touching_ == 0; });
   account_locked(Clock::now());
   --shared_;
-  if (kind == SharedKind::timed_start) --timed_starting_;
+  if (kind == SharedKind::timed_start) {
+    --timed_starting_;
+    if (!pausable) --timed_starting_unpausable_;
+    timed_start_pausables_.erase(pausable);
+  }
   if (kind == SharedKind::unpausable) --unpausable_;
   if (pausable) {
     if (auto it = pausable_.find(pausable); it != pausable_.end()) {
@@ -283,6 +298,7 @@ GpuGateSnapshot GpuGate::snapshot() const {
   s.draining_on_pause_seconds = on[static_cast<int>(DrainCause::pause)];
   s.held_back_seconds = held_back_;
   s.timed_starting = timed_starting_;
+  s.paused_timed_starts = paused_timed_starts_;
   s.exclusive_grants = grants_;
   s.paused_users = paused_count_;
   s.paused_grants = paused_grants_;

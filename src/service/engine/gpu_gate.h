@@ -16,6 +16,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,14 +38,16 @@ struct GpuGateSnapshot {
   double exclusive_seconds = 0;
   // A timed stage waiting for the shared ones to end (new ones held back): the price of exclusivity.
   double draining_seconds = 0;
-  // What the drain waited on, each second counted once: another timed worker still starting (it
-  // cannot pause), else a shared worker that cannot pause (sanitizers, smoke runs, workers without
-  // the activity monitor), else only the pausable workers' acknowledgements.
+  // What the drain waited on, each second counted once: another timed worker still starting that
+  // cannot pause, else a shared worker that cannot pause (sanitizers, smoke runs, workers without
+  // the activity monitor), else only the pausable workers' acknowledgements (a pausable timed
+  // worker's start among them).
   double draining_on_timed_start_seconds = 0, draining_on_unpausable_seconds = 0, draining_on_pause_seconds = 0;
   // Seconds a shared worker that cannot pause was held back while a timed worker started
   // (hold_unpausable_for_timed_start), summed over those held.
   double held_back_seconds = 0;
-  int timed_starting = 0;  // timed workers starting now (shared use, before they ask for the GPU alone)
+  int timed_starting = 0;             // timed workers starting now (shared use, before they ask for the GPU alone)
+  long long paused_timed_starts = 0;  // pauses of a starting timed worker for another's exclusive use
   long long exclusive_grants = 0;
   int paused_users = 0;                                                     // shared uses paused for the exclusive one
   long long paused_grants = 0, pause_fallbacks = 0, untrusted_windows = 0;  // grants with paused workers, ...
@@ -61,6 +64,7 @@ class GpuGate final : public GpuLaneGate {
   std::shared_ptr<void> shared_use() override;
   std::shared_ptr<void> shared_use(PausableSharedWorker* pausable) override;
   std::shared_ptr<void> timed_start_use() override;
+  std::shared_ptr<void> timed_start_use(PausableSharedWorker* pausable) override;
   std::shared_ptr<void> exclusive_use() override;
   std::shared_ptr<void> exclusive_use_draining() override;
   std::string end_exclusive_use(std::shared_ptr<void>& use) override;
@@ -100,14 +104,16 @@ class GpuGate final : public GpuLaneGate {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   int shared_ = 0, exclusive_waiting_ = 0;
-  int timed_starting_ = 0, unpausable_ = 0;  // of shared_: timed workers starting, workers that cannot pause
+  // Of shared_: timed workers starting (those of them that cannot pause), workers that cannot pause.
+  int timed_starting_ = 0, timed_starting_unpausable_ = 0, unpausable_ = 0;
   bool exclusive_ = false, paused_ = false, timing_excluded_ = false, out_of_service_ = false;
   bool pausing_ = false;  // an exclusive use is pausing the shared workers
   int touching_ = 0;      // pauses or resumes under way: a registered worker's use may not end meanwhile
   int paused_count_ = 0;
   std::map<PausableSharedWorker*, bool> pausable_;        // registered shared users -> paused now
   std::vector<PausableSharedWorker*> paused_for_window_;  // those the current exclusive use paused
-  long long paused_grants_ = 0, pause_fallbacks_ = 0, untrusted_windows_ = 0;
+  long long paused_grants_ = 0, pause_fallbacks_ = 0, untrusted_windows_ = 0, paused_timed_starts_ = 0;
+  std::set<PausableSharedWorker*> timed_start_pausables_;  // of pausable_: timed workers starting
   std::string pause_reason_, timing_reason_, out_of_service_reason_;
   std::chrono::steady_clock::time_point opened_ = std::chrono::steady_clock::now(), last_change_ = opened_;
   double held_ = 0, exclusive_held_ = 0, draining_ = 0;

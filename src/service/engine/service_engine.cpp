@@ -339,6 +339,7 @@ json ServiceEngine::snapshot() const {
          {"timed_starting", s.timed_starting},
          {"exclusive_grants", s.exclusive_grants},
          {"paused_grants", s.paused_grants},
+         {"paused_timed_starts", s.paused_timed_starts},
          {"pause_fallbacks", s.pause_fallbacks},
          {"untrusted_windows", s.untrusted_windows}});
   }

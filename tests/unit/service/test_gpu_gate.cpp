@@ -335,3 +335,64 @@ TEST(GpuGate, ATimedWorkerUseCountsAsATimedStartUntilItIsExclusive) {
   EXPECT_EQ(gate.snapshot().timed_starting, 0);
   EXPECT_EQ(gate.snapshot().shared_users, 0);
 }
+
+// Issue 47: a timed worker that can pause while it starts (TimedWorkerUse with its pause link) is
+// paused by another timed worker's request instead of waited for; its own first request ends that
+// (a later shared period, after the clean timings, cannot pause); and what it ran in the window
+// makes that window untrusted as a shared worker's does.
+TEST(GpuGate, AStartingTimedWorkerThatCanPauseIsPausedInsteadOfWaitedFor) {
+  GpuGate gate(0, 5s, 1s);
+  ScriptedWorker starting_link(true);
+  TimedWorkerUse starting(gate, false, &starting_link);
+  EXPECT_EQ(gate.snapshot().timed_starting, 1);
+  const auto t0 = std::chrono::steady_clock::now();
+  TimedWorkerUse other(gate);
+  other.become_exclusive();  // would wait for `starting` to ask or end without the pause
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 500ms);
+  EXPECT_EQ(starting_link.asked.load(), 1);
+  EXPECT_EQ(other.paused_beside(), 1);
+  EXPECT_EQ(other.end(), "");
+  EXPECT_EQ(starting_link.resumed.load(), 1);
+  const auto s = gate.snapshot();
+  EXPECT_EQ(s.paused_timed_starts, 1);
+  EXPECT_EQ(s.paused_grants, 1);
+  EXPECT_EQ(s.draining_on_timed_start_seconds, 0);  // none of the drain was on a timed start
+  starting.become_exclusive();
+  EXPECT_EQ(starting.end(), "");
+  EXPECT_EQ(gate.snapshot().shared_users, 0);
+}
+
+TEST(GpuGate, AStartingTimedWorkerIsPausableOnlyUntilItsFirstRequest) {
+  GpuGate gate(0, 5s, 1s);
+  ScriptedWorker starting_link(true);
+  TimedWorkerUse starting(gate, false, &starting_link);
+  starting.become_exclusive();  // its clean timings: the link is spent (the worker closed its socket)
+  starting.become_shared();     // its candidate loads: a timed start that cannot pause
+  std::atomic<bool> granted{false};
+  std::thread timer([&] {
+    TimedWorkerUse other(gate);
+    other.become_exclusive();
+    granted = true;
+    EXPECT_EQ(other.end(), "");
+  });
+  std::this_thread::sleep_for(150ms);
+  EXPECT_FALSE(granted) << "granted beside a timed worker whose candidate was loading";
+  EXPECT_EQ(starting_link.asked.load(), 0);
+  starting.become_exclusive();
+  EXPECT_EQ(starting.end(), "");
+  timer.join();
+  EXPECT_TRUE(granted);
+  EXPECT_GT(gate.snapshot().draining_on_timed_start_seconds, 0.1);
+}
+
+TEST(GpuGate, AWindowAPausedStartingTimedWorkerRanInIsUntrusted) {
+  GpuGate gate(0, 5s, 1s);
+  ScriptedWorker busy(true, "a paused timed worker kept the GPU busy");
+  TimedWorkerUse starting(gate, false, &busy);
+  TimedWorkerUse other(gate);
+  other.become_exclusive();
+  EXPECT_EQ(other.end(), "a paused timed worker kept the GPU busy");
+  EXPECT_EQ(gate.snapshot().untrusted_windows, 1);
+  starting.become_exclusive();
+  EXPECT_EQ(starting.end(), "");
+}
