@@ -1,4 +1,5 @@
-// The sanitizer order's decisions: which sanitizers still run after the eval worker, and the verdict a sanitizer failure gives beside the smoke call's outcome.
+// The sanitizer order's decisions: which sanitizers still run after the eval worker, and the verdict
+// a sanitizer failure gives beside the smoke call's outcome.
 #include "judge/stages/sanitizer_order.h"
 
 #include <csignal>
