@@ -3,20 +3,22 @@
 asyncio, batches in parallel) to service_http_harness (`serve --http`'s API and engine with the
 simulated GPU stage), every result awaited, then every result fetched again. Faults, while the
 client keeps retrying:
-  --kill-every S [--kills K]   the server (the first one with --servers) is killed -9 every S seconds
-                               (K times at most) and started again on the same port;
+  --kills K [--kill-every S]   the server (the first one with --servers) is killed -9 K times and
+                               started again on the same port: when 1/(K+1), 2/(K+1), ... of the
+                               results are in (or every S seconds, K times at most, with --kill-every);
   --redis                      the queue is Redis Streams (a redis-server this script starts, AOF with
                                fsync always), shared by --servers K harness processes, as hosts would
                                share it; each server takes its share of the submissions and the client
                                waits for each result on another server than the one it submitted to;
-  --redis-restart-every S [--redis-restarts K]   redis-server killed -9 and started again on its AOF.
+  --redis-restarts K [--redis-restart-every S]   redis-server killed -9 and started again on its AOF,
+                               K times spread over the results as the kills are (or every S seconds).
 Prints one JSON line: wall time, lost (a key without a done result), duplicated (stored results
 beyond one per key, read from the queue's own tables: SQLite's service_job_results, or Redis's
 results hash and done stream), kills, restarts, re-run attempts; exits 1 unless 0 lost, 0 duplicated
 and every result retrievable.
 
-  python3 scripts/load_reward_api.py --bin-dir build/ci/bin --n 10000 [--kill-every 20] [--inline-gpu]
-  python3 scripts/load_reward_api.py --bin-dir build/ci/bin --n 2000 --redis --servers 2 --redis-restart-every 5
+  python3 scripts/load_reward_api.py --bin-dir build/ci/bin --n 10000 --kills 5 [--inline-gpu]
+  python3 scripts/load_reward_api.py --bin-dir build/ci/bin --n 2000 --redis --servers 2 --redis-restarts 2
 
 --inline-gpu simulates the GPU stages in-process (tests/service/inline_gpu_executor.h) instead of
 as ptxbench-fake-gpu-worker processes: the API, the queue and the engine are the same; the load is
@@ -128,13 +130,13 @@ def main() -> int:
     ap.add_argument("--ms", type=int, default=1, help="each simulated GPU stage's length")
     ap.add_argument("--cpu-jobs", type=int, default=2, help="the engine's CPU threads (each leases and prepares)")
     ap.add_argument("--inline-gpu", action="store_true", help="simulate the GPU stages in-process (no worker processes)")
-    ap.add_argument("--kill-every", type=float, default=0, help="kill -9 the server every S seconds (0: never)")
-    ap.add_argument("--kills", type=int, default=1 << 30, help="at most this many kills")
+    ap.add_argument("--kills", type=int, default=0, help="kill -9 the server this many times")
+    ap.add_argument("--kill-every", type=float, default=0, help="... every S seconds (default: spread over the results)")
     ap.add_argument("--redis", action="store_true", help="the queue on Redis Streams (a redis-server of this script's)")
     ap.add_argument("--redis-server", default=os.environ.get("REDIS_SERVER") or shutil.which("redis-server") or "")
     ap.add_argument("--servers", type=int, default=1, help="harness processes over the one queue (with --redis)")
-    ap.add_argument("--redis-restart-every", type=float, default=0, help="kill -9 redis-server every S seconds")
-    ap.add_argument("--redis-restarts", type=int, default=1 << 30, help="at most this many Redis restarts")
+    ap.add_argument("--redis-restarts", type=int, default=0, help="kill -9 and restart redis-server this many times")
+    ap.add_argument("--redis-restart-every", type=float, default=0, help="... every S seconds (default: spread over the results)")
     ap.add_argument("--timeout", type=float, default=3600, help="give up (exit 1) after this many seconds")
     ap.add_argument("--workspace", type=Path, help="default: a fresh temporary folder")
     args = ap.parse_args()
@@ -161,9 +163,22 @@ def main() -> int:
     cands = [Candidate(f"load-{i}", "gemm", simulated_source(ms=args.ms, i=i)) for i in range(args.n)]
     done = threading.Event()
     faults = {"kills": 0, "redis_restarts": 0}
+    finished = [0]  # results in so far
+
+    def due(k: int, count: int, every: float) -> bool:
+        """Waits until the k-th of `count` faults is due; False once the run is over."""
+        if every > 0:
+            return not done.wait(every)
+        while not done.is_set():
+            if finished[0] >= k * args.n // (count + 1):
+                return True
+            time.sleep(0.05)
+        return False
 
     def killer() -> None:
-        while faults["kills"] < args.kills and not done.wait(args.kill_every):
+        for k in range(1, args.kills + 1):
+            if not due(k, args.kills, args.kill_every):
+                return
             servers[0].kill9()
             faults["kills"] += 1
             time.sleep(0.2)
@@ -171,16 +186,18 @@ def main() -> int:
 
     def redis_restarter() -> None:
         assert redis is not None
-        while faults["redis_restarts"] < args.redis_restarts and not done.wait(args.redis_restart_every):
+        for k in range(1, args.redis_restarts + 1):
+            if not due(k, args.redis_restarts, args.redis_restart_every):
+                return
             redis.kill9()
             faults["redis_restarts"] += 1
             time.sleep(0.5)
             redis.start()
 
     threads = []
-    if args.kill_every > 0:
+    if args.kills > 0:
         threads.append(threading.Thread(target=killer, daemon=True))
-    if args.redis_restart_every > 0 and redis:
+    if args.redis_restarts > 0 and redis:
         threads.append(threading.Thread(target=redis_restarter, daemon=True))
 
     def client(i: int) -> AsyncPtxbenchClient:
@@ -198,8 +215,12 @@ def main() -> int:
         await asyncio.gather(*(c.submit(part) for c, part in zip(clients, share)))
         submitted = time.monotonic() - t0
         # Each result awaited on the next server: across hosts, any server answers for any key.
-        waits = [clients[(i + 1) % len(clients)].wait(c.key, timeout=args.timeout) for i, c in enumerate(cands)]
-        results = await asyncio.gather(*waits)
+        async def wait(i: int, c: Candidate):
+            r = await clients[(i + 1) % len(clients)].wait(c.key, timeout=args.timeout)
+            finished[0] += 1
+            return r
+
+        results = await asyncio.gather(*(wait(i, c) for i, c in enumerate(cands)))
         wall = time.monotonic() - t0
         done.set()
         for t in threads:
@@ -242,7 +263,10 @@ def main() -> int:
         report.update({"stored_results": stored, "jobs_in_queue": jobs, "duplicated": stored - len(by_key)})
         ok = stored == args.n and jobs == args.n
     print(json.dumps(report))
-    ok = ok and not lost and not unretrievable and report["duplicated"] == 0
+    # Spread over the results, every fault is certain to happen; on a timer, as many as the run lasted.
+    faults_ok = (args.kill_every > 0 or faults["kills"] == args.kills) and \
+        (args.redis_restart_every > 0 or not redis or faults["redis_restarts"] == args.redis_restarts)
+    ok = ok and faults_ok and not lost and not unretrievable and report["duplicated"] == 0
     if not ok:
         for s in servers:
             print(f"--- {s.workspace}/server.log (end)\n{s.log()}", file=sys.stderr)
