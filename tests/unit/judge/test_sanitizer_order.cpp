@@ -11,20 +11,13 @@
 #include "judge/stages/sanitizer_order.h"
 #include "judge/stages/stage_results.h"
 #include "judge/stages/verdict_decision.h"
+#include "unit/judge/worker_run_with.h"
 
 using namespace ptxbench;
 
 namespace {
 
-WorkerRun run_with(std::vector<json> stages, bool done = true) {
-  WorkerRun r;
-  r.done = done;
-  for (auto& s : stages) {
-    s["type"] = "stage";
-    r.events.push_back(s);
-  }
-  return r;
-}
+using test::run_with;
 
 WorkerRun passed_run() {
   return run_with({{{"name", "integrity"}, {"status", "ok"}},

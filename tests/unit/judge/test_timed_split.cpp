@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "judge/stages/timed_split.h"
+#include "unit/judge/worker_run_with.h"
 
 using namespace ptxbench;
 
@@ -21,15 +22,7 @@ WorkerJob eval_job() {
   return j;
 }
 
-WorkerRun run_with(std::vector<json> stages, bool done = true) {
-  WorkerRun r;
-  r.done = done;
-  for (auto& s : stages) {
-    s["type"] = "stage";
-    r.events.push_back(s);
-  }
-  return r;
-}
+using test::run_with;
 
 }  // namespace
 
